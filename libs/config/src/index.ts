@@ -1,0 +1,17 @@
+export type { ConfigVariable } from './describe.ts';
+export { describeConfig } from './describe.ts';
+export type { ConfigIssue } from './parse.ts';
+export { ConfigError, parseConfig } from './parse.ts';
+export type { Role } from './variables.ts';
+export {
+  awsEndpointUrl,
+  awsRegion,
+  databaseUrl,
+  logLevel,
+  otelEndpoint,
+  port,
+  redisUrl,
+  role,
+  smtpUrl,
+  topologyPrefix,
+} from './variables.ts';

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+// Reusable, described variable schemas. A service's config.ts picks the ones
+// it needs under their environment names; the description is what the README
+// configuration table and `describeConfig` print.
+
+const url = (protocols: string[], example: string) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL with scheme ${protocols.join(' or ')} (e.g. ${example})` },
+  );
+
+export const databaseUrl = (service: string) =>
+  url(['postgres:', 'postgresql:'], `postgres://postgres@127.0.0.1:5432/hireflow_${service}`)
+    .default(`postgres://postgres@127.0.0.1:5432/hireflow_${service}`)
+    .describe(`The service's own Postgres database; created if missing.`);
+
+export const redisUrl = () =>
+  url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379')
+    .default('redis://127.0.0.1:6379')
+    .describe('Redis for BullMQ queues, rate limits and pub/sub.');
+
+export const awsRegion = () =>
+  z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1')
+    .default('eu-west-1')
+    .describe('AWS region for SNS/SQS (also used by the local emulator).');
+
+export const awsEndpointUrl = () =>
+  url(['http:', 'https:'], 'http://127.0.0.1:4566')
+    .optional()
+    .describe('SNS/SQS endpoint (the AWS SDK setting). Unset on AWS; the local emulator locally.');
+
+export const smtpUrl = () =>
+  url(['smtp:', 'smtps:'], 'smtp://127.0.0.1:1025')
+    .default('smtp://127.0.0.1:1025')
+    .describe('SMTP server that sends (or, locally, catches) email.');
+
+export const otelEndpoint = () =>
+  url(['http:', 'https:'], 'http://127.0.0.1:4318')
+    .default('http://127.0.0.1:4318')
+    .describe('OTLP/HTTP endpoint for traces (Jaeger or a collector).');
+
+export const port = (fallback: number) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .default(fallback)
+    .describe('HTTP port (0 picks a free one).');
+
+export const role = () =>
+  z
+    .enum(['api', 'worker', 'all'], { message: 'must be one of api, worker, all' })
+    .default('all')
+    .describe('api: HTTP only; worker: SQS consumers, BullMQ workers, outbox relay; all: both.');
+export type Role = 'api' | 'worker' | 'all';
+
+export const logLevel = () =>
+  z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info')
+    .describe('pino log level.');
+
+export const topologyPrefix = () =>
+  z
+    .string()
+    .regex(/^[a-z0-9-]*$/, 'must contain only lowercase letters, digits and dashes')
+    .max(40, 'must be at most 40 characters')
+    .default('')
+    .describe('Prefix for every topic and queue name (tests use their own).');

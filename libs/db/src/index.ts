@@ -1,0 +1,6 @@
+export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+export { databaseName, ensureDatabase } from './database.ts';
+export type { SqlMigration } from './migrations.ts';
+export { defineSqlMigration } from './migrations.ts';
+export type { OrmOptions } from './orm.ts';
+export { createOrm, migrate } from './orm.ts';

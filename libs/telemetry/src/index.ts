@@ -1,0 +1,2 @@
+export { shutdownTelemetry, telemetryStarted } from './handle.ts';
+export { currentTraceId } from './trace.ts';

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// One config for every package. Tests talk to real Postgres, Redis and an
+// emulator the global setup starts; each file owns its names, so files run
+// in parallel (2 cores: two forks keep I/O-bound tests busy without thrash).
+export default defineConfig({
+  test: {
+    include: ['{libs,services,infra}/*/test/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['./libs/testing/src/global-setup.ts'],
+    pool: 'forks',
+    maxWorkers: 3,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    teardownTimeout: 20_000,
+    reporters: process.env.CI ? ['default', 'junit'] : ['default'],
+    outputFile: { junit: '.local/test-results/junit.xml' },
+  },
+});
