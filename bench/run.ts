@@ -4,14 +4,16 @@
 // reports the ratio: absolute figures on this machine drift 2x within an hour.
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { printReport, type BenchReport } from './report.ts';
+import { type BenchReport, printReport } from './report.ts';
 
 const dir = import.meta.dirname;
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts')).sort();
 const selected = files.filter((f) => wanted.length === 0 || wanted.includes(basename(f, '.bench.ts')));
 if (selected.length === 0) {
-  console.error(`no benchmark matches ${wanted.join(', ')}; have: ${files.map((f) => basename(f, '.bench.ts')).join(', ')}`);
+  console.error(
+    `no benchmark matches ${wanted.join(', ')}; have: ${files.map((f) => basename(f, '.bench.ts')).join(', ')}`,
+  );
   process.exit(2);
 }
 for (const file of selected) {

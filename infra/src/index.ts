@@ -1,5 +1,6 @@
 export type { AwsSettings } from './aws.ts';
 export { createSnsClient, createSqsClient } from './aws.ts';
+export { awsConfigSchema, awsSettings } from './aws-config.ts';
 export type { Emulator } from './emulator.ts';
 export { startEmulator } from './emulator.ts';
 export type { ProvisionedQueue, ProvisionedTopology, ProvisionOptions } from './provision.ts';

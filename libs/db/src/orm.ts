@@ -22,6 +22,8 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     pool: { min: 0, max: options.poolMax ?? 10 },
     debug: options.debug ?? false,
     allowGlobalContext: false,
+    // A service may own only library tables (outbox, idempotency) at first.
+    discovery: { warnWhenNoEntities: false },
     migrations: {
       migrationsList: options.migrations,
       tableName: 'schema_migrations',

@@ -1,0 +1,83 @@
+# syntax=docker/dockerfile:1
+
+# One image runs every Hireflow process: the four services (SERVICE=jobs,
+# matching, notifications or media) and, through a command override, the
+# SNS/SQS emulator and the topology provisioner (docker-compose.yml).
+#
+# TypeScript runs under Node's type stripping, which skips files inside
+# node_modules, so the image keeps the workspace layout (libs/*, services/*,
+# infra linked by pnpm) instead of a `pnpm deploy` bundle.
+
+# Keep in step with .nvmrc (infra/test/compose.test.ts checks it).
+FROM node:24.22.3-bookworm-slim AS base
+WORKDIR /app
+
+# ---------------------------------------------------------------------------
+FROM base AS deps
+# The pnpm that runs must equal package.json's packageManager, and corepack may
+# not carry pnpm 12 yet.
+RUN npm install --global pnpm@12.4.2 && pnpm --version
+ENV CI=true
+
+# The lockfile alone decides what is downloaded into pnpm's store, so this
+# layer stays cached until a dependency changes. It is fetched in a folder of
+# its own: /app/node_modules then holds only what the install below links.
+WORKDIR /fetch
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch --prod
+
+# The services and infra (emulator, provisioner) with their dependency
+# closure; bench and the test helpers (vitest) stay out. Native packages
+# (sharp, msgpackr-extract) come as prebuilt per-platform packages.
+WORKDIR /app
+COPY . .
+RUN pnpm install --prefer-offline --prod --frozen-lockfile \
+      --filter '@hireflow/jobs...' \
+      --filter '@hireflow/matching...' \
+      --filter '@hireflow/notifications...' \
+      --filter '@hireflow/media...' \
+      --filter '@hireflow/infra...'
+
+# ---------------------------------------------------------------------------
+FROM base AS runtime
+# HOST: the services bind loopback unless told otherwise.
+ENV NODE_ENV=production HOST=0.0.0.0
+
+# `hireflow start` runs $SERVICE on $PORT (default: its DESIGN.md port);
+# `hireflow health live|ready` probes it with Node's fetch (no curl here).
+# The telemetry preload is given by path: `@hireflow/telemetry` is a root
+# devDependency, absent from a production install, while the file resolves
+# its own imports from libs/telemetry.
+COPY --chmod=0755 <<'EOF' /usr/local/bin/hireflow
+#!/bin/sh
+set -eu
+service="${SERVICE:-}"
+case "$service" in
+  jobs) default_port=3001 ;;
+  matching) default_port=3002 ;;
+  notifications) default_port=3003 ;;
+  media) default_port=3004 ;;
+  *) echo "hireflow: set SERVICE to jobs, matching, notifications or media (got '$service')" >&2; exit 64 ;;
+esac
+export PORT="${PORT:-$default_port}"
+case "${1:-start}" in
+  start)
+    export OTEL_SERVICE_NAME="${OTEL_SERVICE_NAME:-$service}"
+    exec node --import ./libs/telemetry/src/register.ts "services/$service/src/main.ts"
+    ;;
+  health)
+    probe="${2:-live}"
+    exec node -e "fetch('http://127.0.0.1:$PORT/health/$probe', { signal: AbortSignal.timeout(4000) })
+      .then((res) => process.exit(res.ok ? 0 : 1), () => process.exit(1))"
+    ;;
+  *) echo "usage: hireflow [start | health live|ready]" >&2; exit 64 ;;
+esac
+EOF
+
+# Owned by root and read-only to the process: it cannot rewrite its own code.
+COPY --from=deps /app /app
+USER node
+EXPOSE 3001 3002 3003 3004
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["hireflow", "health", "live"]
+CMD ["hireflow", "start"]

@@ -1,0 +1,13 @@
+export type { ConnectOptions, ServiceDeps } from './deps.ts';
+export { connectDeps, readinessChecks } from './deps.ts';
+export type { HealthOptions, ReadinessCheck } from './health.ts';
+export { registerHealthRoutes } from './health.ts';
+export type { HttpServerOptions } from './http.ts';
+export { createHttpServer } from './http.ts';
+export type { Closeable, RunServiceOptions } from './lifecycle.ts';
+export { runService } from './lifecycle.ts';
+export { loggerOptions } from './logger.ts';
+export type { Problem } from './problem.ts';
+export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './problem.ts';
+export type { ServiceConfig } from './service-config.ts';
+export { parseConfig, serviceConfigSchema } from './service-config.ts';
