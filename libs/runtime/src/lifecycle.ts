@@ -79,14 +79,17 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Spawned by a launcher with an IPC channel: if the launcher dies, stop too.
+  const onParentGone = () => onSignal('SIGHUP');
+  if (process.connected) process.once('disconnect', onParentGone);
 
   try {
     deps = await options.connect(config);
     if (config.ROLE !== 'api') workers = await options.startWorker(config, deps);
-    if (config.ROLE !== 'worker') {
-      app = await options.buildApp(config, deps, { accepting: () => accepting });
-      await app.listen({ host: config.HOST, port: config.PORT });
-    }
+    // Every role listens: a worker serves /health for its orchestrator, the
+    // app registers public routes only when the role includes the API.
+    app = await options.buildApp(config, deps, { accepting: () => accepting });
+    await app.listen({ host: config.HOST, port: config.PORT });
     const address = app?.server.address();
     const port = address && typeof address === 'object' ? address.port : undefined;
     log.info({ role: config.ROLE, port, workers: workers.map((w) => w.name) }, 'started');
@@ -98,6 +101,7 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
     process.exitCode = 1;
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
-    process.disconnect?.();
+    process.off('disconnect', onParentGone);
+    if (process.connected) process.disconnect();
   }
 }

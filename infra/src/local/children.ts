@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m', '\x1b[34m'];
+const RESET = '\x1b[0m';
+const LEVELS: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+export interface Child {
+  name: string;
+  process: ChildProcess;
+  /** Resolves with the port the service bound (it reports it over IPC). */
+  started: Promise<number>;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** A compact line from a pino JSON log line; other lines pass through. */
+export function formatLogLine(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const { level, time, msg, service: _service, pid: _pid, hostname: _host, ...rest } = JSON.parse(line);
+    const when = new Date(time ?? Date.now()).toISOString().slice(11, 23);
+    const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
+    return `${when} ${(LEVELS[level] ?? String(level)).padEnd(5)} ${msg ?? ''}${extra}`;
+  } catch {
+    return line;
+  }
+}
+
+/** Spawns a Node process whose output is prefixed with its coloured name. */
+export function spawnService(options: {
+  name: string;
+  index: number;
+  args: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  color: boolean;
+  write: (line: string) => void;
+}): Child {
+  const child = spawn(process.execPath, options.args, {
+    cwd: options.cwd,
+    env: options.env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    // Its own process group: a terminal's Ctrl-C reaches only the launcher,
+    // which then stops each service once, in order. Should the launcher die,
+    // the service sees its IPC channel close and shuts itself down.
+    detached: true,
+  });
+  const color = options.color ? COLORS[options.index % COLORS.length]! : '';
+  const prefix = `${color}${options.name.padEnd(13)}|${options.color ? RESET : ''} `;
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => options.write(prefix + formatLogLine(line)));
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const started = new Promise<number>((resolve, reject) => {
+    child.on('message', (message: { type?: string; port?: number }) => {
+      if (message?.type === 'started' && typeof message.port === 'number') resolve(message.port);
+    });
+    exited.then(({ code, signal }) =>
+      reject(new Error(`${options.name} exited during start (code ${code}, signal ${signal})`)),
+    );
+  });
+  started.catch(() => undefined);
+  return { name: options.name, process: child, started, exited };
+}
+
+/** Polls `url` until it answers 2xx or the deadline passes. */
+export async function waitForReady(url: string, deadline: number): Promise<void> {
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} not ready: ${last}`);
+}

@@ -1,0 +1,72 @@
+// `pnpm start`: the whole system on one machine, without Docker.
+import { resolve } from 'node:path';
+import { ConfigError } from '@hireflow/config';
+import { clearRunning, findRunning, writeRunning } from './lock.ts';
+import { startPlatform } from './platform.ts';
+import { preflight } from './preflight.ts';
+import { instanceNames, loadLauncherSettings } from './settings.ts';
+
+const root = resolve(import.meta.dirname, '../../..');
+const write = (line: string) => process.stdout.write(`${line}\n`);
+const color = Boolean(process.stdout.isTTY) || process.env.FORCE_COLOR === '1';
+
+let settings: ReturnType<typeof loadLauncherSettings>;
+try {
+  settings = loadLauncherSettings(process.env);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(78);
+}
+const names = instanceNames(settings, root);
+
+const running = await findRunning(names.stateDir);
+if (running) {
+  write(`Hireflow is already running (launcher pid ${running.pid}, started ${running.startedAt}):`);
+  for (const [name, url] of Object.entries(running.urls)) write(`  ${name.padEnd(14)} ${url}`);
+  write(
+    `Stop it with Ctrl-C in its terminal (or: kill ${running.pid}). To run a second copy: HIREFLOW_INSTANCE=two HIREFLOW_PORT_BASE=0 EMULATOR_PORT=0 MAIL_SMTP_PORT=0 MAIL_UI_PORT=0 pnpm start`,
+  );
+  process.exit(0);
+}
+
+const problems = await preflight(settings.POSTGRES_URL, settings.REDIS_URL);
+if (problems.length > 0) {
+  console.error(`Hireflow needs Postgres and Redis running:\n  - ${problems.join('\n  - ')}`);
+  process.exit(1);
+}
+
+// Held from here on: a second `pnpm start` reports this one instead of failing on busy ports.
+await writeRunning(names.stateDir, { pid: process.pid, startedAt: new Date().toISOString(), urls: {} });
+
+let platform: Awaited<ReturnType<typeof startPlatform>>;
+const started = Date.now();
+try {
+  platform = await startPlatform(settings, { root, env: process.env, write, color });
+} catch (error) {
+  console.error(`launcher: start failed: ${(error as Error).message}`);
+  await clearRunning(names.stateDir);
+  process.exit(1);
+}
+
+const urls: Record<string, string> = { ...platform.services, 'sns/sqs': platform.awsEndpoint };
+if (platform.mail) urls.mail = platform.mail.uiUrl;
+await writeRunning(names.stateDir, { pid: process.pid, startedAt: new Date().toISOString(), urls });
+write(`\nHireflow is ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
+for (const [name, url] of Object.entries(platform.services)) write(`  ${name.padEnd(14)} ${url}`);
+write(`  ${'sns/sqs'.padEnd(14)} ${platform.awsEndpoint}`);
+if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP ${platform.mail.smtpUrl})`);
+write('Ctrl-C stops everything.\n');
+
+let stopping = false;
+const stop = async (reason: string, failed: boolean) => {
+  if (stopping) return;
+  stopping = true;
+  write(`launcher      | ${reason}: stopping`);
+  const code = await platform.stop();
+  await clearRunning(names.stateDir);
+  write(`launcher      | stopped${code === 0 ? '' : ' (a service did not exit cleanly)'}`);
+  process.exit(failed ? 1 : code);
+};
+process.on('SIGINT', () => void stop('SIGINT', false));
+process.on('SIGTERM', () => void stop('SIGTERM', false));
+platform.unexpectedExit.then((reason) => stop(reason, true));

@@ -1,0 +1,188 @@
+import { join } from 'node:path';
+import { ensureDatabase } from '@hireflow/db';
+import { createSnsClient, createSqsClient } from '../aws.ts';
+import { awsSettings } from '../aws-config.ts';
+import { type Emulator, startEmulator } from '../emulator.ts';
+import { provisionTopology } from '../provision.ts';
+import { topology } from '../topology.ts';
+import { type Child, spawnService, waitForReady } from './children.ts';
+import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
+import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
+
+export interface RunningPlatform {
+  services: Record<string, string>;
+  awsEndpoint: string;
+  mail?: { smtpUrl: string; uiUrl: string } | undefined;
+  /** Resolves when a service exits without being asked to. */
+  unexpectedExit: Promise<string>;
+  /** SIGTERM every service, wait for each, stop the emulator and mail catcher. 0 when every child exited 0. */
+  stop(): Promise<number>;
+}
+
+export interface PlatformOptions {
+  root: string;
+  env: Record<string, string | undefined>;
+  write: (line: string) => void;
+  color: boolean;
+  readyTimeoutMs?: number;
+}
+
+/** Starts the whole system on this machine, as `pnpm start` does. */
+export async function startPlatform(
+  settings: LauncherSettings,
+  options: PlatformOptions,
+): Promise<RunningPlatform> {
+  const names = instanceNames(settings, options.root);
+  const log = (line: string) => options.write(`launcher      | ${line}`);
+  let emulator: Emulator | undefined;
+  let mail: MailCatcher | undefined;
+  const children: Child[] = [];
+  let stopping = false;
+
+  const stopAll = async (): Promise<number> => {
+    stopping = true;
+    let code = 0;
+    for (const child of children) {
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
+    }
+    for (const child of children) {
+      const timer = setTimeout(() => child.process.kill('SIGKILL'), 30_000);
+      const result = await child.exited;
+      clearTimeout(timer);
+      log(
+        `${child.name} exited with code ${result.code}${result.signal ? ` (signal ${result.signal})` : ''}`,
+      );
+      if (result.code !== 0) code = 1;
+    }
+    await mail?.stop();
+    await emulator?.stop();
+    return code;
+  };
+
+  try {
+    let awsEndpoint = settings.AWS_ENDPOINT_URL;
+    if (!awsEndpoint) {
+      emulator = await startEmulator({ port: settings.EMULATOR_PORT, region: settings.AWS_REGION }).catch(
+        (error) => {
+          throw new Error(
+            `cannot start the SNS/SQS emulator on 127.0.0.1:${settings.EMULATOR_PORT} (${error.message}); ` +
+              'set EMULATOR_PORT to a free port, or AWS_ENDPOINT_URL to an emulator that runs',
+          );
+        },
+      );
+      awsEndpoint = emulator.endpoint;
+      log(`SNS/SQS emulator on ${awsEndpoint}`);
+    } else {
+      log(`using SNS/SQS at ${awsEndpoint}`);
+    }
+
+    const aws = awsSettings({ ...settings, AWS_ENDPOINT_URL: awsEndpoint }, options.env);
+    const sns = createSnsClient(aws);
+    const sqs = createSqsClient(aws);
+    try {
+      const provisioned = await provisionTopology(topology, { sns, sqs, prefix: names.topologyPrefix });
+      log(
+        `topology provisioned: ${Object.keys(provisioned.topics).length} topics, ${Object.keys(provisioned.queues).length} queues (+DLQs), ${provisioned.subscriptions.length} subscriptions`,
+      );
+    } finally {
+      sns.destroy();
+      sqs.destroy();
+    }
+
+    const databaseUrl = (service: string) => {
+      const url = new URL(settings.POSTGRES_URL);
+      url.pathname = `/${names.database(service)}`;
+      return url.toString();
+    };
+    for (const service of SERVICES) {
+      const { created } = await ensureDatabase(databaseUrl(service));
+      if (created) log(`created database ${names.database(service)}`);
+    }
+
+    let smtpUrl = settings.SMTP_URL;
+    if (!smtpUrl) {
+      mail = await startMailCatcher({
+        smtpPort: settings.MAIL_SMTP_PORT,
+        uiPort: settings.MAIL_UI_PORT,
+        dir: join(names.stateDir, 'mail'),
+      }).catch((error) => {
+        throw new Error(
+          `cannot start the mail catcher on ports ${settings.MAIL_SMTP_PORT}/${settings.MAIL_UI_PORT} (${error.message}); set MAIL_SMTP_PORT/MAIL_UI_PORT, or SMTP_URL`,
+        );
+      });
+      smtpUrl = mail.smtpUrl;
+      log(`mail catcher: SMTP ${mail.smtpUrl}, read mail at ${mail.uiUrl}`);
+    }
+
+    const register = join(options.root, 'libs/telemetry/src/register.ts');
+    SERVICES.forEach((service, index) => {
+      const env: Record<string, string | undefined> = {
+        ...options.env,
+        OTEL_SERVICE_NAME: service,
+        DATABASE_URL: databaseUrl(service),
+        REDIS_URL: settings.REDIS_URL,
+        REDIS_PREFIX: names.redisPrefix(service),
+        AWS_REGION: settings.AWS_REGION,
+        AWS_ENDPOINT_URL: awsEndpoint,
+        AWS_ACCESS_KEY_ID: options.env.AWS_ACCESS_KEY_ID ?? 'test',
+        AWS_SECRET_ACCESS_KEY: options.env.AWS_SECRET_ACCESS_KEY ?? 'test',
+        AWS_EC2_METADATA_DISABLED: 'true',
+        HIREFLOW_TOPOLOGY_PREFIX: names.topologyPrefix,
+        SMTP_URL: smtpUrl,
+        OTEL_EXPORTER_OTLP_ENDPOINT: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
+        PORT: String(settings.HIREFLOW_PORT_BASE === 0 ? 0 : settings.HIREFLOW_PORT_BASE + index),
+        HOST: '127.0.0.1',
+        ROLE: 'all',
+        LOG_LEVEL: settings.LOG_LEVEL,
+      };
+      children.push(
+        spawnService({
+          name: service,
+          index,
+          args: ['--import', register, join(options.root, 'services', service, 'src/main.ts')],
+          env,
+          cwd: options.root,
+          color: options.color,
+          write: options.write,
+        }),
+      );
+    });
+
+    const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+    const urls: Record<string, string> = {};
+    await Promise.all(
+      children.map(async (child) => {
+        const port = await Promise.race([
+          child.started,
+          new Promise<never>((_, reject) =>
+            setTimeout(
+              () => reject(new Error(`${child.name} did not start in time`)),
+              deadline - Date.now(),
+            ).unref(),
+          ),
+        ]);
+        const url = `http://127.0.0.1:${port}`;
+        await waitForReady(`${url}/health/ready`, deadline);
+        urls[child.name] = url;
+      }),
+    );
+
+    const unexpectedExit = Promise.race(
+      children.map(async (child) => {
+        const { code, signal } = await child.exited;
+        if (stopping) return new Promise<string>(() => undefined);
+        return `${child.name} exited unexpectedly (code ${code}, signal ${signal})`;
+      }),
+    );
+    return {
+      services: Object.fromEntries(SERVICES.map((s) => [s, urls[s]!])),
+      awsEndpoint,
+      mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
+      unexpectedExit,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { logLevel, otelEndpoint, parseConfig, redisUrl } from '@hireflow/config';
+import { z } from 'zod';
+import { awsConfigSchema } from '../aws-config.ts';
+
+const portNumber = (fallback: number, what: string) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .default(fallback)
+    .describe(what);
+
+/** What `pnpm start` reads. Every setting a user passes is honoured. */
+export const launcherSchema = z.object({
+  HIREFLOW_INSTANCE: z
+    .string()
+    .regex(/^[a-z0-9]*$/, 'must contain only lowercase letters and digits')
+    .max(20, 'must be at most 20 characters')
+    .default('')
+    .describe('Runs a separate copy: its own databases, topic/queue prefix, Redis prefix and state dir.'),
+  POSTGRES_URL: z
+    .string()
+    .url('must be a postgres:// URL')
+    .default('postgres://postgres@127.0.0.1:5432/postgres')
+    .describe('Postgres server; each service gets its own database hireflow_<service> on it.'),
+  REDIS_URL: redisUrl(),
+  ...awsConfigSchema.shape,
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL')
+    .optional()
+    .describe('Where email goes; unset: a local mail catcher is started.'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otelEndpoint(),
+  LOG_LEVEL: logLevel(),
+  HIREFLOW_PORT_BASE: portNumber(
+    3001,
+    'jobs listens on it, matching +1, notifications +2, media +3; 0: free ports.',
+  ),
+  EMULATOR_PORT: portNumber(4566, 'Port of the embedded SNS/SQS emulator (when AWS_ENDPOINT_URL is unset).'),
+  MAIL_SMTP_PORT: portNumber(1025, 'SMTP port of the local mail catcher.'),
+  MAIL_UI_PORT: portNumber(8025, 'Web page of the local mail catcher.'),
+  HIREFLOW_STATE_DIR: z
+    .string()
+    .min(1)
+    .default('.local')
+    .describe('Where the launcher keeps its pid file, mail and demo key.'),
+});
+
+export type LauncherSettings = z.output<typeof launcherSchema>;
+
+export function loadLauncherSettings(env: Record<string, string | undefined>): LauncherSettings {
+  return parseConfig(launcherSchema, env);
+}
+
+export const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
+
+/** The names one instance uses, so a second instance (tests) never touches the first's. */
+export function instanceNames(settings: LauncherSettings, root: string) {
+  const instance = settings.HIREFLOW_INSTANCE;
+  return {
+    topologyPrefix: settings.HIREFLOW_TOPOLOGY_PREFIX || (instance ? `${instance}-` : ''),
+    database: (service: string) => (instance ? `hireflow_${instance}_${service}` : `hireflow_${service}`),
+    redisPrefix: (service: string) => (instance ? `hf-${instance}:${service}` : `hf:${service}`),
+    stateDir: join(root, settings.HIREFLOW_STATE_DIR, instance || 'default'),
+  };
+}

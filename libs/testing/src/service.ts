@@ -1,0 +1,97 @@
+import type { ServiceName } from '@hireflow/infra';
+import { connectDeps, type ServiceConfig, type ServiceDeps } from '@hireflow/runtime';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { uniqueName } from './names.ts';
+import { testAws, testTopology } from './topology.ts';
+
+/**
+ * The checks every service's `buildApp` must pass, against real Postgres,
+ * Redis and the emulator with the test's own database and topology prefix:
+ * health through `inject()`, readiness failing when a dependency is missing.
+ */
+export function serviceAppHarness<C extends ServiceConfig>(options: {
+  service: ServiceName;
+  loadConfig(env: Record<string, string | undefined>): C;
+  buildApp(config: C, deps: ServiceDeps, state?: { accepting: () => boolean }): Promise<FastifyInstance>;
+}): void {
+  let db: TestDatabase;
+  let deps: ServiceDeps;
+  let app: FastifyInstance;
+  let accepting = true;
+  const env = (prefix: string) => ({
+    DATABASE_URL: db.url,
+    AWS_ENDPOINT_URL: inject('awsEndpoint'),
+    HIREFLOW_TOPOLOGY_PREFIX: prefix,
+    REDIS_PREFIX: `test:${uniqueName(options.service)}`,
+    LOG_LEVEL: 'silent',
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase(options.service);
+    const aws = testAws();
+    const provisioned = await testTopology(aws, options.service);
+    aws.close();
+    const config = options.loadConfig(env(provisioned.prefix));
+    deps = await connectDeps(config, { service: options.service, entities: [], migrations: [], env: {} });
+    app = await options.buildApp(config, deps, { accepting: () => accepting });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await deps?.close();
+    await db?.drop();
+  });
+
+  it('answers /health/live', async () => {
+    const res = await app.inject({ method: 'GET', url: '/health/live' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers /health/ready with every dependency ok', async () => {
+    const res = await app.inject({ method: 'GET', url: '/health/ready' });
+    expect(res.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', sqs: 'ok' } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('is not ready while shutting down', async () => {
+    accepting = false;
+    try {
+      const res = await app.inject({ method: 'GET', url: '/health/ready' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().status).toBe('shutting down');
+    } finally {
+      accepting = true;
+    }
+  });
+
+  it('is not ready when its SQS inbox does not exist, and says which check failed', async () => {
+    const unprovisioned = options.loadConfig(env(`${uniqueName('missing')}-`));
+    const lonely = await connectDeps(unprovisioned, {
+      service: options.service,
+      entities: [],
+      migrations: [],
+      env: {},
+    });
+    const other = await options.buildApp(unprovisioned, lonely);
+    try {
+      const res = await other.inject({ method: 'GET', url: '/health/ready' });
+      expect(res.statusCode).toBe(503);
+      const body = res.json();
+      expect(body.checks.postgres).toBe('ok');
+      expect(body.checks.sqs).toMatch(/^error: /);
+    } finally {
+      await other.close();
+      await lonely.close();
+    }
+  });
+
+  it('answers unknown routes with problem+json', async () => {
+    const res = await app.inject({ method: 'GET', url: '/nope' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', title: 'Not Found' });
+  });
+}

@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { configTables } from '@hireflow/infra/config-table';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..');
+
+// Markdown tables compared cell by cell: the formatter may pad columns.
+const tableRows = (markdown: string): string[] =>
+  markdown
+    .split('\n')
+    .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
+    .map((line) =>
+      line
+        .split('|')
+        .map((cell) => cell.trim())
+        .join('|'),
+    );
+
+describe('README', () => {
+  it('carries the configuration tables generated from the config schemas', async () => {
+    const readme = await readFile(resolve(root, 'README.md'), 'utf8');
+    const t = await configTables();
+    const rows = tableRows(readme);
+    for (const table of [t.service, t.notifications, t.launcher]) {
+      for (const row of tableRows(table)) expect(rows).toContain(row);
+    }
+  });
+
+  it('shows the quick start and the test command', async () => {
+    const readme = await readFile(resolve(root, 'README.md'), 'utf8');
+    for (const command of [
+      'source scripts/env.sh',
+      'pnpm install --frozen-lockfile',
+      'pnpm start',
+      'pnpm test',
+      'pnpm bench',
+    ]) {
+      expect(readme).toContain(command);
+    }
+    const pkg = JSON.parse(await readFile(resolve(root, 'package.json'), 'utf8'));
+    for (const script of ['start', 'test', 'bench', 'lint', 'typecheck', 'provision'])
+      expect(pkg.scripts[script]).toBeDefined();
+  });
+});

@@ -1,0 +1,72 @@
+import { ConfigError } from '@hireflow/config';
+import { loadConfig as jobsConfig } from '@hireflow/jobs/config';
+import { loadConfig as matchingConfig } from '@hireflow/matching/config';
+import { loadConfig as mediaConfig } from '@hireflow/media/config';
+import { loadConfig as notificationsConfig } from '@hireflow/notifications/config';
+import { describe, expect, it } from 'vitest';
+
+const services = {
+  jobs: { load: jobsConfig, port: 3001 },
+  matching: { load: matchingConfig, port: 3002 },
+  notifications: { load: notificationsConfig, port: 3003 },
+  media: { load: mediaConfig, port: 3004 },
+};
+
+// One bad value per variable every service reads.
+const badValues: Record<string, string[]> = {
+  DATABASE_URL: ['not a url', 'mysql://root@127.0.0.1/x'],
+  REDIS_URL: ['127.0.0.1:6379', 'http://127.0.0.1:6379'],
+  REDIS_PREFIX: ['Has Spaces'],
+  AWS_REGION: ['Europe', 'eu_west_1'],
+  AWS_ENDPOINT_URL: ['localhost:4566', 'ftp://127.0.0.1'],
+  HIREFLOW_TOPOLOGY_PREFIX: ['UPPER', 'a'.repeat(41)],
+  OTEL_EXPORTER_OTLP_ENDPOINT: ['jaeger:4318'],
+  PORT: ['http', '-1', '70000', '3.5'],
+  ROLE: ['both'],
+  LOG_LEVEL: ['loud'],
+  SHUTDOWN_TIMEOUT_MS: ['soon', '10'],
+};
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe.each(Object.entries(services))('%s config', (name, { load, port }) => {
+  it('starts from documented defaults with an empty environment', () => {
+    const config = load({});
+    expect(config.PORT).toBe(port);
+    expect(config.DATABASE_URL).toBe(`postgres://postgres@127.0.0.1:5432/hireflow_${name}`);
+    expect(config.ROLE).toBe('all');
+    expect(config.AWS_ENDPOINT_URL).toBeUndefined();
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(load({ PORT: '', ROLE: '' }).PORT).toBe(port);
+  });
+
+  it.each(
+    Object.entries(badValues).flatMap(([variable, values]) => values.map((value) => [variable, value])),
+  )('rejects %s=%j with a message naming it', (variable, value) => {
+    const error = errorOf(() => load({ [variable]: value }));
+    expect(error.issues.map((i) => i.variable)).toEqual([variable]);
+    expect(error.message).toContain(`${variable}:`);
+  });
+
+  it('names every bad variable at once', () => {
+    const error = errorOf(() => load({ PORT: 'x', ROLE: 'y', REDIS_URL: 'z' }));
+    expect(error.issues.map((i) => i.variable).sort()).toEqual(['PORT', 'REDIS_URL', 'ROLE']);
+  });
+});
+
+describe('notifications config', () => {
+  it('reads SMTP_URL and rejects a non-SMTP one', () => {
+    expect(notificationsConfig({ SMTP_URL: 'smtp://mail:25' }).SMTP_URL).toBe('smtp://mail:25');
+    expect(errorOf(() => notificationsConfig({ SMTP_URL: 'http://mail' })).message).toContain('SMTP_URL:');
+  });
+});
