@@ -49,7 +49,13 @@ function launch(extraEnv: Record<string, string> = {}) {
         () => rej(new Error(`no such line within ${timeoutMs} ms:\n${lines.join('\n')}`)),
         timeoutMs,
       );
-      waiters.push({ test, resolve: () => (clearTimeout(timer), res()) });
+      waiters.push({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          res();
+        },
+      });
       exited.then((code) => rej(new Error(`launcher exited with ${code}:\n${lines.join('\n')}`)));
     });
   return { child, lines, exited, waitForLine };
