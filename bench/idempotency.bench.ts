@@ -1,0 +1,139 @@
+// The idempotency wrapper's cost on a handler whose effect is one small
+// Postgres INSERT: the bare handler, the wrapper (claim + work + completion)
+// and its transactional mode, plus a redelivered (already completed) key.
+// Variants alternate within each round so that drift hits them alike.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import {
+  createOrm,
+  defineSqlMigration,
+  type EntityManager,
+  ensureDatabase,
+  type MikroORM,
+  migrate,
+} from '../libs/db/src/index.ts';
+import { idempotencyMigrations, idempotent } from '../libs/idempotency/src/index.ts';
+import { type BenchReport, percentile, round } from './report.ts';
+
+const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
+const CONCURRENCY = 10;
+const CALLS_PER_ROUND = 1_500;
+const ROUNDS = 5;
+
+type Call = (id: string) => Promise<unknown>;
+
+export default async function idempotencyBench(): Promise<BenchReport> {
+  const name = `hfbench_idempotency_${randomBytes(4).toString('hex')}`;
+  await ensureDatabase(`${SERVER}/${name}`);
+  const orm = await createOrm({
+    url: `${SERVER}/${name}`,
+    entities: [],
+    poolMax: CONCURRENCY,
+    migrations: [
+      ...idempotencyMigrations,
+      defineSqlMigration('9000-bench-event', [
+        'CREATE TABLE bench_event (id text PRIMARY KEY, payload jsonb NOT NULL)',
+      ]),
+    ],
+  });
+  try {
+    await migrate(orm);
+    return await measure(orm);
+  } finally {
+    await orm.close();
+    await dropDatabase(name);
+  }
+}
+
+async function measure(orm: MikroORM): Promise<BenchReport> {
+  const handler = (em: EntityManager, id: string) =>
+    em.execute('INSERT INTO bench_event (id, payload) VALUES (?, ?)', [
+      id,
+      JSON.stringify({ id, kind: 'bench' }),
+    ]);
+  // keys completed beforehand, for the redelivery variant
+  await runRound((id) => idempotent(orm, { key: id }, (em) => handler(em, id)), 'seed');
+  const variants: Record<string, Call> = {
+    'no wrapper': (id) => handler(orm.em.fork(), id),
+    idempotent: (id) => idempotent(orm, { key: id }, (em) => handler(em, id)),
+    'idempotent, transactional': (id) =>
+      idempotent(orm, { key: id, transactional: true }, (em) => handler(em, id)),
+    // a redelivery: the key is completed, so the wrapper returns the stored result and runs nothing
+    'duplicate (replay)': (id) =>
+      idempotent(orm, { key: `seed:${id.split(':')[1]}` }, (em) => handler(em, id)),
+  };
+  const names = Object.keys(variants);
+  const samples = new Map(names.map((n) => [n, { latencies: [] as number[], calls: 0, seconds: 0 }]));
+
+  for (let r = -1; r < ROUNDS; r++) {
+    // rotate the order so no variant always runs first (or on a warm pool)
+    const order = names.map((_, i) => names[(i + Math.max(r, 0)) % names.length]!);
+    for (const variant of order) {
+      const run = await runRound(variants[variant]!, `${r}-${variant}`);
+      if (r < 0) continue; // warm-up round
+      const sample = samples.get(variant)!;
+      sample.latencies.push(...run.latencies);
+      sample.calls += run.latencies.length;
+      sample.seconds += run.seconds;
+    }
+  }
+
+  const base = samples.get('no wrapper')!;
+  const baseP50 = percentile(base.latencies, 50);
+  const baseP99 = percentile(base.latencies, 99);
+  const throughput = (n: string) => samples.get(n)!.calls / samples.get(n)!.seconds;
+  const rows = names.map((n) => {
+    const { latencies } = samples.get(n)!;
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    return {
+      variant: n,
+      'calls/s': Math.round(throughput(n)),
+      'p50 ms': round(p50, 3),
+      'p99 ms': round(p99, 3),
+      'added p50 ms': round(p50 - baseP50, 3),
+      'added p99 ms': round(p99 - baseP99, 3),
+    };
+  });
+  return {
+    description:
+      `A handler doing one small Postgres INSERT, concurrency ${CONCURRENCY} over a pool of ${CONCURRENCY}, ` +
+      `${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND} calls per variant (after a warm-up round); ` +
+      'added = variant percentile minus the bare handler percentile.',
+    rows,
+    ratios: {
+      'idempotent ÷ no wrapper (throughput)': throughput('idempotent') / throughput('no wrapper'),
+      'transactional ÷ no wrapper (throughput)':
+        throughput('idempotent, transactional') / throughput('no wrapper'),
+      'duplicate replay ÷ no wrapper (throughput)':
+        throughput('duplicate (replay)') / throughput('no wrapper'),
+    },
+  };
+}
+
+async function runRound(call: Call, label: string): Promise<{ latencies: number[]; seconds: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < CALLS_PER_ROUND) {
+      const id = `${label}:${next++}`;
+      const start = performance.now();
+      await call(id);
+      latencies.push(performance.now() - start);
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { latencies, seconds: (performance.now() - start) / 1000 };
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,178 @@
+import type { EntityManager, MikroORM } from '@hireflow/db';
+import { IdempotencyLeaseLostError } from './errors.ts';
+import { fingerprint } from './fingerprint.ts';
+import {
+  claimKey,
+  completeClaim,
+  DEFAULT_LEASE_MS,
+  DEFAULT_RETENTION_MS,
+  releaseClaim,
+  renewLease,
+  setTransactionLease,
+} from './store.ts';
+
+export interface IdempotentOptions {
+  /** An intent key (`idempotencyKey(...)`) or a CloudEvent id; never generated per attempt. */
+  key: string;
+  /**
+   * When given, its fingerprint is stored and a later call with the same key
+   * and another payload fails with IdempotencyConflictError. Leave it out for
+   * intent keys that deliberately collapse different payloads.
+   */
+  payload?: unknown;
+  /** How long a holder may run before another caller may take the key over. */
+  leaseMs?: number;
+  /** How long a completed key (and its result) is kept. */
+  ttlMs?: number;
+  /**
+   * Claim, work and completion commit in one transaction; the work gets the
+   * transactional EntityManager. Use it when the work's effect is a write to
+   * this database: the effect then happens exactly once.
+   */
+  transactional?: boolean;
+  /** Renew the lease every leaseMs/2 while the work runs (not in transactional mode). Default true. */
+  heartbeat?: boolean;
+}
+
+/** What the work learns about its claim. */
+export interface IdempotencyClaim {
+  key: string;
+  /** Grows with every claim of any key; pass it on where a downstream write can be fenced. */
+  fencingToken: string;
+  /** Aborted when the lease is lost to another holder: stop, the result would be refused. */
+  signal: AbortSignal;
+  /** Pushes the lease `ms` (default: the lease) past now; throws IdempotencyLeaseLostError when lost. */
+  extendLease(ms?: number): Promise<void>;
+}
+
+export type IdempotentWork<T> = (em: EntityManager, claim: IdempotencyClaim) => Promise<T>;
+
+/**
+ * Runs `work` at most once per key to completion and returns its result; a
+ * duplicate returns the stored result without running anything. The result
+ * is stored as JSON, and every caller, the first included, gets its JSON form.
+ *
+ * Throws IdempotencyInProgressError (retryable) while another holder runs,
+ * IdempotencyConflictError for another payload under the same key,
+ * IdempotencyLeaseLostError when this holder was fenced out, and the work's
+ * own error after releasing the claim so that a retry runs the work again.
+ */
+export async function idempotent<T>(
+  db: EntityManager | MikroORM,
+  options: IdempotentOptions,
+  work: IdempotentWork<T>,
+): Promise<T> {
+  if (!options.key) throw new TypeError('idempotent: the key is empty');
+  const em = 'em' in db ? db.em.fork() : db;
+  const settings = {
+    key: options.key,
+    fingerprint: options.payload === undefined ? null : fingerprint(options.payload),
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    ttlMs: options.ttlMs ?? DEFAULT_RETENTION_MS,
+  };
+  return options.transactional
+    ? runInTransaction(em, settings, work)
+    : runWithLease(em, settings, options.heartbeat ?? true, work);
+}
+
+type Settings = Parameters<typeof claimKey>[1];
+
+async function runWithLease<T>(
+  em: EntityManager,
+  settings: Settings,
+  heartbeat: boolean,
+  work: IdempotentWork<T>,
+): Promise<T> {
+  const { key, leaseMs } = settings;
+  // Bookkeeping commits on its own, outside any transaction the caller's EM is in.
+  const store = em.fork();
+  const outcome = await claimKey(store, settings);
+  if (outcome.kind === 'completed') return outcome.result as T;
+  const { token } = outcome;
+  const lease = new AbortController();
+  const lost = () => lease.abort(new IdempotencyLeaseLostError(key));
+  const claim: IdempotencyClaim = {
+    key,
+    fencingToken: token,
+    signal: lease.signal,
+    extendLease: async (ms = leaseMs) => {
+      if (!(await renewLease(store, key, token, ms))) {
+        lost();
+        throw new IdempotencyLeaseLostError(key);
+      }
+    },
+  };
+  const stopHeartbeat = heartbeat
+    ? startHeartbeat(() => renewLease(store, key, token, leaseMs), leaseMs, lost)
+    : noop;
+  let json: string;
+  try {
+    json = toJson(await work(em, claim));
+  } catch (error) {
+    stopHeartbeat();
+    // If the release fails too, the claim simply expires with its lease.
+    await releaseClaim(store, key, token).catch(noop);
+    throw error;
+  }
+  stopHeartbeat();
+  if (!(await completeClaim(store, key, token, json, settings.ttlMs))) {
+    throw new IdempotencyLeaseLostError(key);
+  }
+  return JSON.parse(json) as T;
+}
+
+async function runInTransaction<T>(
+  em: EntityManager,
+  settings: Settings,
+  work: IdempotentWork<T>,
+): Promise<T> {
+  const { key, leaseMs } = settings;
+  // The claim row stays uncommitted until the work commits: a failed work
+  // rolls it back with the work's writes, and a dead holder's connection
+  // takes both with it. Meanwhile other callers are told "in progress", and
+  // the server ends a holder idle longer than its lease (see claimKey).
+  return em.transactional(async (tx) => {
+    const outcome = await claimKey(tx, settings);
+    if (outcome.kind === 'completed') return outcome.result as T;
+    const claim: IdempotencyClaim = {
+      key,
+      fencingToken: outcome.token,
+      signal: new AbortController().signal,
+      extendLease: (ms = leaseMs) => setTransactionLease(tx, ms),
+    };
+    const json = toJson(await work(tx, claim));
+    // Holding the uncommitted row, this transaction cannot be fenced out; the check is a guard.
+    if (!(await completeClaim(tx, key, outcome.token, json, settings.ttlMs))) {
+      throw new IdempotencyLeaseLostError(key);
+    }
+    return JSON.parse(json) as T;
+  });
+}
+
+function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: () => void): () => void {
+  let stopped = false;
+  const timer = setInterval(() => {
+    renew().then(
+      (held) => {
+        if (!held && !stopped) {
+          stopped = true;
+          clearInterval(timer);
+          lost();
+        }
+      },
+      // A failed renewal is tried again at the next tick; the lease covers the gap.
+      noop,
+    );
+  }, leaseMs / 2);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+function toJson(result: unknown): string {
+  return JSON.stringify(result) ?? 'null';
+}
+
+function noop(): void {}

@@ -1,0 +1,15 @@
+export {
+  IdempotencyConflictError,
+  IdempotencyInProgressError,
+  IdempotencyLeaseLostError,
+} from './errors.ts';
+export type { IdempotencyPluginOptions } from './http-plugin.ts';
+export { idempotencyPlugin } from './http-plugin.ts';
+export type { IdempotencyClaim, IdempotentOptions, IdempotentWork } from './idempotent.ts';
+export { idempotent } from './idempotent.ts';
+export type { KeyPart } from './key.ts';
+export { idempotencyKey } from './key.ts';
+export { idempotencyMigrations, processedMessageTable } from './migrations.ts';
+export type { PruneOptions } from './prune.ts';
+export { pruneExpired } from './prune.ts';
+export { DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './store.ts';

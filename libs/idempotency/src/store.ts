@@ -1,0 +1,199 @@
+import type { EntityManager } from '@hireflow/db';
+import { IdempotencyConflictError, IdempotencyInProgressError } from './errors.ts';
+
+/**
+ * Keys outlive every redelivery window: SQS keeps a message at most 14 days,
+ * so a key kept 15 days still catches the last possible redelivery.
+ */
+export const DEFAULT_RETENTION_MS = 15 * 24 * 60 * 60 * 1000;
+
+/** Long enough for a typical handler; match it to the consumer's visibility timeout. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+export interface ClaimRequest {
+  key: string;
+  /** Compared with the stored one when both are set; null skips the check. */
+  fingerprint: string | null;
+  leaseMs: number;
+  ttlMs: number;
+}
+
+export type ClaimOutcome = { kind: 'claimed'; token: string } | { kind: 'completed'; result: unknown };
+
+interface StateRow {
+  /** The key's advisory lock was free: no other claim of the key is under way. */
+  locked: boolean;
+  status: 'in_progress' | 'completed' | null;
+  result: unknown;
+  fingerprint: string | null;
+  remaining_ms: number | null;
+  /** The stored row may be taken over: its lease or its retention has run out. */
+  claimable: boolean | null;
+}
+
+// A claim first takes a transaction-scoped advisory lock on the key. Outside
+// a transaction it lasts one statement; in transactional mode it is held until
+// the holder commits, while its claim row is invisible to others, so they
+// hear "in progress" at once instead of queueing on the unique index behind an
+// uncommitted insert. A (64-bit hash) collision only makes a caller retry.
+//
+// The `session` CTE makes the server end a transactional holder that idles
+// longer than its lease (a stalled process), which rolls its claim back; the
+// INSERT reads from it, so it is applied whenever the lock is taken. Outside a
+// transaction it expires with the statement.
+//
+// A new key costs this one statement. All times come from the database clock,
+// statement_timestamp() rather than now(), which a long transaction freezes.
+const INSERT_SQL = `
+WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?, true))
+INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, fingerprint, created_at, expires_at)
+SELECT ?, 'in_progress', nextval('processed_message_fencing_token_seq'),
+       statement_timestamp() + ? * interval '1 millisecond', ?,
+       statement_timestamp(), statement_timestamp() + ? * interval '1 millisecond'
+FROM session
+WHERE pg_try_advisory_xact_lock(hashtextextended(?, 0))
+ON CONFLICT (key) DO NOTHING
+RETURNING fencing_token::text AS token`;
+
+/** What stood in the way of the insert; reads only, so a duplicate writes nothing. */
+const STATE_SQL = `
+SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked, pm.status, pm.result, pm.fingerprint,
+       greatest(0, extract(epoch FROM pm.lease_expires_at - statement_timestamp()) * 1000)::float8 AS remaining_ms,
+       CASE WHEN pm.status = 'completed' THEN pm.expires_at <= statement_timestamp()
+            ELSE pm.lease_expires_at <= statement_timestamp() END AS claimable
+FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?`;
+
+// Taking over a key whose holder's lease ran out (or whose retention passed)
+// gives it a new fencing token, so the old holder's completion cannot match.
+// Never across a fingerprint mismatch: another payload cannot steal a dead claim.
+const TAKE_OVER_SQL = `
+WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?, true))
+UPDATE processed_message SET
+  status = 'in_progress', fencing_token = nextval('processed_message_fencing_token_seq'),
+  lease_expires_at = statement_timestamp() + ? * interval '1 millisecond', fingerprint = ?, result = NULL,
+  created_at = statement_timestamp(), completed_at = NULL,
+  expires_at = statement_timestamp() + ? * interval '1 millisecond'
+FROM session
+WHERE key = ?
+  AND ((status = 'completed' AND expires_at <= statement_timestamp())
+    OR (status = 'in_progress' AND lease_expires_at <= statement_timestamp()
+        AND (fingerprint IS NULL OR ?::text IS NULL OR fingerprint = ?)))
+RETURNING fencing_token::text AS token`;
+
+// A key claimed by someone else an instant ago can be missing from STATE_SQL's
+// snapshot, and a takeover can lose to another one: look again.
+const CLAIM_ATTEMPTS = 5;
+
+/**
+ * Claims `key` for this caller, or reports the stored result of a completed
+ * claim. Throws IdempotencyInProgressError while another holder's lease runs
+ * and IdempotencyConflictError when the stored fingerprint differs.
+ */
+export async function claimKey(em: EntityManager, request: ClaimRequest): Promise<ClaimOutcome> {
+  const { key, fingerprint, leaseMs, ttlMs } = request;
+  const idleTimeout = asSetting(leaseMs);
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    const [inserted] = await em.execute<{ token: string }[]>(INSERT_SQL, [
+      idleTimeout,
+      key,
+      leaseMs,
+      fingerprint,
+      ttlMs,
+      key,
+    ]);
+    if (inserted) return { kind: 'claimed', token: inserted.token };
+    const [row] = await em.execute<StateRow[]>(STATE_SQL, [key, key]);
+    if (!row || row.status === null) {
+      // Absent: committed by another after this snapshot (look again), or
+      // not yet committed by a transactional holder, which has the lock.
+      if (row?.locked) continue;
+      throw new IdempotencyInProgressError(key, leaseMs);
+    }
+    // once its retention has passed, a key is forgotten, payload and all
+    const forgotten = row.status === 'completed' && row.claimable;
+    if (!forgotten && fingerprint !== null && row.fingerprint !== null && row.fingerprint !== fingerprint) {
+      throw new IdempotencyConflictError(key);
+    }
+    if (!row.claimable) {
+      if (row.status === 'completed') return { kind: 'completed', result: row.result };
+      throw new IdempotencyInProgressError(key, row.remaining_ms ?? leaseMs);
+    }
+    if (!row.locked) throw new IdempotencyInProgressError(key, leaseMs);
+    const [taken] = await em.execute<{ token: string }[]>(TAKE_OVER_SQL, [
+      idleTimeout,
+      leaseMs,
+      fingerprint,
+      ttlMs,
+      key,
+      fingerprint,
+      fingerprint,
+    ]);
+    if (taken) return { kind: 'claimed', token: taken.token };
+  }
+  throw new IdempotencyInProgressError(key, leaseMs);
+}
+
+/** Stores the result; false when the token no longer holds the claim (fenced). */
+export async function completeClaim(
+  em: EntityManager,
+  key: string,
+  token: string,
+  resultJson: string,
+  ttlMs: number,
+): Promise<boolean> {
+  return updated(
+    em,
+    `UPDATE processed_message
+     SET status = 'completed', result = ?::jsonb, lease_expires_at = NULL,
+         completed_at = statement_timestamp(), expires_at = statement_timestamp() + ? * interval '1 millisecond'
+     WHERE key = ? AND fencing_token = ? AND status = 'in_progress'`,
+    [resultJson, ttlMs, key, token],
+  );
+}
+
+/** Gives the key up so that the next attempt runs the work; a no-op once fenced. */
+export async function releaseClaim(em: EntityManager, key: string, token: string): Promise<boolean> {
+  return updated(
+    em,
+    `DELETE FROM processed_message WHERE key = ? AND fencing_token = ? AND status = 'in_progress'`,
+    [key, token],
+  );
+}
+
+/**
+ * Makes the lease last at least `leaseMs` from now (never shortens it, so a
+ * heartbeat does not undo a longer extendLease); false when the token no
+ * longer holds the claim.
+ */
+export async function renewLease(
+  em: EntityManager,
+  key: string,
+  token: string,
+  leaseMs: number,
+): Promise<boolean> {
+  return updated(
+    em,
+    `UPDATE processed_message
+     SET lease_expires_at = greatest(lease_expires_at, statement_timestamp() + ? * interval '1 millisecond')
+     WHERE key = ? AND fencing_token = ? AND status = 'in_progress'`,
+    [leaseMs, key, token],
+  );
+}
+
+/**
+ * The lease of a transactional holder: the server ends its session (rolling
+ * the claim back) when it idles longer than `leaseMs` between statements.
+ */
+export async function setTransactionLease(tx: EntityManager, leaseMs: number): Promise<void> {
+  await tx.execute(`SELECT set_config('idle_in_transaction_session_timeout', ?, true)`, [asSetting(leaseMs)]);
+}
+
+/** Milliseconds as a Postgres setting value; 0 would mean "no timeout". */
+function asSetting(ms: number): string {
+  return `${Math.max(1, Math.ceil(ms))}ms`;
+}
+
+async function updated(em: EntityManager, sql: string, params: unknown[]): Promise<boolean> {
+  const result = await em.execute<{ affectedRows: number }>(sql, params, 'run');
+  return result.affectedRows > 0;
+}

@@ -1,0 +1,79 @@
+import { createOrm, defineSqlMigration, type MikroORM, migrate } from '@hireflow/db';
+import { createTestDatabase } from '@hireflow/testing';
+import { IdempotencyInProgressError, idempotencyMigrations } from '../src/index.ts';
+
+export interface TestOrm {
+  orm: MikroORM;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A database of the test file's own with the library's migrations applied,
+ * plus `effect`, a table the tests' work writes to so that a test can count
+ * how many times an effect really happened.
+ */
+export async function openTestOrm(label: string, poolMax = 10): Promise<TestOrm> {
+  const db = await createTestDatabase(label);
+  const migrations = [
+    ...idempotencyMigrations,
+    defineSqlMigration('9000-test-effect', ['CREATE TABLE effect (id text PRIMARY KEY, key text NOT NULL)']),
+  ];
+  const orm = await createOrm({ url: db.url, entities: [], migrations, poolMax });
+  await migrate(orm);
+  return {
+    orm,
+    url: db.url,
+    close: async () => {
+      await orm.close();
+      await db.drop();
+    },
+  };
+}
+
+export interface StoredRow {
+  key: string;
+  status: 'in_progress' | 'completed';
+  fencing_token: string;
+  result: unknown;
+  fingerprint: string | null;
+}
+
+export async function storedRow(orm: MikroORM, key: string): Promise<StoredRow | undefined> {
+  const [row] = await orm.em
+    .fork()
+    .execute<StoredRow[]>(
+      'SELECT key, status, fencing_token::text, result, fingerprint FROM processed_message WHERE key = ?',
+      [key],
+    );
+  return row;
+}
+
+export async function effectsOf(orm: MikroORM, key: string): Promise<string[]> {
+  const rows = await orm.em
+    .fork()
+    .execute<{ id: string }[]>('SELECT id FROM effect WHERE key = ? ORDER BY id', [key]);
+  return rows.map((row) => row.id);
+}
+
+/** A promise and its resolver, for work that must wait until the test lets it go on. */
+export function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** The call's result, or false while another holder has the key: a condition for waitFor. */
+export function unlessInProgress<T>(call: Promise<T>): Promise<T | false> {
+  return call.catch((error: unknown) => {
+    if (error instanceof IdempotencyInProgressError) return false;
+    throw error;
+  });
+}
+
+/** As if the holder had stalled past its lease: the next caller may take the key over. */
+export async function expireLease(orm: MikroORM, key: string): Promise<void> {
+  await orm.em.fork().execute('UPDATE processed_message SET lease_expires_at = now() WHERE key = ?', [key]);
+}
