@@ -1,0 +1,251 @@
+// Outbox → relay → SNS → SQS → handler, next to the emulator's own SQS
+// send → receive → delete throughput, interleaved in one run. The ratio is
+// the figure: absolute numbers on this machine drift 2x within an hour.
+import { randomUUID } from 'node:crypto';
+import {
+  createSnsClient,
+  createSqsClient,
+  provisionTopology,
+  startEmulator,
+  type Topology,
+} from '@hireflow/infra';
+import pg from 'pg';
+import { createEvent } from '../libs/contracts/src/index.ts';
+import { createOrm, type EntityManager, ensureDatabase, migrate } from '../libs/db/src/index.ts';
+import { sqsBaseline } from '../libs/messaging/bench/sqs-baseline.ts';
+import {
+  enqueueEvent,
+  OutboxMessage,
+  OutboxRelay,
+  outboxMigrations,
+  SnsPublisher,
+  SqsConsumer,
+} from '../libs/messaging/src/index.ts';
+import { type BenchReport, percentile, round } from './report.ts';
+
+const REGION = 'eu-west-1';
+const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
+const ROUNDS = 3;
+const THROUGHPUT_EVENTS = 2000;
+const PRODUCERS = 10;
+const LATENCY_RATE_PER_S = 200;
+const LATENCY_EVENTS = 1000;
+
+const topology: Topology = {
+  topics: { 'jobs-events': { producer: 'jobs' } },
+  queues: {
+    inbox: {
+      consumer: 'matching',
+      subscriptions: [{ topic: 'jobs-events', types: ['job.closed.v1'] }],
+      visibilityTimeoutSeconds: 30,
+      maxReceiveCount: 5,
+    },
+  },
+  messageRetentionSeconds: 3600,
+  receiveWaitTimeSeconds: 1,
+};
+
+function closedEvent() {
+  const jobId = randomUUID();
+  return createEvent(
+    'job.closed.v1',
+    { jobId, tenantId: randomUUID(), closedAt: new Date().toISOString() },
+    { source: 'hireflow/jobs', subject: jobId },
+  );
+}
+
+interface Pipeline {
+  committed(eventId: string): void;
+  /** Resolves with the latencies once `count` events of this phase reached their handler. */
+  expect(count: number): Promise<number[]>;
+}
+
+/**
+ * Commit → handler-start latency. Whichever side is seen second computes it:
+ * the relay can wake (NOTIFY) and the handler start before the committing
+ * code has resumed after COMMIT, so the handler may be seen first.
+ */
+function pipelineProbe(): { probe: Pipeline; onHandler: (eventId: string) => void } {
+  const committedAt = new Map<string, number>();
+  const handledAt = new Map<string, number>();
+  let latencies: number[] = [];
+  let waiting: { count: number; resolve: (l: number[]) => void } | undefined;
+  const record = (latency: number) => {
+    latencies.push(Math.max(0, latency));
+    if (waiting && latencies.length >= waiting.count) {
+      waiting.resolve(latencies);
+      waiting = undefined;
+    }
+  };
+  return {
+    probe: {
+      committed(eventId) {
+        const now = performance.now();
+        const handled = handledAt.get(eventId);
+        if (handled === undefined) committedAt.set(eventId, now);
+        else {
+          handledAt.delete(eventId);
+          record(handled - now);
+        }
+      },
+      expect(count) {
+        latencies = [];
+        return new Promise((resolve) => {
+          waiting = { count, resolve };
+        });
+      },
+    },
+    onHandler(eventId) {
+      const now = performance.now();
+      const at = committedAt.get(eventId);
+      if (at === undefined) handledAt.set(eventId, now);
+      else {
+        committedAt.delete(eventId);
+        record(now - at);
+      }
+    },
+  };
+}
+
+async function commitOne(em: EntityManager, probe: Pipeline): Promise<void> {
+  const event = closedEvent();
+  await em.fork().transactional(async (tx) => {
+    enqueueEvent(tx, event);
+  });
+  probe.committed(event.id);
+}
+
+/** `count` events, each in its own transaction, by 10 concurrent producers; returns commits/s. */
+async function produce(em: EntityManager, probe: Pipeline, count: number): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: PRODUCERS }, async () => {
+      while (next < count) {
+        next += 1;
+        await commitOne(em, probe);
+      }
+    }),
+  );
+  return count / ((performance.now() - started) / 1000);
+}
+
+/** At a steady rate well below saturation: commit → handler start latency. */
+async function pipelineLatency(em: EntityManager, probe: Pipeline): Promise<number[]> {
+  const done = probe.expect(LATENCY_EVENTS);
+  const interval = 1000 / LATENCY_RATE_PER_S;
+  const started = performance.now();
+  const commits: Promise<void>[] = [];
+  for (let i = 0; i < LATENCY_EVENTS; i++) {
+    const due = started + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    commits.push(commitOne(em, probe));
+  }
+  await Promise.all(commits);
+  return done;
+}
+
+export default async function bench(): Promise<BenchReport> {
+  const emulator = await startEmulator({ region: REGION });
+  const settings = { region: REGION, endpoint: emulator.endpoint, dummyCredentials: true };
+  const sns = createSnsClient(settings);
+  const sqs = createSqsClient(settings);
+  const dbName = `hfbench_messaging_${randomUUID().slice(0, 8)}`;
+  const url = `${SERVER}/${dbName}`;
+  await ensureDatabase(url);
+  const orm = await createOrm({ url, entities: [OutboxMessage], migrations: outboxMigrations });
+  try {
+    await migrate(orm);
+    const topo = await provisionTopology(topology, { sns, sqs, prefix: 'bench-' });
+    const baselineQueue = await provisionTopology(topology, { sns, sqs, prefix: 'bench-baseline-' });
+    const { probe, onHandler } = pipelineProbe();
+    const newRelay = () =>
+      new OutboxRelay({
+        orm,
+        publisher: new SnsPublisher(sns),
+        topicArns: { 'jobs-events': topo.topics['jobs-events']!.arn },
+      });
+    const consumer = new SqsConsumer({
+      sqs,
+      queue: topo.queues.inbox!,
+      waitTimeSeconds: 1,
+      handlers: { 'job.closed.v1': (event) => onHandler(event.id) },
+    });
+    await consumer.start();
+    const em = orm.em as EntityManager;
+
+    const baseline: number[] = [];
+    const commitOnly: number[] = [];
+    const drain: number[] = [];
+    const endToEnd: number[] = [];
+    const latencies: number[] = [];
+    let relay: OutboxRelay | undefined;
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        baseline.push(
+          await sqsBaseline(sqs, baselineQueue.queues.inbox!.url, { messages: 4000, workers: 4 }),
+        );
+        // Relay stopped: what committing costs alone, and it leaves a backlog…
+        commitOnly.push(await produce(em, probe, THROUGHPUT_EVENTS));
+        // …that a fresh relay drains through SNS and SQS to the handler.
+        const drained = probe.expect(THROUGHPUT_EVENTS);
+        const drainStart = performance.now();
+        relay = newRelay();
+        await relay.start();
+        await drained;
+        drain.push(THROUGHPUT_EVENTS / ((performance.now() - drainStart) / 1000));
+        // Relay running: producers and pipeline together, first commit → last handler start.
+        const handled = probe.expect(THROUGHPUT_EVENTS);
+        const e2eStart = performance.now();
+        await produce(em, probe, THROUGHPUT_EVENTS);
+        await handled;
+        endToEnd.push(THROUGHPUT_EVENTS / ((performance.now() - e2eStart) / 1000));
+        latencies.push(...(await pipelineLatency(em, probe)));
+        await relay.close();
+        relay = undefined;
+      }
+    } finally {
+      await Promise.all([relay?.close(), consumer.close()]);
+    }
+    const best = (xs: number[]) => Math.max(...xs);
+    const row = (variant: string, perRound: number[], unit = 'events/s') => ({
+      variant,
+      best: `${round(best(perRound), 0)} ${unit}`,
+      'per round': perRound.map((x) => round(x, 0)).join(' / '),
+      'p50 ms': '',
+      'p99 ms': '',
+    });
+    const rows = [
+      row('baseline: fauxqs SQS SendBatch(10) → Receive(10) → DeleteBatch, 4 workers', baseline, 'msg/s'),
+      row(`outbox commits alone (${PRODUCERS} producers, 1 event per MikroORM tx)`, commitOnly, 'tx/s'),
+      row('drain: committed backlog → relay → SNS → SQS → handler', drain),
+      row('end to end: producers committing while relay and consumer run', endToEnd),
+      {
+        variant: `latency at ${LATENCY_RATE_PER_S} events/s: commit → handler start`,
+        best: '',
+        'per round': '',
+        'p50 ms': round(percentile(latencies, 50)),
+        'p99 ms': round(percentile(latencies, 99)),
+      },
+    ];
+    return {
+      description:
+        'Events/s and commit → handler-start latency of the outbox pipeline, beside the emulator’s own SQS throughput, interleaved rounds in one run.',
+      rows,
+      ratios: {
+        'drain ÷ SQS baseline': best(drain) / best(baseline),
+        'end to end ÷ SQS baseline': best(endToEnd) / best(baseline),
+      },
+    };
+  } finally {
+    await orm.close();
+    sns.destroy();
+    sqs.destroy();
+    await emulator.stop();
+    const admin = new pg.Client({ connectionString: `${SERVER}/postgres` });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await admin.end();
+  }
+}

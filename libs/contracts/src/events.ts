@@ -1,0 +1,140 @@
+// The v1 event catalog (DESIGN.md, "Events"): one zod schema per event type's
+// `data`, the topic it travels on and the service that produces it. Producers
+// and consumers validate against these; the AsyncAPI document is generated
+// from them.
+import { z } from 'zod';
+
+const id = z.uuid();
+const isoTime = z.iso.datetime({ offset: true });
+const shortText = (max: number) => z.string().trim().min(1).max(max);
+const skills = z.array(shortText(64)).max(50);
+const email = z.email().max(254);
+
+export const jobPostedData = z.object({
+  jobId: id,
+  tenantId: id,
+  title: shortText(200),
+  description: z.string().max(20_000),
+  skills,
+  location: z.string().max(200),
+  remote: z.boolean(),
+  contactEmail: email,
+  postedAt: isoTime,
+});
+
+export const jobClosedData = z.object({ jobId: id, tenantId: id, closedAt: isoTime });
+
+export const candidateRegisteredData = z.object({
+  candidateId: id,
+  tenantId: id,
+  name: shortText(200),
+  email,
+  headline: z.string().max(300),
+  skills,
+  location: z.string().max(200),
+});
+
+export const matchFoundData = z.object({
+  matchId: id,
+  jobId: id,
+  candidateId: id,
+  tenantId: id,
+  /** Similarity in [0, 1]. */
+  score: z.number().min(0).max(1),
+});
+
+export const jobMatchedData = z.object({
+  jobId: id,
+  tenantId: id,
+  matchCount: z.number().int().min(0),
+  computedAt: isoTime,
+});
+
+export const mediaVariant = z.object({
+  name: shortText(64),
+  width: z.number().int().positive().max(20_000),
+  height: z.number().int().positive().max(20_000),
+  contentType: z
+    .string()
+    .regex(/^image\/[a-z0-9.+-]+$/)
+    .max(100),
+  url: z.url().max(2048),
+});
+
+export const mediaProcessedData = z.object({
+  uploadId: id,
+  tenantId: id,
+  /** What the image belongs to: a tenant's logo, a job posting, a candidate. */
+  ownerType: z.enum(['tenant', 'job', 'candidate']),
+  ownerId: id,
+  variants: z.array(mediaVariant).min(1).max(20),
+});
+
+export const mediaFailedData = z.object({ uploadId: id, tenantId: id, reason: shortText(1000) });
+
+export const apikeyIssuedData = z.object({
+  keyId: id,
+  tenantId: id,
+  /** A one-way hash of the key (e.g. hex SHA-256): never the key itself. */
+  keyHash: z.string().min(32).max(256),
+  issuedAt: isoTime,
+});
+
+export const apikeyRevokedData = z.object({ keyId: id, tenantId: id, revokedAt: isoTime });
+
+interface CatalogEntry<S extends z.ZodType> {
+  data: S;
+  /** The topic the event is published on (one topic per producer). */
+  topic: string;
+  producer: string;
+  description: string;
+}
+
+const entry = <S extends z.ZodType>(
+  data: S,
+  topic: string,
+  producer: string,
+  description: string,
+): CatalogEntry<S> => ({ data, topic, producer, description });
+
+export const eventCatalog = {
+  'job.posted.v1': entry(jobPostedData, 'jobs-events', 'jobs', 'A recruiter published a job posting.'),
+  'job.closed.v1': entry(jobClosedData, 'jobs-events', 'jobs', 'A job posting was closed.'),
+  'candidate.registered.v1': entry(
+    candidateRegisteredData,
+    'jobs-events',
+    'jobs',
+    'A candidate registered with a profile.',
+  ),
+  'apikey.issued.v1': entry(apikeyIssuedData, 'jobs-events', 'jobs', 'An API key was issued to a tenant.'),
+  'apikey.revoked.v1': entry(apikeyRevokedData, 'jobs-events', 'jobs', 'An API key was revoked.'),
+  'match.found.v1': entry(matchFoundData, 'matching-events', 'matching', 'A candidate matches a posting.'),
+  'job.matched.v1': entry(
+    jobMatchedData,
+    'matching-events',
+    'matching',
+    "A posting's matches were (re)computed.",
+  ),
+  'media.processed.v1': entry(
+    mediaProcessedData,
+    'media-events',
+    'media',
+    'An upload was resized into its variants.',
+  ),
+  'media.failed.v1': entry(mediaFailedData, 'media-events', 'media', 'An upload could not be processed.'),
+} as const;
+
+export type EventCatalog = typeof eventCatalog;
+export type EventType = keyof EventCatalog;
+export type EventData<T extends EventType> = z.infer<EventCatalog[T]['data']>;
+
+export const eventTypes = Object.keys(eventCatalog) as EventType[];
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && Object.hasOwn(eventCatalog, value);
+}
+
+/** The topic an event type is published on. */
+export function topicOf(type: EventType): string {
+  return eventCatalog[type].topic;
+}

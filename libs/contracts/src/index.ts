@@ -1,0 +1,20 @@
+export { buildAsyncApi, messageAttributesSchema, renderAsyncApi } from './asyncapi.ts';
+export type { AnyEvent, CloudEvent, CreateEventOptions, EventIssue, EventSource } from './envelope.ts';
+export { createEvent, envelopeSchema, InvalidEventError, parseEvent } from './envelope.ts';
+export type { EventCatalog, EventData, EventType } from './events.ts';
+export {
+  apikeyIssuedData,
+  apikeyRevokedData,
+  candidateRegisteredData,
+  eventCatalog,
+  eventTypes,
+  isEventType,
+  jobClosedData,
+  jobMatchedData,
+  jobPostedData,
+  matchFoundData,
+  mediaFailedData,
+  mediaProcessedData,
+  mediaVariant,
+  topicOf,
+} from './events.ts';

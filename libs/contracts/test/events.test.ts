@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createEvent, type EventData, eventTypes, InvalidEventError, parseEvent } from '../src/index.ts';
+
+const jobPosted = (): EventData<'job.posted.v1'> => ({
+  jobId: randomUUID(),
+  tenantId: randomUUID(),
+  title: 'Staff engineer',
+  description: 'Build the thing.',
+  skills: ['typescript', 'postgres'],
+  location: 'Berlin',
+  remote: true,
+  contactEmail: 'hiring@example.com',
+  postedAt: '2026-11-29T10:00:00Z',
+});
+
+function issuesOf(fn: () => unknown): InvalidEventError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof InvalidEventError) return error;
+    throw error;
+  }
+  throw new Error('expected InvalidEventError');
+}
+
+describe('event catalog', () => {
+  it('lists the nine v1 event types of DESIGN.md', () => {
+    expect([...eventTypes].sort()).toEqual(
+      [
+        'apikey.issued.v1',
+        'apikey.revoked.v1',
+        'candidate.registered.v1',
+        'job.closed.v1',
+        'job.matched.v1',
+        'job.posted.v1',
+        'match.found.v1',
+        'media.failed.v1',
+        'media.processed.v1',
+      ].sort(),
+    );
+  });
+
+  it('creates a CloudEvents 1.0 envelope that parses back to the same event', () => {
+    const data = jobPosted();
+    const event = createEvent('job.posted.v1', data, { source: 'hireflow/jobs', subject: data.jobId });
+    expect(event).toMatchObject({
+      specversion: '1.0',
+      source: 'hireflow/jobs',
+      type: 'job.posted.v1',
+      subject: data.jobId,
+      datacontenttype: 'application/json',
+      data,
+    });
+    expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Number.isNaN(Date.parse(event.time))).toBe(false);
+
+    const parsed = parseEvent(JSON.stringify(event));
+    expect(parsed).toEqual(event);
+    if (parsed.type === 'job.posted.v1') expect(parsed.data.skills).toEqual(data.skills);
+  });
+
+  it('rejects invalid data when producing, listing every issue', () => {
+    const error = issuesOf(() =>
+      createEvent(
+        'job.posted.v1',
+        { ...jobPosted(), contactEmail: 'nope', jobId: 'x' },
+        { source: 'hireflow/jobs' },
+      ),
+    );
+    expect(error.code).toBe('INVALID_EVENT');
+    expect(error.type).toBe('job.posted.v1');
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['data.contactEmail', 'data.jobId']);
+  });
+
+  it('rejects an unknown type, a missing type, a non-object and non-JSON', () => {
+    const base = createEvent(
+      'job.closed.v1',
+      { jobId: randomUUID(), tenantId: randomUUID(), closedAt: '2026-11-29T10:00:00.000Z' },
+      { source: 'hireflow/jobs' },
+    );
+    const unknown = issuesOf(() => parseEvent({ ...base, type: 'job.deleted.v1' }));
+    expect(unknown.issues).toEqual([{ path: 'type', message: 'unknown event type "job.deleted.v1"' }]);
+    expect(unknown.type).toBe('job.deleted.v1');
+    expect(issuesOf(() => parseEvent({ ...base, type: undefined })).issues[0]!.message).toBe('missing type');
+    expect(issuesOf(() => parseEvent([])).issues[0]!.message).toBe('expected a JSON object');
+    expect(issuesOf(() => parseEvent('{oops')).issues[0]!.message).toMatch(/^not JSON/);
+  });
+
+  it('rejects envelope violations: spec version, source, time, extra length', () => {
+    const event = createEvent(
+      'media.failed.v1',
+      { uploadId: randomUUID(), tenantId: randomUUID(), reason: 'corrupt' },
+      { source: 'hireflow/media' },
+    );
+    const error = issuesOf(() =>
+      parseEvent({
+        ...event,
+        specversion: '0.3',
+        source: 'media',
+        time: 'yesterday',
+        data: { ...event.data, reason: 'x'.repeat(1001) },
+      }),
+    );
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['data.reason', 'source', 'specversion', 'time']);
+  });
+});

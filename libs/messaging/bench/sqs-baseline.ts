@@ -1,0 +1,57 @@
+// The bench's baseline lives beside the library so it resolves the SQS client
+// the library depends on (bench/ declares no AWS SDK of its own).
+import { randomUUID } from 'node:crypto';
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+
+/** One ReceiveMessage(10) and a DeleteMessageBatch of what came; returns how many. */
+async function receiveAndDelete(sqs: SQSClient, queueUrl: string, waitSeconds: number): Promise<number> {
+  const received = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: waitSeconds }),
+  );
+  const messages = received.Messages ?? [];
+  if (messages.length === 0) return 0;
+  await sqs.send(
+    new DeleteMessageBatchCommand({
+      QueueUrl: queueUrl,
+      Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+    }),
+  );
+  return messages.length;
+}
+
+/** Baseline: SendMessageBatch(10) → ReceiveMessage(10) → DeleteMessageBatch by N workers, no library code. */
+export async function sqsBaseline(
+  sqs: SQSClient,
+  queueUrl: string,
+  options: { messages: number; workers: number },
+): Promise<number> {
+  const body = JSON.stringify({ specversion: '1.0', id: randomUUID(), type: 'job.closed.v1', data: {} });
+  const started = performance.now();
+  let sent = 0;
+  let deleted = 0;
+  const worker = async () => {
+    while (sent < options.messages) {
+      sent += 10;
+      // Fresh entries per call: the SDK's middleware works on the input objects.
+      const entries = Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: body }));
+      await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      // Short poll: another worker may have taken this batch, and a long poll
+      // with every worker waiting would measure the wait, not the emulator.
+      const count = await receiveAndDelete(sqs, queueUrl, 0);
+      deleted += count;
+    }
+  };
+  await Promise.all(Array.from({ length: options.workers }, worker));
+  // Drain what the last receives left behind.
+  while (deleted < sent) {
+    const count = await receiveAndDelete(sqs, queueUrl, 1);
+    if (count === 0) break;
+    deleted += count;
+  }
+  return deleted / ((performance.now() - started) / 1000);
+}

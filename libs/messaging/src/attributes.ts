@@ -1,0 +1,34 @@
+// Message attributes of our own (DESIGN.md: at most 7, since SQS keeps 10
+// and the trace context takes 3): names in one place.
+import type { TraceCarrier } from './trace.ts';
+import { TRACE_FIELDS } from './trace.ts';
+
+export const ATTR_TYPE = 'type';
+export const ATTR_DEFERRED_COUNT = 'deferred-count';
+export const ATTR_FIRST_SEEN = 'first-seen-at';
+export const ATTR_DEAD_LETTER_REASON = 'dead-letter-reason';
+export const MAX_OWN_ATTRIBUTES = 7;
+
+export interface StringAttribute {
+  DataType: 'String' | 'Number';
+  StringValue: string;
+}
+
+/** `type` plus the trace context, as SNS/SQS string attributes (empty values are not allowed there). */
+export function eventAttributes(type: string, trace: TraceCarrier): Record<string, StringAttribute> {
+  const attributes: Record<string, StringAttribute> = {
+    [ATTR_TYPE]: { DataType: 'String', StringValue: type },
+  };
+  for (const field of TRACE_FIELDS) {
+    const value = trace[field];
+    if (value) attributes[field] = { DataType: 'String', StringValue: value };
+  }
+  return attributes;
+}
+
+export function assertAttributeBudget(attributes: Record<string, unknown>): void {
+  const own = Object.keys(attributes).filter((k) => !(TRACE_FIELDS as readonly string[]).includes(k)).length;
+  if (own > MAX_OWN_ATTRIBUTES) {
+    throw new Error(`${own} message attributes of our own; at most ${MAX_OWN_ATTRIBUTES} (SQS keeps 10)`);
+  }
+}

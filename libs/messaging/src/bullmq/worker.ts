@@ -1,0 +1,87 @@
+import { type Job, type Processor, Worker } from 'bullmq';
+import { type BackoffOptions, fullJitter, type RandomSource } from '../backoff.ts';
+import { type Logger, resolveLogger } from '../logger.ts';
+import { openConnection, type RedisConnection } from './connection.ts';
+import { DEFAULT_JOB_BACKOFF, telemetry } from './defaults.ts';
+
+export const DEFAULT_WORKER_CONCURRENCY = 10;
+export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
+
+export interface JobWorkerOptions<Data, Result> {
+  name: string;
+  connection: RedisConnection;
+  prefix?: string;
+  processor: Processor<Data, Result>;
+  concurrency?: number;
+  /** Cap of the full-jitter backoff in ms (the base is each job's `backoff.delay`). */
+  backoff?: BackoffOptions;
+  random?: RandomSource;
+  /** How long `close()` waits for running jobs before it forces the worker closed. */
+  closeTimeoutMs?: number;
+  tracerName?: string;
+  logger?: Logger;
+}
+
+export interface JobWorker<Data, Result> {
+  readonly worker: Worker<Data, Result>;
+  /** Waits up to `closeTimeoutMs` for running jobs, then forces; returns whether it had to force. */
+  close(): Promise<{ forced: boolean }>;
+}
+
+/**
+ * A BullMQ worker with the project's defaults: the full-jitter backoff
+ * strategy registered, tracing, and a close that cannot hang on a stuck job.
+ * Throw `PermanentError` (or BullMQ's `UnrecoverableError`) to skip retries.
+ */
+export function createJobWorker<Data, Result = unknown>(
+  options: JobWorkerOptions<Data, Result>,
+): JobWorker<Data, Result> {
+  const connection = openConnection(options.connection, true);
+  const log = resolveLogger(options.logger, 'job-worker').child({ queue: options.name });
+  const cap = options.backoff?.cap ?? DEFAULT_JOB_BACKOFF.cap;
+  const worker = new Worker<Data, Result>(options.name, options.processor, {
+    connection: connection.redis,
+    prefix: options.prefix,
+    concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+    telemetry: telemetry(options.tracerName),
+    settings: {
+      // Called for every non-builtin backoff type; attemptsMade is 1 after the first failure.
+      backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { opts: Job['opts'] }) => {
+        const backoff = job?.opts.backoff;
+        const base =
+          typeof backoff === 'object'
+            ? (backoff.delay ?? DEFAULT_JOB_BACKOFF.base)
+            : (backoff ?? DEFAULT_JOB_BACKOFF.base);
+        return fullJitter(attemptsMade - 1, { base, cap }, options.random);
+      },
+    },
+  });
+  worker.on('failed', (job, error) => {
+    const attempts = job?.opts.attempts ?? 1;
+    const final = !job || job.attemptsMade >= attempts || error.name === 'UnrecoverableError';
+    if (final) log.error({ err: error, jobId: job?.id }, 'job failed for good: kept as a dead letter');
+  });
+  worker.on('error', (error) => log.error({ err: error }, 'worker error'));
+  return {
+    worker,
+    async close() {
+      const timeoutMs = options.closeTimeoutMs ?? DEFAULT_WORKER_CLOSE_TIMEOUT_MS;
+      // `close()` then `close(true)` would not work: a second close returns the
+      // first one's promise, which waits for the stuck job. Pausing waits for
+      // running jobs the same way but can be abandoned.
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        worker.pause().then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!drained)
+        log.warn({ timeoutMs }, 'jobs still running at close: forcing; they will be retried as stalled');
+      await worker.close(!drained);
+      await connection.release();
+      return { forced: !drained };
+    },
+  };
+}

@@ -1,0 +1,62 @@
+export type { BackoffOptions, RandomSource } from './backoff.ts';
+export { backoffBound, fullJitter } from './backoff.ts';
+export type { RedisConnection } from './bullmq/connection.ts';
+export {
+  DEFAULT_JOB_ATTEMPTS,
+  DEFAULT_JOB_BACKOFF,
+  DEFAULT_REMOVE_ON_COMPLETE,
+  DEFAULT_REMOVE_ON_FAIL,
+  FULL_JITTER,
+} from './bullmq/defaults.ts';
+export { jobIdFor } from './bullmq/job-id.ts';
+export type { DeadLetter, JobQueue, JobQueueOptions } from './bullmq/queue.ts';
+export { createJobQueue } from './bullmq/queue.ts';
+export type { JobWorker, JobWorkerOptions } from './bullmq/worker.ts';
+export {
+  createJobWorker,
+  DEFAULT_WORKER_CLOSE_TIMEOUT_MS,
+  DEFAULT_WORKER_CONCURRENCY,
+} from './bullmq/worker.ts';
+export {
+  DeferError,
+  isPermanent,
+  MessagingError,
+  PermanentError,
+  RetryLaterError,
+  retryAfterMs,
+} from './errors.ts';
+export { enqueueEvent } from './outbox/enqueue.ts';
+export type { OutboxMessageEntity } from './outbox/entity.ts';
+export { OutboxMessage } from './outbox/entity.ts';
+export { OUTBOX_CHANNEL, outboxMigrations } from './outbox/migrations.ts';
+export { DEFAULT_OUTBOX_RETENTION_MS, pruneOutbox } from './outbox/prune.ts';
+export type { OutboxRelayOptions, RelayOutcome } from './outbox/relay.ts';
+export {
+  DEFAULT_PRUNE_INTERVAL_MS,
+  DEFAULT_RELAY_BATCH_SIZE,
+  DEFAULT_RELAY_POLL_INTERVAL_MS,
+  OutboxRelay,
+} from './outbox/relay.ts';
+export type { OutgoingEvent, PublishFailure, PublishResult } from './sns/publisher.ts';
+export { SNS_MAX_BATCH, SnsPublisher } from './sns/publisher.ts';
+export { SqsConsumer } from './sqs/consumer.ts';
+export { deadLetter } from './sqs/dead-letter.ts';
+export type { DeferOptions } from './sqs/defer.ts';
+export { DEFAULT_MAX_DEFER_MS, deferMessage } from './sqs/defer.ts';
+export type {
+  EventHandler,
+  EventHandlers,
+  MessageContext,
+  MessageObserver,
+  MessageOutcome,
+  MessageRecord,
+  SqsConsumerOptions,
+} from './sqs/types.ts';
+export {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_SQS_BACKOFF,
+  DEFAULT_WAIT_TIME_SECONDS,
+} from './sqs/types.ts';
+export type { VisibilityResize, VisibilityResizeOptions } from './sqs/visibility.ts';
+export type { TraceCarrier } from './trace.ts';
+export { extractTrace, injectTrace } from './trace.ts';

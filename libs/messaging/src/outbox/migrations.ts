@@ -1,0 +1,34 @@
+import { defineSqlMigration } from '@hireflow/db';
+
+/** Channel the relay LISTENs on; a statement trigger NOTIFYs it when rows commit. */
+export const OUTBOX_CHANNEL = 'outbox_inserted';
+
+export const outboxMigrations = [
+  defineSqlMigration('0001-outbox-create', [
+    `CREATE TABLE outbox (
+      id bigserial PRIMARY KEY,
+      event_id uuid NOT NULL UNIQUE,
+      topic text NOT NULL,
+      type text NOT NULL,
+      payload jsonb NOT NULL,
+      traceparent text,
+      tracestate text,
+      baggage text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      sent_at timestamptz,
+      attempts integer NOT NULL DEFAULT 0,
+      last_error text
+    )`,
+    // The relay scans only what is pending; pruning scans only what was sent.
+    'CREATE INDEX outbox_pending_idx ON outbox (id) WHERE sent_at IS NULL',
+    'CREATE INDEX outbox_sent_at_idx ON outbox (sent_at) WHERE sent_at IS NOT NULL',
+    // NOTIFY is delivered at commit (never on rollback), and Postgres folds
+    // identical notifications of one transaction into one.
+    `CREATE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('${OUTBOX_CHANNEL}', '');
+      RETURN NULL;
+    END $$`,
+    'CREATE TRIGGER outbox_notify AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify()',
+  ]),
+];

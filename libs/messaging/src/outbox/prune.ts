@@ -1,0 +1,29 @@
+import type { EntityManager } from '@hireflow/db';
+
+/** Sent rows are kept a week (to look into what was published), then pruned. */
+export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes rows sent more than `olderThanMs` ago, in slices of `limit` so no
+ * single statement holds many locks. Pending rows are never touched.
+ * Returns how many rows were deleted.
+ */
+export async function pruneOutbox(
+  em: EntityManager,
+  options: { olderThanMs?: number; limit?: number } = {},
+): Promise<number> {
+  const olderThanMs = options.olderThanMs ?? DEFAULT_OUTBOX_RETENTION_MS;
+  const limit = options.limit ?? 5000;
+  let total = 0;
+  while (true) {
+    const deleted: unknown[] = await em.execute(
+      `DELETE FROM outbox WHERE id IN (
+         SELECT id FROM outbox WHERE sent_at IS NOT NULL AND sent_at < now() - (? * interval '1 millisecond')
+         ORDER BY id LIMIT ?)
+       RETURNING id`,
+      [olderThanMs, limit],
+    );
+    total += deleted.length;
+    if (deleted.length < limit) return total;
+  }
+}

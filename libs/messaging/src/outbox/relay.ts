@@ -1,0 +1,218 @@
+import type { AnyEvent } from '@hireflow/contracts';
+import type { EntityManager, MikroORM } from '@hireflow/db';
+import pg from 'pg';
+import { type Logger, resolveLogger } from '../logger.ts';
+import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/publisher.ts';
+import { Wakeup } from '../wake.ts';
+import { OUTBOX_CHANNEL } from './migrations.ts';
+import { DEFAULT_OUTBOX_RETENTION_MS, pruneOutbox } from './prune.ts';
+
+export const DEFAULT_RELAY_BATCH_SIZE = 100;
+export const DEFAULT_RELAY_POLL_INTERVAL_MS = 1000;
+export const DEFAULT_RELAY_CONCURRENCY = 2;
+export const DEFAULT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface OutboxRelayOptions {
+  orm: MikroORM;
+  publisher: SnsPublisher;
+  /** Logical topic (as on the row, e.g. `jobs-events`) → topic ARN. */
+  topicArns: Record<string, string>;
+  /** Rows claimed per transaction; published in PublishBatch calls of up to 10. */
+  batchSize?: number;
+  /**
+   * Claim loops per relay (default 2): while one batch is being published and
+   * marked, the next is claimed. SKIP LOCKED keeps their rows disjoint.
+   */
+  concurrency?: number;
+  /** Fallback poll when no NOTIFY arrives (missed while reconnecting, or LISTEN off). */
+  pollIntervalMs?: number;
+  /** LISTEN for commits on a dedicated connection (default true). */
+  listen?: boolean;
+  /** How often the relay prunes sent rows, and how long it keeps them. 0 disables pruning. */
+  pruneIntervalMs?: number;
+  retentionMs?: number;
+  logger?: Logger;
+}
+
+export interface RelayOutcome {
+  claimed: number;
+  published: number;
+  failed: number;
+}
+
+interface PendingRow {
+  id: string;
+  topic: string;
+  payload: AnyEvent | string;
+  traceparent: string | null;
+  tracestate: string | null;
+  baggage: string | null;
+}
+
+/**
+ * Publishes committed outbox rows to SNS and marks them sent (runs in the
+ * worker role). Rows are claimed with `FOR UPDATE SKIP LOCKED` in a
+ * transaction that stays open until they are marked, so several relays share
+ * the table and never publish a row concurrently. A crash after publishing and
+ * before the commit publishes those rows again: consumers are idempotent.
+ */
+export class OutboxRelay {
+  readonly #options: Required<Omit<OutboxRelayOptions, 'logger'>>;
+  readonly #log: Logger;
+  readonly #wake = new Wakeup();
+  #listener: pg.Client | undefined;
+  #loop: Promise<void> | undefined;
+  #closing = false;
+  #lastPrune = Date.now();
+
+  constructor(options: OutboxRelayOptions) {
+    this.#options = {
+      batchSize: DEFAULT_RELAY_BATCH_SIZE,
+      concurrency: DEFAULT_RELAY_CONCURRENCY,
+      pollIntervalMs: DEFAULT_RELAY_POLL_INTERVAL_MS,
+      listen: true,
+      pruneIntervalMs: DEFAULT_PRUNE_INTERVAL_MS,
+      retentionMs: DEFAULT_OUTBOX_RETENTION_MS,
+      ...options,
+    };
+    this.#log = resolveLogger(options.logger, 'outbox-relay');
+  }
+
+  async start(): Promise<void> {
+    if (this.#loop) return;
+    this.#closing = false;
+    if (this.#options.listen) await this.#listen();
+    this.#loop = Promise.all(Array.from({ length: this.#options.concurrency }, () => this.#run())).then(
+      () => undefined,
+    );
+  }
+
+  /** Stops after the batch in progress is published and marked. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#wake.signal();
+    await this.#loop;
+    this.#loop = undefined;
+    const listener = this.#listener;
+    this.#listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Claims, publishes and marks one batch; exposed for tests and one-shot runs. */
+  async relayOnce(): Promise<RelayOutcome> {
+    const em = this.#options.orm.em.fork() as EntityManager;
+    return em.transactional(async (tx) => {
+      const rows: PendingRow[] = await tx.execute(
+        `SELECT id, topic, payload, traceparent, tracestate, baggage FROM outbox
+         WHERE sent_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+        [this.#options.batchSize],
+      );
+      if (rows.length === 0) return { claimed: 0, published: 0, failed: 0 };
+      const results = await Promise.all(this.#chunks(rows).map((chunk) => this.#publish(chunk)));
+      const sent = results.flatMap((r) => r.sent);
+      const failures = results.flatMap((r) => r.failures);
+      if (sent.length > 0) {
+        await tx.execute(
+          'UPDATE outbox SET sent_at = now(), attempts = attempts + 1 WHERE id = ANY(?::bigint[])',
+          [`{${sent.join(',')}}`],
+        );
+      }
+      for (const failure of failures) {
+        await tx.execute('UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?', [
+          failure.error.slice(0, 2000),
+          failure.id,
+        ]);
+      }
+      if (failures.length > 0)
+        this.#log.warn({ failed: failures.length }, 'outbox rows not published; will retry');
+      return { claimed: rows.length, published: sent.length, failed: failures.length };
+    });
+  }
+
+  /** Rows grouped by topic in id order, in PublishBatch-sized chunks. */
+  #chunks(rows: PendingRow[]): PendingRow[][] {
+    const byTopic = new Map<string, PendingRow[]>();
+    for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
+    const chunks: PendingRow[][] = [];
+    for (const group of byTopic.values()) {
+      for (let i = 0; i < group.length; i += SNS_MAX_BATCH) chunks.push(group.slice(i, i + SNS_MAX_BATCH));
+    }
+    return chunks;
+  }
+
+  async #publish(
+    chunk: PendingRow[],
+  ): Promise<{ sent: string[]; failures: { id: string; error: string }[] }> {
+    const topic = chunk[0]!.topic;
+    const arn = this.#options.topicArns[topic];
+    if (!arn)
+      return { sent: [], failures: chunk.map((r) => ({ id: r.id, error: `no ARN for topic ${topic}` })) };
+    const items = chunk.map((row) => ({
+      event: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AnyEvent,
+      trace: {
+        ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+        ...(row.tracestate ? { tracestate: row.tracestate } : {}),
+        ...(row.baggage ? { baggage: row.baggage } : {}),
+      },
+    }));
+    const result: PublishResult = await this.#options.publisher.publishBatch(arn, items);
+    const idOf = new Map(items.map((item, i) => [item.event.id, chunk[i]!.id]));
+    return {
+      sent: result.published.map((eventId) => idOf.get(eventId)!),
+      failures: result.failed.map((f) => ({ id: idOf.get(f.eventId)!, error: `${f.code}: ${f.message}` })),
+    };
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#closing) {
+      let outcome: RelayOutcome | undefined;
+      try {
+        outcome = await this.relayOnce();
+      } catch (error) {
+        this.#log.error({ err: error }, 'outbox relay batch failed');
+      }
+      if (this.#closing) break;
+      await this.#maybePrune();
+      // A full, clean batch means more may be waiting: go again at once.
+      if (outcome && outcome.claimed === this.#options.batchSize && outcome.failed === 0) continue;
+      await this.#wake.wait(this.#options.pollIntervalMs);
+    }
+  }
+
+  async #maybePrune(): Promise<void> {
+    const { pruneIntervalMs, retentionMs, orm } = this.#options;
+    if (pruneIntervalMs <= 0 || Date.now() - this.#lastPrune < pruneIntervalMs) return;
+    this.#lastPrune = Date.now();
+    try {
+      const deleted = await pruneOutbox(orm.em.fork() as EntityManager, { olderThanMs: retentionMs });
+      if (deleted > 0) this.#log.info({ deleted }, 'pruned sent outbox rows');
+    } catch (error) {
+      this.#log.error({ err: error }, 'outbox prune failed');
+    }
+  }
+
+  async #listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.#options.orm.config.get('clientUrl') });
+    client.on('notification', () => this.#wake.signal());
+    client.on('error', (error) => {
+      // The poll keeps the relay going; reconnect in the background.
+      this.#log.warn({ err: error }, 'outbox LISTEN connection lost; polling until it is back');
+      if (this.#listener === client) this.#listener = undefined;
+      client.end().catch(() => undefined);
+      if (!this.#closing) setTimeout(() => this.#relisten(), this.#options.pollIntervalMs).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    this.#listener = client;
+  }
+
+  #relisten(): void {
+    if (this.#closing || this.#listener) return;
+    this.#listen()
+      .then(() => this.#wake.signal())
+      .catch((error) => {
+        this.#log.warn({ err: error }, 'outbox LISTEN reconnect failed');
+        if (!this.#closing) setTimeout(() => this.#relisten(), this.#options.pollIntervalMs).unref();
+      });
+  }
+}

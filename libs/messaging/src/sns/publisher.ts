@@ -1,0 +1,137 @@
+import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import { type AnyEvent, type CloudEvent, parseEvent } from '@hireflow/contracts';
+import { type Context, context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { assertAttributeBudget, eventAttributes } from '../attributes.ts';
+import { extractTrace, injectTrace, type TraceCarrier } from '../trace.ts';
+
+/** SNS PublishBatch takes at most 10 entries. */
+export const SNS_MAX_BATCH = 10;
+
+export interface OutgoingEvent {
+  event: CloudEvent | AnyEvent;
+  /** The trace the event belongs to (from the outbox row); defaults to the active context. */
+  trace?: TraceCarrier;
+}
+
+export interface PublishFailure {
+  eventId: string;
+  code: string;
+  message: string;
+}
+
+export interface PublishResult {
+  published: string[];
+  failed: PublishFailure[];
+}
+
+const tracer = trace.getTracer('@hireflow/messaging');
+
+/**
+ * Publishes CloudEvents to an SNS topic with the `type` attribute (for filter
+ * policies) and the W3C trace context set per entry: the AWS SDK
+ * instrumentation injects nothing into PublishBatch. Each entry gets a
+ * `<topic> publish` producer span, child of the entry's own trace.
+ */
+export class SnsPublisher {
+  readonly #sns: SNSClient;
+
+  constructor(sns: SNSClient) {
+    this.#sns = sns;
+  }
+
+  /** One event, validated, in the active trace. Throws on failure. */
+  async publish(topicArn: string, event: CloudEvent | AnyEvent): Promise<void> {
+    const result = await this.publishBatch(topicArn, [{ event: parseEvent(event) }]);
+    const failure = result.failed[0];
+    if (failure)
+      throw new Error(`publish ${event.type} ${event.id} failed: ${failure.code} ${failure.message}`);
+  }
+
+  /**
+   * Up to 10 events in one PublishBatch call. Partial failures are reported,
+   * not thrown: the caller keeps those to retry. A failed call reports every
+   * entry as failed.
+   */
+  async publishBatch(topicArn: string, items: OutgoingEvent[]): Promise<PublishResult> {
+    if (items.length === 0) return { published: [], failed: [] };
+    if (items.length > SNS_MAX_BATCH) throw new Error(`at most ${SNS_MAX_BATCH} entries per PublishBatch`);
+    const topic = topicArn.slice(topicArn.lastIndexOf(':') + 1);
+    const spans = items.map((item) => {
+      const parent: Context = item.trace ? extractTrace(item.trace) : context.active();
+      const span = tracer.startSpan(
+        `${topic} publish`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: {
+            'messaging.system': 'aws_sns',
+            'messaging.destination.name': topic,
+            'messaging.operation.type': 'send',
+            'messaging.message.id': item.event.id,
+            'cloudevents.event_type': item.event.type,
+          },
+        },
+        parent,
+      );
+      return { span, parent, carrier: injectTrace(trace.setSpan(parent, span)) };
+    });
+    // Entry ids must be unique and [A-Za-z0-9_-]{1,80}: the index is.
+    const entries = items.map((item, i) => {
+      const attributes = eventAttributes(item.event.type, { ...item.trace, ...spans[i]!.carrier });
+      assertAttributeBudget(attributes);
+      return { Id: String(i), Message: JSON.stringify(item.event), MessageAttributes: attributes };
+    });
+    const result: PublishResult = { published: [], failed: [] };
+    try {
+      if (entries.length === 1) {
+        const only = entries[0]!;
+        // In the entry's own span: the AWS SDK instrumentation (production)
+        // injects its own traceparent into Publish, which then stays in this trace.
+        const { span, parent } = spans[0]!;
+        await context.with(trace.setSpan(parent, span), () =>
+          this.#sns.send(
+            new PublishCommand({
+              TopicArn: topicArn,
+              Message: only.Message,
+              MessageAttributes: only.MessageAttributes,
+            }),
+          ),
+        );
+        result.published.push(items[0]!.event.id);
+      } else {
+        const response = await this.#sns.send(
+          new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries }),
+        );
+        for (const ok of response.Successful ?? []) result.published.push(items[Number(ok.Id)]!.event.id);
+        for (const bad of response.Failed ?? []) {
+          result.failed.push({
+            eventId: items[Number(bad.Id)]!.event.id,
+            code: bad.Code ?? 'Unknown',
+            message: bad.Message ?? '',
+          });
+        }
+        const answered = new Set([...result.published, ...result.failed.map((f) => f.eventId)]);
+        for (const item of items) {
+          if (!answered.has(item.event.id)) {
+            result.failed.push({
+              eventId: item.event.id,
+              code: 'NoResult',
+              message: 'entry missing from response',
+            });
+          }
+        }
+      }
+    } catch (error) {
+      const err = error as Error;
+      result.published = [];
+      result.failed = items.map((item) => ({ eventId: item.event.id, code: err.name, message: err.message }));
+    }
+    const failedIds = new Set(result.failed.map((f) => f.eventId));
+    items.forEach((item, i) => {
+      const { span } = spans[i]!;
+      if (failedIds.has(item.event.id))
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'publish failed' });
+      span.end();
+    });
+    return result;
+  }
+}

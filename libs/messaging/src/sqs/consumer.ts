@@ -1,0 +1,330 @@
+import {
+  ChangeMessageVisibilityCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { type AnyEvent, type EventType, InvalidEventError, parseEvent } from '@hireflow/contracts';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { fullJitter } from '../backoff.ts';
+import { DeferError, isPermanent, retryAfterMs } from '../errors.ts';
+import { type Logger, resolveLogger } from '../logger.ts';
+import { extractTrace } from '../trace.ts';
+import { Wakeup } from '../wake.ts';
+import { deadLetter } from './dead-letter.ts';
+import { DEFAULT_MAX_DEFER_MS, deferMessage } from './defer.ts';
+import { BatchDeleter } from './deleter.ts';
+import { DurationWindow } from './durations.ts';
+import { Heartbeat, type Lease } from './heartbeat.ts';
+import { decodeMessage } from './message.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_SQS_BACKOFF,
+  DEFAULT_WAIT_TIME_SECONDS,
+  type EventHandler,
+  type MessageRecord,
+  type SqsConsumerOptions,
+} from './types.ts';
+import {
+  resizeVisibilityTimeout,
+  type VisibilityResize,
+  type VisibilityResizeOptions,
+} from './visibility.ts';
+
+const MAX_VISIBILITY_SECONDS = 43_200;
+
+interface InFlight extends Lease {
+  message: Message;
+}
+
+const tracer = trace.getTracer('@hireflow/messaging');
+
+/**
+ * Long-polls an SQS queue and runs typed handlers: validation (poison goes to
+ * the DLQ at once), a process span that continues the producer's trace,
+ * heartbeats while a handler runs, full-jitter backoff on failure, batched
+ * deletes on success, and a graceful `close()`.
+ */
+export class SqsConsumer {
+  readonly #o: SqsConsumerOptions;
+  readonly #log: Logger;
+  readonly #inFlight = new Map<string, InFlight>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #capacity = new Wakeup();
+  readonly #durations = new DurationWindow();
+  readonly #deleter: BatchDeleter;
+  readonly #heartbeat: Heartbeat;
+  #visibilitySeconds = 0;
+  #loop: Promise<void> | undefined;
+  #poll: AbortController | undefined;
+  #closing = false;
+
+  constructor(options: SqsConsumerOptions) {
+    this.#o = options;
+    this.#log = resolveLogger(options.logger, 'sqs-consumer').child({ queue: options.queue.name });
+    this.#deleter = new BatchDeleter(options.sqs, options.queue.url, this.#log);
+    this.#heartbeat = new Heartbeat(options.sqs, options.queue.url, this.#log, () => this.#inFlight.values());
+  }
+
+  /** Messages received and not yet settled. */
+  get inFlightCount(): number {
+    return this.#inFlight.size;
+  }
+
+  get visibilityTimeoutSeconds(): number {
+    return this.#visibilitySeconds;
+  }
+
+  async start(): Promise<void> {
+    if (this.#loop) return;
+    this.#closing = false;
+    this.#visibilitySeconds = this.#o.visibilityTimeoutSeconds ?? (await this.#readVisibilityTimeout());
+    this.#startHeartbeat();
+    this.#loop = this.#run();
+  }
+
+  /** Stops polling, lets running handlers finish and settle, then returns. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#poll?.abort();
+    this.#capacity.signal();
+    await this.#loop;
+    this.#loop = undefined;
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    await this.#deleter.flush();
+    this.#heartbeat.stop();
+  }
+
+  /** Handler duration percentile (ms) over recent messages. */
+  handlerDurationPercentile(p = 99): number | undefined {
+    return this.#durations.percentile(p);
+  }
+
+  /** Resizes the queue's VisibilityTimeout from the measured p99 (see resizeVisibilityTimeout). */
+  async resizeVisibilityTimeout(options: VisibilityResizeOptions = {}): Promise<VisibilityResize> {
+    const result = await resizeVisibilityTimeout(
+      this.#o.sqs,
+      this.#o.queue.url,
+      this.#durations,
+      this.#visibilitySeconds,
+      options,
+    );
+    if (result.changed) {
+      this.#visibilitySeconds = result.visibilityTimeoutSeconds;
+      this.#startHeartbeat();
+    }
+    return result;
+  }
+
+  #startHeartbeat(): void {
+    const interval = this.#o.heartbeatIntervalMs ?? Math.max(1000, (this.#visibilitySeconds * 1000) / 3);
+    this.#heartbeat.start(interval, this.#visibilitySeconds);
+  }
+
+  async #readVisibilityTimeout(): Promise<number> {
+    const result = await this.#o.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: this.#o.queue.url, AttributeNames: ['VisibilityTimeout'] }),
+    );
+    return Number(result.Attributes?.VisibilityTimeout ?? 30);
+  }
+
+  async #run(): Promise<void> {
+    const concurrency = this.#o.concurrency ?? DEFAULT_CONCURRENCY;
+    while (!this.#closing) {
+      const free = concurrency - this.#inFlight.size;
+      if (free <= 0) {
+        await this.#capacity.wait(1000);
+        continue;
+      }
+      let messages: Message[];
+      try {
+        messages = await this.#receive(Math.min(10, free));
+      } catch (error) {
+        if (this.#closing) break;
+        this.#log.error({ err: error }, 'receive failed; retrying');
+        await this.#capacity.wait(1000);
+        continue;
+      }
+      for (const message of messages) this.#dispatch(message);
+    }
+  }
+
+  async #receive(max: number): Promise<Message[]> {
+    this.#poll = new AbortController();
+    try {
+      const result = await this.#o.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.#o.queue.url,
+          MaxNumberOfMessages: max,
+          WaitTimeSeconds: this.#o.waitTimeSeconds ?? DEFAULT_WAIT_TIME_SECONDS,
+          MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+        }),
+        { abortSignal: this.#poll.signal },
+      );
+      return result.Messages ?? [];
+    } finally {
+      this.#poll = undefined;
+    }
+  }
+
+  #dispatch(message: Message): void {
+    const entry: InFlight = {
+      message,
+      receiptHandle: message.ReceiptHandle!,
+      extendedAt: Date.now(),
+      settled: false,
+    };
+    this.#inFlight.set(entry.receiptHandle, entry);
+    const run = this.#process(entry)
+      .catch((error) =>
+        this.#log.error({ err: error, messageId: message.MessageId }, 'settling a message failed'),
+      )
+      .finally(() => {
+        this.#release(entry);
+        this.#running.delete(run);
+      });
+    this.#running.add(run);
+  }
+
+  /** Frees the message's concurrency slot (idempotent). */
+  #release(entry: InFlight): void {
+    if (this.#inFlight.delete(entry.receiptHandle)) this.#capacity.signal();
+  }
+
+  async #process(entry: InFlight): Promise<void> {
+    const { message } = entry;
+    const decoded = decodeMessage(message);
+    const base = {
+      messageId: message.MessageId ?? '',
+      queueName: this.#o.queue.name,
+      receiveCount: decoded.receiveCount,
+    };
+    let event: AnyEvent;
+    try {
+      event = parseEvent(decoded.body);
+    } catch (error) {
+      if (!(error instanceof InvalidEventError)) throw error;
+      const reason = error.message;
+      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      return this.#report({ ...base, outcome: 'dead-lettered', type: error.type, reason, error });
+    }
+    const ids = { ...base, eventId: event.id, type: event.type };
+    const handler = this.#o.handlers[event.type] as EventHandler<EventType> | undefined;
+    if (!handler) {
+      const reason = `no handler for ${event.type} on ${this.#o.queue.name}`;
+      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      return this.#report({ ...ids, outcome: 'dead-lettered', reason });
+    }
+    const parent = extractTrace(decoded.trace, ROOT_CONTEXT);
+    const spanOptions = {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'aws_sqs',
+        'messaging.destination.name': this.#o.queue.name,
+        'messaging.operation.type': 'process',
+        'messaging.message.id': base.messageId,
+        'cloudevents.event_id': event.id,
+        'cloudevents.event_type': event.type,
+      },
+    };
+    await tracer.startActiveSpan(`${this.#o.queue.name} process`, spanOptions, parent, async (span) => {
+      const started = performance.now();
+      let failure: unknown;
+      try {
+        await handler(event, { ...base, attributes: decoded.attributes });
+      } catch (error) {
+        failure = error;
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
+      }
+      const durationMs = performance.now() - started;
+      this.#durations.record(durationMs);
+      try {
+        const record = await this.#afterHandler(entry, failure);
+        this.#report({ ...ids, ...record, durationMs });
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  async #afterHandler(
+    entry: InFlight,
+    failure: unknown,
+  ): Promise<Pick<MessageRecord, 'outcome' | 'reason' | 'error' | 'delaySeconds'>> {
+    const { message } = entry;
+    if (failure === undefined) {
+      // The slot is free once the delete is queued: the next receive need not
+      // wait for the batch delete's round trip (close() still waits for it).
+      await this.#settle(entry, async () => {
+        const deleted = this.#deleter.delete(entry.receiptHandle);
+        this.#release(entry);
+        await deleted;
+      });
+      return { outcome: 'handled' };
+    }
+    const error = failure as Error;
+    if (isPermanent(failure)) {
+      const reason = `permanent failure: ${error.message}`;
+      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      return { outcome: 'dead-lettered', reason, error };
+    }
+    if (failure instanceof DeferError) {
+      const deferred = await this.#settle(entry, () =>
+        deferMessage(this.#o.sqs, this.#target(), message, {
+          delayMs: failure.delayMs,
+          reason: failure.message,
+          maxDeferMs: this.#o.maxDeferMs ?? DEFAULT_MAX_DEFER_MS,
+        }),
+      );
+      return { ...deferred, error };
+    }
+    const laterMs = retryAfterMs(failure);
+    if (laterMs !== undefined) {
+      const delaySeconds = Math.ceil(laterMs / 1000);
+      await this.#settle(entry, () => this.#changeVisibility(entry, delaySeconds));
+      return { outcome: 'retry-later', delaySeconds, reason: error.message, error };
+    }
+    const attempt = decodeMessage(message).receiveCount - 1;
+    const delaySeconds = fullJitter(attempt, this.#o.backoff ?? DEFAULT_SQS_BACKOFF, this.#o.random);
+    this.#log.warn({ err: error, messageId: message.MessageId, delaySeconds }, 'handler failed; will retry');
+    await this.#settle(entry, () => this.#changeVisibility(entry, delaySeconds));
+    return { outcome: 'failed', delaySeconds, error };
+  }
+
+  /** Stops the heartbeat for the message, waits out an extension in flight, then runs its final call. */
+  async #settle<T>(entry: InFlight, action: () => Promise<T>): Promise<T> {
+    entry.settled = true;
+    await entry.pending;
+    return action();
+  }
+
+  async #changeVisibility(entry: InFlight, seconds: number): Promise<void> {
+    await this.#o.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: this.#o.queue.url,
+        ReceiptHandle: entry.receiptHandle,
+        VisibilityTimeout: Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, seconds)),
+      }),
+    );
+  }
+
+  #target() {
+    return { queueUrl: this.#o.queue.url, dlqUrl: this.#o.queue.dlq.url };
+  }
+
+  #report(record: MessageRecord): void {
+    if (record.outcome === 'dead-lettered') {
+      this.#log.error(
+        { messageId: record.messageId, type: record.type, reason: record.reason },
+        'dead-lettered',
+      );
+    }
+    try {
+      this.#o.onMessage?.(record);
+    } catch (error) {
+      this.#log.warn({ err: error }, 'onMessage observer threw');
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { DeleteMessageCommand, type Message, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ATTR_DEFERRED_COUNT, ATTR_FIRST_SEEN } from '../attributes.ts';
+import { type DeadLetterTarget, deadLetter } from './dead-letter.ts';
+import { decodeMessage } from './message.ts';
+
+/** DESIGN.md: a message waits for a dependency at most an hour, then it is dead-lettered. */
+export const DEFAULT_MAX_DEFER_MS = 60 * 60 * 1000;
+/** SQS's DelaySeconds maximum. */
+export const MAX_DELAY_SECONDS = 900;
+
+export interface DeferOptions {
+  delayMs: number;
+  reason: string;
+  /** Total wait since the message was first seen, after which it is dead-lettered. */
+  maxDeferMs?: number;
+  now?: number;
+}
+
+/**
+ * Waits for a dependency without burning receives: re-sends the message to its
+ * own queue with `DelaySeconds` (≤ 900) and a `deferred-count` / `first-seen-at`
+ * attribute, then deletes the received copy. Once the total wait would pass
+ * `maxDeferMs`, dead-letters it with the reason instead.
+ */
+export async function deferMessage(
+  sqs: SQSClient,
+  target: DeadLetterTarget,
+  message: Message,
+  options: DeferOptions,
+): Promise<{ outcome: 'deferred' | 'dead-lettered'; reason: string }> {
+  const now = options.now ?? Date.now();
+  const maxDeferMs = options.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
+  const decoded = decodeMessage(message);
+  const firstSeen = Number(decoded.attributes[ATTR_FIRST_SEEN]) || decoded.sentTimestamp || now;
+  const count = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
+  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(options.delayMs / 1000)));
+  if (now + delaySeconds * 1000 - firstSeen > maxDeferMs) {
+    const waited = Math.round((now - firstSeen) / 1000);
+    const reason = `deferred ${count} times over ${waited} s: ${options.reason}`;
+    await deadLetter(sqs, target, message, reason);
+    return { outcome: 'dead-lettered', reason };
+  }
+  // Re-sent raw (an SNS envelope is unwrapped): the consumer reads both forms.
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: target.queueUrl,
+      MessageBody: decoded.body,
+      DelaySeconds: delaySeconds,
+      MessageAttributes: {
+        ...decoded.sqsAttributes,
+        [ATTR_DEFERRED_COUNT]: { DataType: 'Number', StringValue: String(count + 1) },
+        [ATTR_FIRST_SEEN]: { DataType: 'Number', StringValue: String(firstSeen) },
+      },
+    }),
+  );
+  await sqs.send(
+    new DeleteMessageCommand({ QueueUrl: target.queueUrl, ReceiptHandle: message.ReceiptHandle }),
+  );
+  return { outcome: 'deferred', reason: options.reason };
+}

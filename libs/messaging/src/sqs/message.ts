@@ -1,0 +1,64 @@
+import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { TRACE_FIELDS, type TraceCarrier } from '../trace.ts';
+
+/** A received message, whatever its delivery: raw (RawMessageDelivery) or inside an SNS envelope. */
+export interface DecodedMessage {
+  /** The CloudEvent JSON as published. */
+  body: string;
+  /** String message attributes: from SQS for raw delivery, from the envelope otherwise. */
+  attributes: Record<string, string>;
+  /** The attributes in SQS form, to re-send the message as it came (defer, dead-letter). */
+  sqsAttributes: Record<string, MessageAttributeValue>;
+  trace: TraceCarrier;
+  receiveCount: number;
+  /** When SQS first accepted the message (ms since epoch). */
+  sentTimestamp: number | undefined;
+}
+
+interface SnsEnvelope {
+  Type: 'Notification';
+  Message: string;
+  MessageAttributes?: Record<string, { Type: string; Value: string }>;
+}
+
+function snsEnvelope(body: string): SnsEnvelope | undefined {
+  if (!body.startsWith('{') || !body.includes('"Notification"')) return undefined;
+  try {
+    const parsed = JSON.parse(body) as Partial<SnsEnvelope>;
+    return parsed.Type === 'Notification' && typeof parsed.Message === 'string'
+      ? (parsed as SnsEnvelope)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function decodeMessage(message: Message): DecodedMessage {
+  const raw = message.Body ?? '';
+  const envelope = snsEnvelope(raw);
+  const sqsAttributes: Record<string, MessageAttributeValue> = {};
+  if (envelope) {
+    for (const [name, attr] of Object.entries(envelope.MessageAttributes ?? {})) {
+      if (attr.Type === 'String' || attr.Type === 'Number') {
+        sqsAttributes[name] = { DataType: attr.Type, StringValue: attr.Value };
+      }
+    }
+  } else {
+    for (const [name, attr] of Object.entries(message.MessageAttributes ?? {})) {
+      if (attr.StringValue !== undefined)
+        sqsAttributes[name] = { DataType: attr.DataType, StringValue: attr.StringValue };
+    }
+  }
+  const attributes = Object.fromEntries(Object.entries(sqsAttributes).map(([k, v]) => [k, v.StringValue!]));
+  const trace: TraceCarrier = {};
+  for (const field of TRACE_FIELDS) if (attributes[field]) trace[field] = attributes[field];
+  const sent = Number(message.Attributes?.SentTimestamp);
+  return {
+    body: envelope ? envelope.Message : raw,
+    attributes,
+    sqsAttributes,
+    trace,
+    receiveCount: Number(message.Attributes?.ApproximateReceiveCount ?? 1) || 1,
+    sentTimestamp: Number.isFinite(sent) && sent > 0 ? sent : undefined,
+  };
+}

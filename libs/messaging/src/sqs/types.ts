@@ -1,0 +1,69 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { CloudEvent, EventType } from '@hireflow/contracts';
+import type { BackoffOptions, RandomSource } from '../backoff.ts';
+import type { Logger } from '../logger.ts';
+
+export interface MessageContext {
+  /** The SQS message id (differs per re-send; the event id does not). */
+  messageId: string;
+  /** ApproximateReceiveCount: 1 on the first delivery. */
+  receiveCount: number;
+  queueName: string;
+  /** String message attributes (`type`, trace context, `deferred-count`, …). */
+  attributes: Record<string, string>;
+}
+
+export type EventHandler<T extends EventType> = (
+  event: CloudEvent<T>,
+  context: MessageContext,
+) => Promise<void> | void;
+
+/** One typed handler per event type the queue receives. */
+export type EventHandlers = { [T in EventType]?: EventHandler<T> };
+
+export type MessageOutcome = 'handled' | 'failed' | 'retry-later' | 'deferred' | 'dead-lettered';
+
+/** What became of one received message; reported to `onMessage` once its final SQS call is done. */
+export interface MessageRecord {
+  outcome: MessageOutcome;
+  messageId: string;
+  queueName: string;
+  receiveCount: number;
+  /** Set when the body parsed as an event. */
+  eventId?: string;
+  type?: string;
+  /** Why it was dead-lettered or deferred. */
+  reason?: string;
+  error?: unknown;
+  /** The visibility delay set after a failure (seconds). */
+  delaySeconds?: number;
+  durationMs?: number;
+}
+
+export type MessageObserver = (record: MessageRecord) => void;
+
+export const DEFAULT_CONCURRENCY = 10;
+export const DEFAULT_WAIT_TIME_SECONDS = 20;
+/** Seconds: the first retry waits up to 5 s, then 10, 20, … never more than 15 min. */
+export const DEFAULT_SQS_BACKOFF: BackoffOptions = { base: 5, cap: 900 };
+
+export interface SqsConsumerOptions {
+  sqs: SQSClient;
+  /** The queue and its DLQ (a ProvisionedQueue fits). */
+  queue: { name: string; url: string; dlq: { url: string } };
+  handlers: EventHandlers;
+  /** Handlers running at once (default 10); receives ask only for free slots. */
+  concurrency?: number;
+  waitTimeSeconds?: number;
+  /** Default: the queue's VisibilityTimeout attribute, read on start. */
+  visibilityTimeoutSeconds?: number;
+  /** Default: a third of the visibility timeout. */
+  heartbeatIntervalMs?: number;
+  /** Retry backoff after a failure, in seconds. */
+  backoff?: BackoffOptions;
+  random?: RandomSource;
+  /** Longest total wait of a deferred message before it is dead-lettered (default 1 h). */
+  maxDeferMs?: number;
+  logger?: Logger;
+  onMessage?: MessageObserver;
+}

@@ -1,0 +1,196 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { testTopology } from '@hireflow/testing';
+import { describe, expect, it } from 'vitest';
+import { DeferError, PermanentError, RetryLaterError, SqsConsumer } from '../src/index.ts';
+import { HandlerSpy } from '../src/testing.ts';
+import { jobClosed, jobPosted, receiveCount, sendEvent, smallTopology, useAws } from './helpers.ts';
+
+const env = useAws();
+
+async function harness(
+  label: string,
+  handlers: ConstructorParameters<typeof SqsConsumer>[0]['handlers'],
+  maxDeferMs?: number,
+) {
+  const topo = await testTopology(env.aws, label, smallTopology());
+  const queue = topo.queues.inbox!;
+  const spy = new HandlerSpy();
+  const consumer = new SqsConsumer({
+    sqs: env.aws.sqs,
+    queue,
+    waitTimeSeconds: 1,
+    onMessage: spy.observer,
+    handlers,
+    ...(maxDeferMs === undefined ? {} : { maxDeferMs }),
+  });
+  await consumer.start();
+  return { queue, spy, consumer };
+}
+
+describe('SQS consumer: poison and typed outcomes', () => {
+  it('dead-letters a malformed body and an unknown type at once, with a reason, never retried', async () => {
+    const { queue, spy, consumer } = await harness('poison', { 'job.closed.v1': () => undefined });
+    try {
+      await env.aws.sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: '{"not": json' }));
+      const unknown = { ...jobClosed(), type: 'job.exploded.v1' };
+      await env.aws.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queue.url,
+          MessageBody: JSON.stringify(unknown),
+          MessageAttributes: { type: { DataType: 'String', StringValue: 'job.exploded.v1' } },
+        }),
+      );
+      const invalidData = { ...jobClosed(), data: { jobId: 'nope' } };
+      await env.aws.sqs.send(
+        new SendMessageCommand({ QueueUrl: queue.url, MessageBody: JSON.stringify(invalidData) }),
+      );
+
+      const dlq = await receiveCount(env.aws.sqs, queue.dlq.url, 3, 20_000);
+      expect(dlq).toHaveLength(3);
+      const reasons = dlq.map((m) => m.MessageAttributes?.['dead-letter-reason']?.StringValue ?? '');
+      expect(reasons).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^invalid event job\.closed\.v1: data\.jobId/),
+          expect.stringMatching(/^invalid event: \(root\): not JSON/),
+          expect.stringMatching(
+            /^invalid event job\.exploded\.v1: type: unknown event type "job\.exploded\.v1"/,
+          ),
+        ]),
+      );
+      const bodies = dlq.map((m) => m.Body);
+      expect(bodies).toContain('{"not": json');
+      expect(bodies).toContain(JSON.stringify(unknown));
+    } finally {
+      await consumer.close();
+    }
+    const records = spy.all();
+    expect(records).toHaveLength(3);
+    expect(records.every((r) => r.outcome === 'dead-lettered' && r.receiveCount === 1)).toBe(true);
+    expect(
+      env.calls.filter((c) => c.name === 'ChangeMessageVisibilityCommand' && c.input.QueueUrl === queue.url),
+    ).toEqual([]);
+  });
+
+  it('dead-letters at once on PermanentError and when no handler is registered', async () => {
+    const { queue, spy, consumer } = await harness('permanent', {
+      'job.closed.v1': () => {
+        throw new PermanentError('bad input');
+      },
+    });
+    const closed = jobClosed();
+    const posted = jobPosted();
+    try {
+      await sendEvent(env.aws.sqs, queue.url, closed);
+      await sendEvent(env.aws.sqs, queue.url, posted);
+      const first = await spy.waitForDeadLettered({ eventId: closed.id });
+      expect(first.reason).toBe('permanent failure: bad input');
+      const second = await spy.waitForDeadLettered({ eventId: posted.id });
+      expect(second.reason).toMatch(/^no handler for job\.posted\.v1/);
+      expect(await receiveCount(env.aws.sqs, queue.dlq.url, 2)).toHaveLength(2);
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('accepts an SNS-envelope body as well as a raw one, and asks for every message attribute', async () => {
+    const seen: string[] = [];
+    const traceparents: (string | undefined)[] = [];
+    const { queue, spy, consumer } = await harness('envelope', {
+      'job.closed.v1': (event, ctx) => {
+        seen.push(event.id);
+        traceparents.push(ctx.attributes.traceparent);
+      },
+    });
+    const raw = jobClosed();
+    const wrapped = jobClosed();
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    try {
+      await sendEvent(env.aws.sqs, queue.url, raw);
+      await env.aws.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queue.url,
+          MessageBody: JSON.stringify({
+            Type: 'Notification',
+            MessageId: 'm-1',
+            TopicArn: 'arn:aws:sns:eu-west-1:000000000000:jobs-events',
+            Message: JSON.stringify(wrapped),
+            MessageAttributes: {
+              type: { Type: 'String', Value: 'job.closed.v1' },
+              traceparent: { Type: 'String', Value: traceparent },
+            },
+          }),
+        }),
+      );
+      await spy.waitForHandled(raw.id);
+      await spy.waitForHandled(wrapped.id);
+    } finally {
+      await consumer.close();
+    }
+    expect(seen.sort()).toEqual([raw.id, wrapped.id].sort());
+    expect(traceparents).toContain(traceparent);
+    const receives = env.calls.filter(
+      (c) => c.name === 'ReceiveMessageCommand' && c.input.QueueUrl === queue.url,
+    );
+    expect(receives.length).toBeGreaterThan(0);
+    for (const receive of receives) {
+      expect(receive.input.MessageAttributeNames).toEqual(['All']);
+      expect(receive.input.MessageSystemAttributeNames).toContain('ApproximateReceiveCount');
+      expect(receive.input.MaxNumberOfMessages).toBeLessThanOrEqual(10);
+    }
+  });
+
+  it('on RetryLaterError sets the visibility to the asked delay, then handles the redelivery', async () => {
+    let runs = 0;
+    const { queue, spy, consumer } = await harness('retry-later', {
+      'job.closed.v1': () => {
+        runs += 1;
+        if (runs === 1) throw new RetryLaterError(1000, 'projection not ready');
+      },
+    });
+    const event = jobClosed();
+    try {
+      await sendEvent(env.aws.sqs, queue.url, event);
+      await spy.waitForHandled(event.id, 20_000);
+    } finally {
+      await consumer.close();
+    }
+    expect(spy.all({ eventId: event.id }).map((r) => [r.outcome, r.receiveCount])).toEqual([
+      ['retry-later', 1],
+      ['handled', 2],
+    ]);
+    const visibility = env.calls.filter(
+      (c) => c.name === 'ChangeMessageVisibilityCommand' && c.input.QueueUrl === queue.url,
+    );
+    expect(visibility.map((c) => c.input.VisibilityTimeout)).toEqual([1]);
+  });
+
+  it('defers without burning receives, then dead-letters once the bounded wait is over', async () => {
+    let attempts = 0;
+    const { queue, spy, consumer } = await harness(
+      'defer',
+      {
+        'job.closed.v1': () => {
+          attempts += 1;
+          throw new DeferError(1000, 'candidate not known yet');
+        },
+      },
+      2500,
+    );
+    const event = jobClosed();
+    try {
+      await sendEvent(env.aws.sqs, queue.url, event);
+      const dead = await spy.waitForDeadLettered({ eventId: event.id }, 20_000);
+      expect(dead.reason).toMatch(/^deferred \d+ times over \d+ s: candidate not known yet$/);
+      const [inDlq] = await receiveCount(env.aws.sqs, queue.dlq.url, 1);
+      expect(JSON.parse(inDlq!.Body!).id).toBe(event.id);
+      expect(Number(inDlq!.MessageAttributes?.['deferred-count']?.StringValue)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await consumer.close();
+    }
+    const deferred = spy.all({ eventId: event.id, outcome: 'deferred' });
+    expect(deferred.length).toBeGreaterThanOrEqual(1);
+    // Every delivery was a fresh message: no receive was burnt on waiting.
+    expect(spy.all({ eventId: event.id }).every((r) => r.receiveCount === 1)).toBe(true);
+    expect(attempts).toBe(deferred.length + 1);
+  });
+});

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { createEvent } from '@hireflow/contracts';
+import { type TestAws, testAws, testTopology } from '@hireflow/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnsPublisher } from '../src/index.ts';
+import { jobPosted, receiveCount } from './helpers.ts';
+
+let aws: TestAws;
+
+beforeAll(() => {
+  aws = testAws();
+});
+afterAll(() => aws.close());
+
+describe('SNS fan-out through the topology', () => {
+  it('delivers an event to every subscribed queue and only those whose filter matches', async () => {
+    const topo = await testTopology(aws, 'fanout');
+    const publisher = new SnsPublisher(aws.sns);
+    const posted = jobPosted();
+    await publisher.publish(topo.topics['jobs-events']!.arn, posted);
+
+    // job.posted.v1 → matching-inbox and notifications-inbox (filter on `type`).
+    for (const queue of ['matching-inbox', 'notifications-inbox']) {
+      const [message] = await receiveCount(aws.sqs, topo.queues[queue]!.url, 1);
+      expect(JSON.parse(message!.Body!), queue).toEqual(posted);
+      expect(message!.MessageAttributes?.type?.StringValue).toBe('job.posted.v1');
+    }
+
+    // media-inbox subscribes to jobs-events too, but only to apikey.*: the next
+    // event it receives is the apikey one published after, never job.posted.
+    const keyId = randomUUID();
+    const issued = createEvent(
+      'apikey.issued.v1',
+      { keyId, tenantId: randomUUID(), keyHash: 'a'.repeat(64), issuedAt: new Date().toISOString() },
+      { source: 'hireflow/jobs', subject: keyId },
+    );
+    const found = createEvent(
+      'match.found.v1',
+      {
+        matchId: randomUUID(),
+        jobId: posted.data.jobId,
+        candidateId: randomUUID(),
+        tenantId: posted.data.tenantId,
+        score: 0.9,
+      },
+      { source: 'hireflow/matching' },
+    );
+    await publisher.publishBatch(topo.topics['jobs-events']!.arn, [{ event: issued }]);
+    await publisher.publish(topo.topics['matching-events']!.arn, found);
+    const media = await receiveCount(aws.sqs, topo.queues['media-inbox']!.url, 1);
+    expect(media.map((m) => JSON.parse(m.Body!).type)).toEqual(['apikey.issued.v1']);
+    // jobs-inbox does not subscribe to jobs-events at all: it only sees match.found.v1.
+    const jobs = await receiveCount(aws.sqs, topo.queues['jobs-inbox']!.url, 1);
+    expect(jobs.map((m) => JSON.parse(m.Body!).type)).toEqual(['match.found.v1']);
+    // notifications-inbox subscribes to matching-events too.
+    const notifications = await receiveCount(aws.sqs, topo.queues['notifications-inbox']!.url, 1);
+    expect(notifications.map((m) => JSON.parse(m.Body!).type)).toEqual(['match.found.v1']);
+  });
+
+  it('publishes up to 10 entries per PublishBatch with the type attribute on each', async () => {
+    const topo = await testTopology(aws, 'fanout-batch');
+    const publisher = new SnsPublisher(aws.sns);
+    const events = Array.from({ length: 10 }, () => jobPosted());
+    const result = await publisher.publishBatch(
+      topo.topics['jobs-events']!.arn,
+      events.map((event) => ({ event })),
+    );
+    expect(result.failed).toEqual([]);
+    expect(result.published.sort()).toEqual(events.map((e) => e.id).sort());
+    const received = await receiveCount(aws.sqs, topo.queues['matching-inbox']!.url, 10);
+    expect(received).toHaveLength(10);
+    for (const message of received)
+      expect(message.MessageAttributes?.type?.StringValue).toBe('job.posted.v1');
+    await expect(
+      publisher.publishBatch(
+        topo.topics['jobs-events']!.arn,
+        [...events, jobPosted()].map((event) => ({ event })),
+      ),
+    ).rejects.toThrow(/at most 10/);
+  });
+});

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { type Message, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { type AnyEvent, type CloudEvent, createEvent } from '@hireflow/contracts';
+import { createOrm, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
+import type { Topology } from '@hireflow/infra';
+import { createTestDatabase, type TestAws, type TestDatabase, testAws } from '@hireflow/testing';
+import { afterAll, beforeAll } from 'vitest';
+import { eventAttributes } from '../src/attributes.ts';
+import { OutboxMessage, outboxMigrations } from '../src/index.ts';
+import type { TraceCarrier } from '../src/trace.ts';
+
+export function jobClosed(): CloudEvent<'job.closed.v1'> {
+  const jobId = randomUUID();
+  return createEvent(
+    'job.closed.v1',
+    { jobId, tenantId: randomUUID(), closedAt: new Date().toISOString() },
+    { source: 'hireflow/jobs', subject: jobId },
+  );
+}
+
+export function jobPosted(): CloudEvent<'job.posted.v1'> {
+  const jobId = randomUUID();
+  return createEvent(
+    'job.posted.v1',
+    {
+      jobId,
+      tenantId: randomUUID(),
+      title: 'Backend engineer',
+      description: 'Queues all day.',
+      skills: ['node'],
+      location: 'Remote',
+      remote: true,
+      contactEmail: 'jobs@example.com',
+      postedAt: new Date().toISOString(),
+    },
+    { source: 'hireflow/jobs', subject: jobId },
+  );
+}
+
+/** One queue fed by one topic, with small timings so retry and DLQ tests are quick. */
+export function smallTopology(
+  options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number } = {},
+): Topology {
+  return {
+    topics: { 'jobs-events': { producer: 'jobs' } },
+    queues: {
+      inbox: {
+        consumer: 'matching',
+        subscriptions: [{ topic: 'jobs-events', types: ['job.posted.v1', 'job.closed.v1'] }],
+        visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 10,
+        maxReceiveCount: options.maxReceiveCount ?? 5,
+      },
+    },
+    messageRetentionSeconds: 3600,
+    receiveWaitTimeSeconds: 1,
+  };
+}
+
+/** Sends an event straight to a queue, as raw SNS delivery would. */
+export async function sendEvent(
+  sqs: SQSClient,
+  queueUrl: string,
+  event: AnyEvent | CloudEvent,
+  trace: TraceCarrier = {},
+): Promise<void> {
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: JSON.stringify(event),
+      MessageAttributes: eventAttributes(event.type, trace),
+    }),
+  );
+}
+
+/** Receives from a queue (short waits) until `count` messages are in hand or the deadline passes. */
+export async function receiveCount(
+  sqs: SQSClient,
+  queueUrl: string,
+  count: number,
+  timeoutMs = 15_000,
+): Promise<Message[]> {
+  const deadline = Date.now() + timeoutMs;
+  const messages: Message[] = [];
+  while (messages.length < count && Date.now() < deadline) {
+    const result = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        VisibilityTimeout: 60,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+      }),
+    );
+    messages.push(...(result.Messages ?? []));
+  }
+  return messages;
+}
+
+export interface RecordedCall {
+  name: string;
+  input: Record<string, unknown>;
+  at: number;
+}
+
+/** Records the input of every command a client sends (the request itself, not what the emulator returns). */
+export function recordCommands(client: {
+  middlewareStack: { add: (mw: never, opts: { step: 'initialize'; name: string }) => void };
+}): RecordedCall[] {
+  const calls: RecordedCall[] = [];
+  const middleware =
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+    async (args: { input: Record<string, unknown> }) => {
+      calls.push({ name: context.commandName ?? '?', input: structuredClone(args.input), at: Date.now() });
+      return next(args);
+    };
+  client.middlewareStack.add(middleware as never, { step: 'initialize', name: `record-${randomUUID()}` });
+  return calls;
+}
+
+/** The file's emulator clients, every SQS request recorded; opened before its tests, closed after. */
+export function useAws(): { aws: TestAws; calls: RecordedCall[] } {
+  const env = {} as { aws: TestAws; calls: RecordedCall[] };
+  beforeAll(() => {
+    env.aws = testAws();
+    env.calls = recordCommands(env.aws.sqs);
+  });
+  afterAll(() => env.aws.close());
+  return env;
+}
+
+/** A database of the file's own with the outbox table, dropped after its tests. */
+export function useOutboxDatabase(label: string): { db: TestDatabase; orm: MikroORM; em(): EntityManager } {
+  const env = { em: () => env.orm.em.fork() as EntityManager } as {
+    db: TestDatabase;
+    orm: MikroORM;
+    em(): EntityManager;
+  };
+  beforeAll(async () => {
+    env.db = await createTestDatabase(label);
+    env.orm = await createOrm({ url: env.db.url, entities: [OutboxMessage], migrations: outboxMigrations });
+    await migrate(env.orm);
+  });
+  afterAll(async () => {
+    await env.orm?.close();
+    await env.db?.drop();
+  });
+  return env;
+}

@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { AnyEvent } from '@hireflow/contracts';
+import type { ProvisionedTopology } from '@hireflow/infra';
+import { startTestTracing } from '@hireflow/telemetry/testing';
+import { testTopology, waitFor } from '@hireflow/testing';
+import { trace } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import {
+  enqueueEvent,
+  OutboxRelay,
+  type OutgoingEvent,
+  type PublishResult,
+  pruneOutbox,
+  SnsPublisher,
+} from '../src/index.ts';
+import { jobClosed, jobPosted, receiveCount, smallTopology, useAws, useOutboxDatabase } from './helpers.ts';
+
+const env = useAws();
+const store = useOutboxDatabase('outbox');
+const em = () => store.em();
+
+async function commit(...events: AnyEvent[]): Promise<void> {
+  await em().transactional(async (tx) => {
+    for (const event of events) enqueueEvent(tx, event);
+  });
+}
+
+async function rowsOf(ids: string[]) {
+  return em().execute<
+    { event_id: string; sent_at: Date | null; attempts: number; last_error: string | null }[]
+  >('SELECT event_id, sent_at, attempts, last_error FROM outbox WHERE event_id = ANY(?::uuid[])', [
+    `{${ids.join(',')}}`,
+  ]);
+}
+
+function relayFor(
+  topo: ProvisionedTopology,
+  options: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {},
+) {
+  return new OutboxRelay({
+    orm: store.orm,
+    publisher: new SnsPublisher(env.aws.sns),
+    topicArns: { 'jobs-events': topo.topics['jobs-events']!.arn },
+    ...options,
+  });
+}
+
+const bodiesIds = (messages: { Body?: string }[]) => messages.map((m) => JSON.parse(m.Body!).id as string);
+
+describe('transactional outbox', () => {
+  it('publishes a committed row as soon as it commits (NOTIFY, not the poll) and marks it sent', async () => {
+    const topo = await testTopology(env.aws, 'outbox-notify', smallTopology());
+    // A poll interval longer than the test: only the NOTIFY can wake the relay.
+    const relay = relayFor(topo, { pollIntervalMs: 120_000 });
+    await relay.start();
+    try {
+      await waitFor(async () => (await relay.relayOnce()).claimed === 0);
+      const event = jobPosted();
+      await commit(event);
+      const [message] = await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 1, 10_000);
+      expect(JSON.parse(message!.Body!)).toEqual(event);
+      expect(message!.MessageAttributes?.type?.StringValue).toBe('job.posted.v1');
+      await waitFor(async () => (await rowsOf([event.id]))[0]?.sent_at);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('loses nothing when the process dies between commit and publish; a rollback publishes nothing', async () => {
+    const topo = await testTopology(env.aws, 'outbox-crash', smallTopology());
+    const child = spawn(
+      process.execPath,
+      [new URL('./fixtures/commit-then-die.ts', import.meta.url).pathname, store.db.url],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    const committedId = await waitFor(() => /committed (\S+)/.exec(output)?.[1], { timeoutMs: 20_000 });
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    const [, signal] = await exited;
+    expect(signal).toBe('SIGKILL');
+    expect((await rowsOf([committedId]))[0]?.sent_at).toBeNull();
+
+    const rolledBack = jobClosed();
+    await expect(
+      em().transactional(async (tx) => {
+        enqueueEvent(tx, rolledBack);
+        await tx.flush();
+        throw new Error('state change failed');
+      }),
+    ).rejects.toThrow('state change failed');
+    expect(await rowsOf([rolledBack.id])).toEqual([]);
+
+    // "After a restart": a new relay publishes what the dead process committed.
+    const marker = jobClosed();
+    await commit(marker);
+    const relay = relayFor(topo);
+    await relay.start();
+    try {
+      const messages = await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 2, 15_000);
+      const ids = bodiesIds(messages);
+      expect(ids).toContain(committedId);
+      expect(ids).toContain(marker.id);
+      expect(ids).not.toContain(rolledBack.id);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('keeps entries of a partially failed PublishBatch unsent and publishes them on the next round', async () => {
+    const topo = await testTopology(env.aws, 'outbox-partial', smallTopology());
+    const events = [jobClosed(), jobClosed(), jobClosed()];
+    const victim = events[1]!.id;
+    let dropped = false;
+    // Fails one entry of the first PublishBatch the way SNS reports it: in `Failed`.
+    env.aws.sns.middlewareStack.add(
+      ((
+        next: (args: {
+          input: { PublishBatchRequestEntries?: { Id: string; Message: string }[] };
+        }) => Promise<{ output: { Failed?: unknown[] } }>,
+      ) =>
+        async (args: { input: { PublishBatchRequestEntries?: { Id: string; Message: string }[] } }) => {
+          const entries = args.input.PublishBatchRequestEntries;
+          const target = entries?.find((e) => JSON.parse(e.Message).id === victim);
+          if (dropped || !entries || !target) return next(args);
+          dropped = true;
+          args.input.PublishBatchRequestEntries = entries.filter((e) => e !== target);
+          const result = await next(args);
+          result.output.Failed = [
+            ...(result.output.Failed ?? []),
+            { Id: target.Id, Code: 'InternalError', SenderFault: false, Message: 'boom' },
+          ];
+          return result;
+        }) as never,
+      { step: 'initialize', name: 'fail-one-entry' },
+    );
+    await commit(...events);
+    const relay = relayFor(topo, { listen: false });
+    const first = await relay.relayOnce();
+    expect(first).toMatchObject({ published: 2, failed: 1 });
+    const [failedRow] = await rowsOf([victim]);
+    expect(failedRow).toMatchObject({ sent_at: null, attempts: 1, last_error: 'InternalError: boom' });
+    const second = await relay.relayOnce();
+    expect(second).toMatchObject({ claimed: 1, published: 1, failed: 0 });
+    const ids = bodiesIds(await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 3));
+    expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
+  it('shares the outbox between two relays: every row published, none by both', async () => {
+    const topo = await testTopology(env.aws, 'outbox-two', smallTopology());
+    const published = new Map<string, string[]>();
+    class RecordingPublisher extends SnsPublisher {
+      readonly #label: string;
+      constructor(label: string) {
+        super(env.aws.sns);
+        this.#label = label;
+      }
+      override async publishBatch(topicArn: string, items: OutgoingEvent[]): Promise<PublishResult> {
+        const result = await super.publishBatch(topicArn, items);
+        for (const id of result.published) published.set(id, [...(published.get(id) ?? []), this.#label]);
+        return result;
+      }
+    }
+    const events = Array.from({ length: 200 }, () => jobClosed());
+    const relays = ['a', 'b'].map((label) =>
+      relayFor(topo, { batchSize: 15, publisher: new RecordingPublisher(label) }),
+    );
+    await Promise.all(relays.map((r) => r.start()));
+    try {
+      for (let i = 0; i < events.length; i += 20) await commit(...events.slice(i, i + 20));
+      await waitFor(async () => (await rowsOf(events.map((e) => e.id))).every((r) => r.sent_at), {
+        timeoutMs: 30_000,
+      });
+    } finally {
+      await Promise.all(relays.map((r) => r.close()));
+    }
+    for (const event of events) expect(published.get(event.id), event.id).toHaveLength(1);
+    const byRelay = [...published.values()].flat();
+    expect(byRelay.filter((l) => l === 'a').length + byRelay.filter((l) => l === 'b').length).toBe(
+      events.length,
+    );
+  });
+
+  it('keeps the trace context of the enqueuing request on the row', async () => {
+    const tracing = startTestTracing();
+    try {
+      const event = jobClosed();
+      const traceId = await trace.getTracer('test').startActiveSpan('POST /v1/jobs', async (span) => {
+        await commit(event);
+        span.end();
+        return span.spanContext().traceId;
+      });
+      const [row] = await em().execute<{ traceparent: string }[]>(
+        'SELECT traceparent FROM outbox WHERE event_id = ?',
+        [event.id],
+      );
+      expect(row!.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    } finally {
+      await tracing.stop();
+    }
+  });
+
+  it('prunes sent rows older than the retention, never pending ones', async () => {
+    const old = jobClosed();
+    const recent = jobClosed();
+    const pending = jobClosed();
+    await commit(old, recent, pending);
+    await em().execute("UPDATE outbox SET sent_at = now() - interval '8 days' WHERE event_id = ?", [old.id]);
+    await em().execute('UPDATE outbox SET sent_at = now() WHERE event_id = ?', [recent.id]);
+    await em().execute("UPDATE outbox SET created_at = now() - interval '30 days' WHERE event_id = ?", [
+      pending.id,
+    ]);
+    const deleted = await pruneOutbox(em(), { olderThanMs: 7 * 24 * 3600 * 1000 });
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    const left = (await rowsOf([old.id, recent.id, pending.id])).map((r) => r.event_id).sort();
+    expect(left).toEqual([recent.id, pending.id].sort());
+  });
+});
