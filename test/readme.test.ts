@@ -22,7 +22,7 @@ describe('README', () => {
     const readme = await readFile(resolve(root, 'README.md'), 'utf8');
     const t = await configTables();
     const rows = tableRows(readme);
-    for (const table of [t.service, t.notifications, t.launcher]) {
+    for (const table of Object.values(t)) {
       for (const row of tableRows(table)) expect(rows).toContain(row);
     }
   });

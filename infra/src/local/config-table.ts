@@ -16,21 +16,31 @@ function shownDefault(value: string | undefined, required: boolean): string {
   return value === '' ? '(empty)' : `\`${value}\``;
 }
 
-export async function configTables(): Promise<{ service: string; notifications: string; launcher: string }> {
+/** The README's tables: what every service reads, what each adds, and the launcher. */
+export async function configTables(): Promise<
+  Record<'service' | 'jobs' | 'notifications' | 'launcher', string>
+> {
+  const { z: zod } = await import('zod');
   const { configSchema: jobs } = await import('../../../services/jobs/src/config.ts');
   const { configSchema: notifications } = await import('../../../services/notifications/src/config.ts');
-  const shared = new Set(Object.keys(jobs.shape));
-  const onlyNotifications = Object.fromEntries(
-    Object.entries(notifications.shape).filter(([k]) => !shared.has(k)),
-  );
-  const { z: zod } = await import('zod');
+  const { serviceConfigSchema } = await import('../../../libs/runtime/src/service-config.ts');
+  const shared = serviceConfigSchema('jobs', 3001);
+  const own = (schema: z.ZodObject) =>
+    markdownTable(
+      zod.object(
+        Object.fromEntries(
+          Object.entries(schema.shape).filter(([key]) => !(key in shared.shape)),
+        ) as z.ZodRawShape,
+      ),
+    );
   return {
-    // The table is the jobs service's, written for any service.
-    service: markdownTable(jobs)
+    // The shared table is the jobs service's, written for any service.
+    service: markdownTable(shared)
       .replace('hireflow_jobs', 'hireflow_<service>')
       .replace('`hf:jobs`', '`hf:<service>`')
       .replace('| `3001` |', '| `3001` jobs, `3002` matching, `3003` notifications, `3004` media |'),
-    notifications: markdownTable(zod.object(onlyNotifications as z.ZodRawShape)),
+    jobs: own(jobs),
+    notifications: own(notifications),
     launcher: markdownTable(launcherSchema),
   };
 }
@@ -38,6 +48,6 @@ export async function configTables(): Promise<{ service: string; notifications: 
 if (import.meta.main) {
   const t = await configTables();
   console.log(
-    `### Every service\n\n${t.service}\n\n### notifications also\n\n${t.notifications}\n\n### \`pnpm start\` (the launcher)\n\n${t.launcher}`,
+    `### Every service\n\n${t.service}\n\n### jobs also\n\n${t.jobs}\n\n### notifications also\n\n${t.notifications}\n\n### \`pnpm start\` (the launcher)\n\n${t.launcher}`,
   );
 }

@@ -55,6 +55,14 @@ write(`\nHireflow is ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`)
 for (const [name, url] of Object.entries(platform.services)) write(`  ${name.padEnd(14)} ${url}`);
 write(`  ${'sns/sqs'.padEnd(14)} ${platform.awsEndpoint}`);
 if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP ${platform.mail.smtpUrl})`);
+write(`\nDemo tenant API key (kept in ${names.stateDir}/demo-api-key.json):\n  ${platform.demo.key}`);
+write(
+  `  curl -s -X POST ${platform.services.jobs}/v1/jobs -H "authorization: Bearer ${platform.demo.key}" -H 'content-type: application/json' \\`,
+);
+write(
+  `    -d '{"title":"Backend engineer","description":"Node, Postgres","skills":["node","postgres"],"location":"Berlin","remote":true}'`,
+);
+write(`  API docs: ${platform.services.jobs}/docs`);
 write('Ctrl-C stops everything.\n');
 
 let stopping = false;

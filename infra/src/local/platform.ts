@@ -6,12 +6,14 @@ import { type Emulator, startEmulator } from '../emulator.ts';
 import { provisionTopology } from '../provision.ts';
 import { topology } from '../topology.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
+import { type DemoKey, ensureDemoKey } from './demo-tenant.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
 
 export interface RunningPlatform {
   services: Record<string, string>;
   awsEndpoint: string;
+  demo: DemoKey;
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
   /** Resolves when a service exits without being asked to. */
   unexpectedExit: Promise<string>;
@@ -115,26 +117,27 @@ export async function startPlatform(
     }
 
     const register = join(options.root, 'libs/telemetry/src/register.ts');
+    const envOf = (service: string, index: number): Record<string, string | undefined> => ({
+      ...options.env,
+      OTEL_SERVICE_NAME: service,
+      DATABASE_URL: databaseUrl(service),
+      REDIS_URL: settings.REDIS_URL,
+      REDIS_PREFIX: names.redisPrefix(service),
+      AWS_REGION: settings.AWS_REGION,
+      AWS_ENDPOINT_URL: awsEndpoint,
+      AWS_ACCESS_KEY_ID: options.env.AWS_ACCESS_KEY_ID ?? 'test',
+      AWS_SECRET_ACCESS_KEY: options.env.AWS_SECRET_ACCESS_KEY ?? 'test',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      HIREFLOW_TOPOLOGY_PREFIX: names.topologyPrefix,
+      SMTP_URL: smtpUrl,
+      OTEL_EXPORTER_OTLP_ENDPOINT: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
+      PORT: String(settings.HIREFLOW_PORT_BASE === 0 ? 0 : settings.HIREFLOW_PORT_BASE + index),
+      HOST: '127.0.0.1',
+      ROLE: 'all',
+      LOG_LEVEL: settings.LOG_LEVEL,
+    });
     SERVICES.forEach((service, index) => {
-      const env: Record<string, string | undefined> = {
-        ...options.env,
-        OTEL_SERVICE_NAME: service,
-        DATABASE_URL: databaseUrl(service),
-        REDIS_URL: settings.REDIS_URL,
-        REDIS_PREFIX: names.redisPrefix(service),
-        AWS_REGION: settings.AWS_REGION,
-        AWS_ENDPOINT_URL: awsEndpoint,
-        AWS_ACCESS_KEY_ID: options.env.AWS_ACCESS_KEY_ID ?? 'test',
-        AWS_SECRET_ACCESS_KEY: options.env.AWS_SECRET_ACCESS_KEY ?? 'test',
-        AWS_EC2_METADATA_DISABLED: 'true',
-        HIREFLOW_TOPOLOGY_PREFIX: names.topologyPrefix,
-        SMTP_URL: smtpUrl,
-        OTEL_EXPORTER_OTLP_ENDPOINT: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
-        PORT: String(settings.HIREFLOW_PORT_BASE === 0 ? 0 : settings.HIREFLOW_PORT_BASE + index),
-        HOST: '127.0.0.1',
-        ROLE: 'all',
-        LOG_LEVEL: settings.LOG_LEVEL,
-      };
+      const env = envOf(service, index);
       children.push(
         spawnService({
           name: service,
@@ -167,6 +170,8 @@ export async function startPlatform(
       }),
     );
 
+    const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
+
     const unexpectedExit = Promise.race(
       children.map(async (child) => {
         const { code, signal } = await child.exited;
@@ -177,6 +182,7 @@ export async function startPlatform(
     return {
       services: Object.fromEntries(SERVICES.map((s) => [s, urls[s]!])),
       awsEndpoint,
+      demo,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
       unexpectedExit,
       stop: stopAll,

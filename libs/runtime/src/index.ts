@@ -1,3 +1,5 @@
+export type { ServiceChannels } from './channels.ts';
+export { resolveChannels } from './channels.ts';
 export type { ConnectOptions, ServiceDeps } from './deps.ts';
 export { connectDeps, readinessChecks } from './deps.ts';
 export type { HealthOptions, ReadinessCheck } from './health.ts';

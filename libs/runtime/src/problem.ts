@@ -78,11 +78,21 @@ function fieldName(instancePath: string, context: string | undefined, missing?: 
 
 function toProblem(error: FastifyError, request: FastifyRequest): Problem {
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const errors = error.validation.map((v) => {
-      const params = v.params as { issue?: { code?: string; keys?: string[] } } | undefined;
-      const unknownKeys = params?.issue?.code === 'unrecognized_keys' ? params.issue.keys : undefined;
-      const field = fieldName(v.instancePath, error.validationContext, unknownKeys?.[0]);
-      return { field, message: v.message ?? 'is invalid' };
+    const errors = error.validation.flatMap((v) => {
+      const params = v.params as { keys?: string[] } | undefined;
+      if (v.keyword === 'unrecognized_keys' && params?.keys) {
+        return params.keys.map((key) => ({
+          field: fieldName(v.instancePath, error.validationContext, key),
+          message: 'is not a known field',
+        }));
+      }
+      const missing = v.keyword === 'invalid_type' && / received undefined$/.test(v.message ?? '');
+      return [
+        {
+          field: fieldName(v.instancePath, error.validationContext),
+          message: missing ? 'is required' : (v.message ?? 'is invalid'),
+        },
+      ];
     });
     const where = error.validationContext ?? 'request';
     return problem(
@@ -120,6 +130,10 @@ function toProblem(error: FastifyError, request: FastifyRequest): Problem {
     ]);
   }
   const status = error.statusCode ?? 500;
+  if (status === 503) {
+    // Load shedding (@fastify/under-pressure) or closing: the client should come back.
+    return problem(503, 'OVERLOADED', 'The service is saturated; retry after the Retry-After delay');
+  }
   if (status >= 400 && status < 500) {
     return problem(status, error.code ?? 'BAD_REQUEST', error.message);
   }

@@ -1,5 +1,14 @@
-import { createHttpServer, readinessChecks, type ServiceDeps } from '@hireflow/runtime';
+import rateLimit from '@fastify/rate-limit';
+import underPressure from '@fastify/under-pressure';
+import { idempotencyPlugin } from '@hireflow/idempotency';
+import { createHttpServer, HttpProblem, readinessChecks, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { candidateRoutes } from './modules/candidates/routes.ts';
+import { createAutoCloseQueue, scheduleAutoClose } from './modules/postings/auto-close.ts';
+import { postingRoutes } from './modules/postings/routes.ts';
+import { StatusFeed } from './modules/postings/status-feed.ts';
+import { authPlugin } from './modules/tenants/auth.ts';
 
 export interface AppState {
   /** False once shutdown began: /health/ready answers 503 so traffic drains. */
@@ -15,8 +24,52 @@ export async function buildApp(
   const app = createHttpServer({
     service: 'jobs',
     logLevel: config.LOG_LEVEL,
+    bodyLimit: config.BODY_LIMIT_BYTES,
     health: { checks: readinessChecks(deps), accepting: state.accepting },
   });
+  if (config.ROLE === 'worker') {
+    await app.ready();
+    return app;
+  }
+
+  await app.register(underPressure, {
+    maxEventLoopDelay: config.LOAD_SHED_EVENT_LOOP_DELAY_MS,
+    retryAfter: 5,
+    exposeStatusRoute: false,
+  });
+  await app.register(authPlugin, { orm: deps.orm });
+  await app.register(rateLimit, {
+    // After authentication (onRequest): the limit is per API key.
+    hook: 'preHandler',
+    max: config.RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    redis: deps.redis,
+    nameSpace: `${config.REDIS_PREFIX}:rate-limit:`,
+    keyGenerator: (request) => request.principal?.keyId ?? request.ip,
+    allowList: (request) => !request.url.startsWith('/v1/'),
+    errorResponseBuilder: (_request, context) =>
+      new HttpProblem(
+        429,
+        'RATE_LIMITED',
+        `Rate limit of ${context.max} requests exceeded; retry in ${context.after}`,
+      ),
+  });
+  await app.register(idempotencyPlugin, { orm: deps.orm, scope: (request) => request.principal?.tenantId });
+  await registerOpenApi(app);
+
+  const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
+  const autoClose = createAutoCloseQueue(deps.redis, config.REDIS_PREFIX);
+  app.addHook('onClose', async () => {
+    await feed.close();
+    await autoClose.close();
+  });
+  await app.register(postingRoutes, {
+    orm: deps.orm,
+    feed,
+    autoCloseAfterMs: config.JOB_AUTO_CLOSE_AFTER_MS,
+    scheduleAutoClose: (job, delayMs) => scheduleAutoClose(autoClose, job, delayMs),
+  });
+  await app.register(candidateRoutes, { orm: deps.orm });
   await app.ready();
   return app;
 }

@@ -1,8 +1,35 @@
 import { parseConfig, serviceConfigSchema } from '@hireflow/runtime';
-import type { z } from 'zod';
+import { z } from 'zod';
+
+const positiveInt = (what: string, fallback: number, max: number) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`)
+    .default(fallback)
+    .describe(what);
 
 /** Every variable the jobs service reads, described; parsed once at start. */
-export const configSchema = serviceConfigSchema('jobs', 3001).extend({});
+export const configSchema = serviceConfigSchema('jobs', 3001).extend({
+  JOB_AUTO_CLOSE_AFTER_MS: positiveInt(
+    'A posting closes itself this long after it was posted (default 30 days).',
+    30 * 24 * 3600 * 1000,
+    365 * 24 * 3600 * 1000,
+  ),
+  RATE_LIMIT_MAX: positiveInt(
+    'Requests one API key may make per RATE_LIMIT_WINDOW_MS (429 beyond).',
+    1200,
+    1_000_000,
+  ),
+  RATE_LIMIT_WINDOW_MS: positiveInt('Rate limit window.', 60_000, 3_600_000),
+  LOAD_SHED_EVENT_LOOP_DELAY_MS: positiveInt(
+    'Event loop delay above which requests are shed with 503 + Retry-After.',
+    1000,
+    60_000,
+  ),
+  BODY_LIMIT_BYTES: positiveInt('Largest accepted request body.', 64 * 1024, 10 * 1024 * 1024),
+});
 
 export type Config = z.output<typeof configSchema>;
 

@@ -1,7 +1,44 @@
-import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import { OutboxRelay, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
+import { type Closeable, resolveChannels, type ServiceDeps } from '@hireflow/runtime';
+import pino from 'pino';
 import type { Config } from './config.ts';
+import { startAutoCloseWorker } from './modules/postings/auto-close.ts';
+import { postingHandlers } from './modules/postings/consumers.ts';
+import { StatusFeed } from './modules/postings/status-feed.ts';
 
-/** Starts the jobs worker role: SQS consumers, BullMQ workers, outbox relay. */
-export async function startWorker(_config: Config, _deps: ServiceDeps): Promise<Closeable[]> {
-  return [];
+/** The jobs worker role: inbox consumer, outbox relay, auto-close worker. */
+export async function startWorker(config: Config, deps: ServiceDeps): Promise<Closeable[]> {
+  const log = pino({ level: config.LOG_LEVEL, base: { service: 'jobs', role: 'worker' } });
+  const channels = await resolveChannels(deps);
+  const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
+
+  const relay = new OutboxRelay({
+    orm: deps.orm,
+    publisher: new SnsPublisher(deps.sns),
+    topicArns: channels.topicArns,
+    logger: log,
+  });
+  await relay.start();
+  const consumer = new SqsConsumer({
+    sqs: deps.sqs,
+    queue: channels.inbox!,
+    handlers: postingHandlers(deps.orm, feed, log),
+    logger: log,
+  });
+  await consumer.start();
+  const autoClose = startAutoCloseWorker({
+    orm: deps.orm,
+    redisUrl: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    feed,
+    log,
+  });
+
+  // Order: stop taking new messages and jobs, then flush what is committed to SNS.
+  return [
+    { name: 'sqs-consumer', close: () => consumer.close() },
+    { name: 'auto-close-worker', close: async () => void (await autoClose.close()) },
+    { name: 'outbox-relay', close: () => relay.close() },
+    { name: 'status-feed', close: () => feed.close() },
+  ];
 }

@@ -1,0 +1,40 @@
+import { ListTopicsCommand } from '@aws-sdk/client-sns';
+import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
+import { dlqName, serviceChannels } from '@hireflow/infra';
+import type { ServiceDeps } from './deps.ts';
+
+export interface ServiceChannels {
+  /** The service's inbox queue and its DLQ, as the SQS consumer takes them. */
+  inbox?: { name: string; url: string; dlq: { url: string } };
+  /** Logical topic name (`jobs-events`) → ARN, for the outbox relay. */
+  topicArns: Record<string, string>;
+}
+
+/**
+ * Looks up the URLs and ARNs of the service's inbox, DLQ and topic by name
+ * (the provisioner created them; a service never creates topology). SNS has
+ * no lookup by name, so topics are found by listing.
+ */
+export async function resolveChannels(deps: ServiceDeps): Promise<ServiceChannels> {
+  const logical = serviceChannels(deps.service);
+  const result: ServiceChannels = { topicArns: {} };
+  if (deps.names.inbox) {
+    const url = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: deps.names.inbox }))).QueueUrl!;
+    const dlq = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: dlqName(deps.names.inbox) })))
+      .QueueUrl!;
+    result.inbox = { name: deps.names.inbox, url, dlq: { url: dlq } };
+  }
+  if (logical.topic && deps.names.topic) {
+    const wanted = deps.names.topic;
+    let token: string | undefined;
+    do {
+      const listed = await deps.sns.send(new ListTopicsCommand({ NextToken: token }));
+      const arn = listed.Topics?.find((t) => t.TopicArn?.endsWith(`:${wanted}`))?.TopicArn;
+      if (arn) result.topicArns[logical.topic] = arn;
+      token = arn ? undefined : listed.NextToken;
+    } while (token);
+    if (!result.topicArns[logical.topic])
+      throw new Error(`topic ${wanted} does not exist: run pnpm provision`);
+  }
+  return result;
+}

@@ -1,0 +1,65 @@
+import { defineSqlMigration } from '@hireflow/db';
+
+export const jobsMigrations = [
+  defineSqlMigration('1000-jobs-tenants-and-keys', [
+    `CREATE TABLE tenant (
+      id uuid PRIMARY KEY,
+      name text NOT NULL UNIQUE,
+      contact_email text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE TABLE api_key (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL REFERENCES tenant (id),
+      key_hash text NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      revoked_at timestamptz
+    )`,
+    'CREATE INDEX api_key_tenant_idx ON api_key (tenant_id)',
+  ]),
+  defineSqlMigration('1001-jobs-postings-candidates-matches', [
+    `CREATE TABLE job_posting (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL REFERENCES tenant (id),
+      title text NOT NULL,
+      description text NOT NULL,
+      skills jsonb NOT NULL,
+      location text NOT NULL,
+      remote boolean NOT NULL,
+      contact_email text NOT NULL,
+      status text NOT NULL CHECK (status IN ('processing', 'matched', 'closed')),
+      match_count integer,
+      matches_computed_at timestamptz,
+      logo jsonb,
+      posted_at timestamptz NOT NULL,
+      close_at timestamptz NOT NULL,
+      closed_at timestamptz,
+      updated_at timestamptz NOT NULL
+    )`,
+    'CREATE INDEX job_posting_tenant_idx ON job_posting (tenant_id, posted_at DESC, id DESC)',
+    `CREATE TABLE candidate (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL REFERENCES tenant (id),
+      name text NOT NULL,
+      email text NOT NULL,
+      headline text NOT NULL,
+      skills jsonb NOT NULL,
+      location text NOT NULL,
+      created_at timestamptz NOT NULL
+    )`,
+    // Unique per tenant by email, case-insensitively: a client retry never registers twice.
+    'CREATE UNIQUE INDEX candidate_tenant_email_idx ON candidate (tenant_id, lower(email))',
+    'CREATE INDEX candidate_tenant_created_idx ON candidate (tenant_id, created_at DESC, id DESC)',
+    `CREATE TABLE job_match (
+      match_id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL,
+      job_id uuid NOT NULL,
+      candidate_id uuid NOT NULL,
+      score double precision NOT NULL,
+      found_at timestamptz NOT NULL,
+      UNIQUE (job_id, candidate_id)
+    )`,
+    'CREATE INDEX job_match_job_idx ON job_match (job_id, score DESC, match_id)',
+    'CREATE INDEX job_match_candidate_idx ON job_match (candidate_id, score DESC, match_id)',
+  ]),
+];

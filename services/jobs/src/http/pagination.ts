@@ -1,0 +1,41 @@
+import { HttpProblem } from '@hireflow/runtime';
+
+/** Opaque keyset cursor: the sort key and id of the last item of a page. */
+export interface Cursor {
+  at: string;
+  id: string;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url');
+}
+
+/** Reads a cursor back; `validAt` checks the sort key's form (a time, a score). */
+export function decodeCursor(
+  value: string | undefined,
+  validAt: (at: string) => boolean = (at) => !Number.isNaN(Date.parse(at)),
+): Cursor | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[];
+    if (typeof at === 'string' && typeof id === 'string' && validAt(at) && /^[0-9a-f-]{36}$/.test(id)) {
+      return { at, id };
+    }
+  } catch {
+    // falls through to the problem below
+  }
+  throw new HttpProblem(400, 'VALIDATION_FAILED', 'cursor is not one this API returned', {
+    errors: [{ field: 'cursor', message: 'is not valid' }],
+  });
+}
+
+/** Splits a fetched `limit + 1` rows into a page and the next cursor. */
+export function page<T>(
+  rows: T[],
+  limit: number,
+  cursorOf: (row: T) => Cursor,
+): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(cursorOf(last)) : null };
+}

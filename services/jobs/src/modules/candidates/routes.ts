@@ -1,0 +1,138 @@
+import type { MikroORM } from '@hireflow/db';
+import { HttpProblem } from '@hireflow/runtime';
+import { currentTraceId } from '@hireflow/telemetry';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { Candidate } from '../../db/entities.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import { accepted, email, pageQuery, problemSchema, skills, text, uuidParam } from '../../http/schemas.ts';
+import { listMatches } from '../postings/matches.ts';
+import { matchesPage } from '../postings/schemas.ts';
+import { principalOf } from '../tenants/auth.ts';
+import { candidateView, registerCandidate } from './service.ts';
+
+const registerBody = z
+  .strictObject({
+    name: text(200),
+    email,
+    headline: text(300, { min: 0 }),
+    skills,
+    location: text(200, { min: 0 }),
+  })
+  .describe('A candidate');
+
+const candidateSchema = z.object({
+  id: z.uuid(),
+  status: z.literal('registered'),
+  name: z.string(),
+  email: z.string(),
+  headline: z.string(),
+  skills: z.array(z.string()),
+  location: z.string(),
+  registeredAt: z.string(),
+});
+
+const errors = { 400: problemSchema, 401: problemSchema, 404: problemSchema, 429: problemSchema };
+const idParams = z.strictObject({ id: uuidParam });
+const notFound = (id: string) => new HttpProblem(404, 'NOT_FOUND', `No candidate ${id}`);
+
+export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (app, { orm }) => {
+  app.post(
+    '/v1/candidates',
+    {
+      schema: {
+        tags: ['candidates'],
+        summary:
+          'Register a candidate (202); an email already registered returns the existing candidate (200)',
+        body: registerBody,
+        response: {
+          202: accepted,
+          200: accepted.describe('Already registered: nothing is emitted again'),
+          ...errors,
+          409: problemSchema,
+          413: problemSchema,
+          415: problemSchema,
+          422: problemSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = principalOf(request);
+      const { candidate, created } = await registerCandidate(orm.em.fork(), tenantId, request.body);
+      reply.code(created ? 202 : 200).header('location', `/v1/candidates/${candidate.id}`);
+      return { id: candidate.id, status: 'registered', traceId: currentTraceId() ?? null };
+    },
+  );
+
+  app.get(
+    '/v1/candidates',
+    {
+      schema: {
+        tags: ['candidates'],
+        summary: "The tenant's candidates, newest first",
+        querystring: pageQuery,
+        response: {
+          200: z.object({ items: z.array(candidateSchema), nextCursor: z.string().nullable() }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      const after = decodeCursor(request.query.cursor);
+      const rows = await orm.em.fork().find(
+        Candidate,
+        after
+          ? {
+              tenantId,
+              $or: [
+                { createdAt: { $lt: new Date(after.at) } },
+                { createdAt: new Date(after.at), id: { $lt: after.id } },
+              ],
+            }
+          : { tenantId },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: request.query.limit + 1 },
+      );
+      const result = page(rows, request.query.limit, (c) => ({ at: c.createdAt.toISOString(), id: c.id }));
+      return { items: result.items.map(candidateView), nextCursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/candidates/:id',
+    {
+      schema: {
+        tags: ['candidates'],
+        summary: 'A candidate',
+        params: idParams,
+        response: { 200: candidateSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      const candidate = await orm.em.fork().findOne(Candidate, { id: request.params.id, tenantId });
+      if (!candidate) throw notFound(request.params.id);
+      return candidateView(candidate);
+    },
+  );
+
+  app.get(
+    '/v1/candidates/:id/matches',
+    {
+      schema: {
+        tags: ['candidates'],
+        summary: "The candidate's matches with scores, best first",
+        params: idParams,
+        querystring: pageQuery,
+        response: { 200: matchesPage, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      const em = orm.em.fork();
+      if (!(await em.count(Candidate, { id: request.params.id, tenantId })))
+        throw notFound(request.params.id);
+      return listMatches(em, { tenantId, candidateId: request.params.id }, request.query);
+    },
+  );
+};

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { email, skills, text } from '../../http/schemas.ts';
+
+export const postJobBody = z
+  .strictObject({
+    title: text(200),
+    description: text(20_000, { multiline: true }),
+    skills,
+    location: text(200),
+    remote: z.boolean({ message: 'must be true or false' }),
+    contactEmail: email.optional().describe("Defaults to the tenant's contact address"),
+  })
+  .describe('A job posting');
+
+const logo = z
+  .object({
+    uploadId: z.uuid(),
+    variants: z.array(
+      z.object({
+        name: z.string(),
+        width: z.number(),
+        height: z.number(),
+        contentType: z.string(),
+        url: z.string(),
+      }),
+    ),
+  })
+  .nullable();
+
+export const postingView = z.object({
+  id: z.uuid(),
+  status: z.enum(['processing', 'matched', 'closed']),
+  title: z.string(),
+  description: z.string(),
+  skills: z.array(z.string()),
+  location: z.string(),
+  remote: z.boolean(),
+  contactEmail: z.string(),
+  matchCount: z.number().int().nullable(),
+  logo,
+  postedAt: z.string(),
+  closesAt: z.string(),
+  closedAt: z.string().nullable(),
+});
+
+export const matchView = z.object({
+  matchId: z.uuid(),
+  jobId: z.uuid(),
+  candidateId: z.uuid(),
+  score: z.number(),
+  foundAt: z.string(),
+  candidate: z.object({ name: z.string(), headline: z.string(), location: z.string() }).nullable(),
+  job: z.object({ title: z.string(), status: z.string() }).nullable(),
+});
+
+export const matchesPage = z.object({ items: z.array(matchView), nextCursor: z.string().nullable() });
+export const postingsPage = z.object({ items: z.array(postingView), nextCursor: z.string().nullable() });

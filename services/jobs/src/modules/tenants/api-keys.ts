@@ -1,0 +1,77 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createEvent } from '@hireflow/contracts';
+import type { EntityManager } from '@hireflow/db';
+import { enqueueEvent } from '@hireflow/messaging';
+import { ApiKey, Tenant } from '../../db/entities.ts';
+
+const SOURCE = 'hireflow/jobs' as const;
+
+/**
+ * Keys carry 256 random bits, so a plain SHA-256 is a safe stored form (slow
+ * password hashes guard low-entropy secrets; these are not). Other services
+ * authenticate with the same hash, fed by `apikey.issued.v1`.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+function newApiKey(): string {
+  return `hf_${randomBytes(32).toString('base64url')}`;
+}
+
+export interface IssuedKey {
+  tenantId: string;
+  tenantName: string;
+  keyId: string;
+  /** The plaintext key: shown once, never stored. */
+  key: string;
+}
+
+/** Creates the tenant if it is new, issues it a key, and announces the key, in one transaction. */
+export async function issueApiKey(
+  em: EntityManager,
+  tenantName: string,
+  contactEmail: string,
+): Promise<IssuedKey> {
+  return em.transactional(async (tx) => {
+    let tenant = await tx.findOne(Tenant, { name: tenantName });
+    if (!tenant) {
+      tenant = tx.create(Tenant, { id: randomUUID(), name: tenantName, contactEmail });
+      // The key references the tenant; entities here declare no relations, so order the inserts.
+      await tx.flush();
+    } else if (tenant.contactEmail !== contactEmail) {
+      tenant.contactEmail = contactEmail;
+    }
+    const key = newApiKey();
+    const apiKey = tx.create(ApiKey, { id: randomUUID(), tenantId: tenant.id, keyHash: hashApiKey(key) });
+    const issuedAt = new Date();
+    enqueueEvent(
+      tx,
+      createEvent(
+        'apikey.issued.v1',
+        { keyId: apiKey.id, tenantId: tenant.id, keyHash: apiKey.keyHash, issuedAt: issuedAt.toISOString() },
+        { source: SOURCE, subject: apiKey.id },
+      ),
+    );
+    return { tenantId: tenant.id, tenantName: tenant.name, keyId: apiKey.id, key };
+  });
+}
+
+/** Revokes a key (idempotent: revoking twice announces once). Returns false for an unknown key. */
+export async function revokeApiKey(em: EntityManager, keyId: string): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const apiKey = await tx.findOne(ApiKey, { id: keyId });
+    if (!apiKey) return false;
+    if (apiKey.revokedAt) return true;
+    apiKey.revokedAt = new Date();
+    enqueueEvent(
+      tx,
+      createEvent(
+        'apikey.revoked.v1',
+        { keyId: apiKey.id, tenantId: apiKey.tenantId, revokedAt: apiKey.revokedAt.toISOString() },
+        { source: SOURCE, subject: apiKey.id },
+      ),
+    );
+    return true;
+  });
+}

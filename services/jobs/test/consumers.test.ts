@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import type { CloudEvent, EventType } from '@hireflow/contracts';
+import { createEvent } from '@hireflow/contracts';
+import { IdempotencyInProgressError } from '@hireflow/idempotency';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postingHandlers } from '../src/modules/postings/consumers.ts';
+import { StatusFeed } from '../src/modules/postings/status-feed.ts';
+import { type JobsHarness, startJobsHarness, validCandidate, validJob } from './harness.ts';
+
+let h: JobsHarness;
+let feed: StatusFeed;
+let handlers: ReturnType<typeof postingHandlers>;
+const context = { messageId: 'm', receiveCount: 1, queueName: 'q', attributes: {} };
+
+beforeAll(async () => {
+  h = await startJobsHarness('jobs-consumers');
+  feed = new StatusFeed(h.deps.redis, h.config.REDIS_PREFIX);
+  handlers = postingHandlers(h.deps.orm, feed, pino({ level: 'silent' }));
+});
+afterAll(async () => {
+  await feed?.close();
+  await h?.close();
+});
+
+async function deliver<T extends EventType>(event: CloudEvent<T>) {
+  const handler = handlers[event.type] as (e: CloudEvent<T>, c: typeof context) => Promise<void>;
+  await handler(event, context);
+}
+
+async function newJob() {
+  const res = await h.app.inject({
+    method: 'POST',
+    url: '/v1/jobs',
+    headers: h.tenants.a.auth,
+    payload: validJob,
+  });
+  return res.json<{ id: string }>().id;
+}
+
+const getJob = async (id: string) =>
+  (await h.app.inject({ method: 'GET', url: `/v1/jobs/${id}`, headers: h.tenants.a.auth })).json();
+
+const matched = (jobId: string, matchCount: number, computedAt: string) =>
+  createEvent(
+    'job.matched.v1',
+    { jobId, tenantId: h.tenants.a.tenantId, matchCount, computedAt },
+    { source: 'hireflow/matching', subject: jobId },
+  );
+
+describe('job.matched.v1', () => {
+  it('moves the posting to matched with its count; the same event twice (even at once) changes it once', async () => {
+    const jobId = await newJob();
+    const event = matched(jobId, 3, '2026-11-29T10:00:00.000Z');
+    const changes: unknown[] = [];
+    const unsubscribe = await feed.subscribe(jobId, (c) => changes.push(c));
+    // Concurrent duplicates: one runs; the others are told to retry later (retryable), never run it.
+    const outcomes = await Promise.allSettled([deliver(event), deliver(event), deliver(event)]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
+    for (const o of outcomes) {
+      if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(IdempotencyInProgressError);
+    }
+    await deliver(event);
+    expect(await getJob(jobId)).toMatchObject({ status: 'matched', matchCount: 3 });
+    const keys = await h.deps.orm.em
+      .fork()
+      .execute('SELECT key FROM processed_message WHERE key = ?', [event.id]);
+    expect(keys).toHaveLength(1);
+    await unsubscribe();
+  });
+
+  it('never moves backwards: an older computation arriving late is ignored', async () => {
+    const jobId = await newJob();
+    await deliver(matched(jobId, 5, '2026-11-29T12:00:00.000Z'));
+    await deliver(matched(jobId, 2, '2026-11-29T11:00:00.000Z'));
+    expect(await getJob(jobId)).toMatchObject({ status: 'matched', matchCount: 5 });
+    await deliver(matched(jobId, 7, '2026-11-29T13:00:00.000Z'));
+    expect(await getJob(jobId)).toMatchObject({ status: 'matched', matchCount: 7 });
+  });
+
+  it('never reopens a closed posting', async () => {
+    const jobId = await newJob();
+    await h.app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/close`, headers: h.tenants.a.auth });
+    await deliver(matched(jobId, 4, '2026-11-29T12:00:00.000Z'));
+    expect(await getJob(jobId)).toMatchObject({ status: 'closed', matchCount: null });
+  });
+
+  it('ignores an event naming another tenant', async () => {
+    const jobId = await newJob();
+    const foreign = createEvent(
+      'job.matched.v1',
+      { jobId, tenantId: h.tenants.b.tenantId, matchCount: 9, computedAt: '2026-11-29T12:00:00.000Z' },
+      { source: 'hireflow/matching' },
+    );
+    await deliver(foreign);
+    expect(await getJob(jobId)).toMatchObject({ status: 'processing' });
+  });
+});
+
+describe('match.found.v1', () => {
+  it('feeds the matches read model of the posting and the candidate, once per event', async () => {
+    const jobId = await newJob();
+    const reg = await h.app.inject({
+      method: 'POST',
+      url: '/v1/candidates',
+      headers: h.tenants.a.auth,
+      payload: { ...validCandidate, email: `${randomUUID()}@example.test` },
+    });
+    const candidateId = reg.json().id;
+    const found = createEvent(
+      'match.found.v1',
+      { matchId: randomUUID(), jobId, candidateId, tenantId: h.tenants.a.tenantId, score: 0.87 },
+      { source: 'hireflow/matching' },
+    );
+    await deliver(found);
+    await deliver(found);
+    const byJob = await h.app.inject({
+      method: 'GET',
+      url: `/v1/jobs/${jobId}/matches`,
+      headers: h.tenants.a.auth,
+    });
+    expect(byJob.json().items).toEqual([
+      expect.objectContaining({
+        candidateId,
+        score: 0.87,
+        candidate: expect.objectContaining({ name: validCandidate.name }),
+      }),
+    ]);
+    const byCandidate = await h.app.inject({
+      method: 'GET',
+      url: `/v1/candidates/${candidateId}/matches`,
+      headers: h.tenants.a.auth,
+    });
+    expect(byCandidate.json().items).toEqual([
+      expect.objectContaining({ jobId, job: expect.objectContaining({ title: validJob.title }) }),
+    ]);
+  });
+
+  it('pages matches best first', async () => {
+    const jobId = await newJob();
+    const scores = [0.2, 0.9, 0.5, 0.7, 0.1];
+    for (const score of scores) {
+      await deliver(
+        createEvent(
+          'match.found.v1',
+          { matchId: randomUUID(), jobId, candidateId: randomUUID(), tenantId: h.tenants.a.tenantId, score },
+          { source: 'hireflow/matching' },
+        ),
+      );
+    }
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const url: string = `/v1/jobs/${jobId}/matches?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const body = (await h.app.inject({ method: 'GET', url, headers: h.tenants.a.auth })).json();
+      seen.push(...body.items.map((m: { score: number }) => m.score));
+      cursor = body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual([...scores].sort((a, b) => b - a));
+  });
+});
+
+describe('media.processed.v1', () => {
+  it('attaches a processed logo to its posting, and ignores other owners', async () => {
+    const jobId = await newJob();
+    const variants = [
+      {
+        name: 'thumb',
+        width: 64,
+        height: 64,
+        contentType: 'image/webp',
+        url: 'http://127.0.0.1:4566/media/x.webp',
+      },
+    ];
+    const uploadId = randomUUID();
+    await deliver(
+      createEvent(
+        'media.processed.v1',
+        { uploadId, tenantId: h.tenants.a.tenantId, ownerType: 'job', ownerId: jobId, variants },
+        { source: 'hireflow/media' },
+      ),
+    );
+    await deliver(
+      createEvent(
+        'media.processed.v1',
+        {
+          uploadId: randomUUID(),
+          tenantId: h.tenants.a.tenantId,
+          ownerType: 'candidate',
+          ownerId: jobId,
+          variants,
+        },
+        { source: 'hireflow/media' },
+      ),
+    );
+    expect((await getJob(jobId)).logo).toEqual({ uploadId, variants });
+  });
+});
