@@ -9,6 +9,8 @@ export { createHttpServer } from './http.ts';
 export type { Closeable, RunServiceOptions } from './lifecycle.ts';
 export { runService } from './lifecycle.ts';
 export { loggerOptions } from './logger.ts';
+export type { PeriodicTask } from './maintenance.ts';
+export { startPeriodicTasks } from './maintenance.ts';
 export type { Problem } from './problem.ts';
 export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './problem.ts';
 export type { ServiceConfig } from './service-config.ts';

@@ -1,5 +1,6 @@
+import { pruneExpired } from '@hireflow/idempotency';
 import { OutboxRelay, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
-import { type Closeable, resolveChannels, type ServiceDeps } from '@hireflow/runtime';
+import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
 import pino from 'pino';
 import type { Config } from './config.ts';
 import { startAutoCloseWorker } from './modules/postings/auto-close.ts';
@@ -34,8 +35,18 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
     log,
   });
 
+  const housekeeping = startPeriodicTasks(
+    [
+      { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+      // DESIGN: the visibility timeout follows the handlers' measured p99.
+      { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
+    ],
+    log,
+  );
+
   // Order: stop taking new messages and jobs, then flush what is committed to SNS.
   return [
+    housekeeping,
     { name: 'sqs-consumer', close: () => consumer.close() },
     { name: 'auto-close-worker', close: async () => void (await autoClose.close()) },
     { name: 'outbox-relay', close: () => relay.close() },
