@@ -1,6 +1,8 @@
 export type { AwsSettings } from './aws.ts';
 export { createSnsClient, createSqsClient } from './aws.ts';
 export { awsConfigSchema, awsSettings } from './aws-config.ts';
+export type { DeadLetterQueue, DeadLetterView } from './dlq.ts';
+export { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from './dlq.ts';
 export type { Emulator } from './emulator.ts';
 export { startEmulator } from './emulator.ts';
 export type { ProvisionedQueue, ProvisionedTopology, ProvisionOptions } from './provision.ts';

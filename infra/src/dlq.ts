@@ -1,0 +1,158 @@
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  type Message,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { dlqName, type Topology } from './topology.ts';
+
+/**
+ * Attributes dead-lettering and deferral added: a redriven message starts
+ * clean (with an old `first-seen-at` a deferred message would be dead-lettered
+ * again at once for having waited too long).
+ */
+const DEAD_LETTER_ATTRIBUTES = new Set(['dead-letter-reason', 'deferred-count', 'first-seen-at']);
+
+export interface DeadLetterQueue {
+  queue: string;
+  dlq: string;
+  dlqUrl: string;
+  queueUrl: string;
+  depth: number;
+}
+
+/** Every DLQ of the topology with its depth (any message in a DLQ is a bug report). */
+export async function deadLetterDepths(
+  sqs: SQSClient,
+  topology: Topology,
+  prefix: string,
+): Promise<DeadLetterQueue[]> {
+  const result: DeadLetterQueue[] = [];
+  for (const name of Object.keys(topology.queues)) {
+    const queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: prefix + name }))).QueueUrl!;
+    const dlqUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: prefix + dlqName(name) }))).QueueUrl!;
+    const attrs = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: dlqUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    const depth =
+      Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0) +
+      Number(attrs.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    result.push({ queue: prefix + name, dlq: prefix + dlqName(name), dlqUrl, queueUrl, depth });
+  }
+  return result;
+}
+
+export interface DeadLetterView {
+  messageId: string;
+  type: string | undefined;
+  reason: string | undefined;
+  receiveCount: number;
+  body: string;
+}
+
+/**
+ * Reads up to `max` dead letters without consuming them: each is received with
+ * a short visibility and left in place, so it reappears for the next reader.
+ */
+export async function peekDeadLetters(sqs: SQSClient, dlqUrl: string, max = 10): Promise<DeadLetterView[]> {
+  const seen = new Map<string, DeadLetterView>();
+  while (seen.size < max) {
+    const received = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: dlqUrl,
+        MaxNumberOfMessages: Math.min(10, max - seen.size),
+        VisibilityTimeout: 5,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    const fresh = messages.filter((m) => !seen.has(m.MessageId!));
+    if (fresh.length === 0) break;
+    for (const m of fresh) {
+      seen.set(m.MessageId!, {
+        messageId: m.MessageId!,
+        type: m.MessageAttributes?.type?.StringValue,
+        reason: m.MessageAttributes?.['dead-letter-reason']?.StringValue,
+        receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 0),
+        body: m.Body ?? '',
+      });
+    }
+  }
+  return [...seen.values()];
+}
+
+/**
+ * Moves dead letters back to their source queue, body and attributes as they
+ * were (minus the dead-letter reason): sent first, deleted from the DLQ only
+ * once the source has them, so a crash in between duplicates (harmless: every
+ * handler is idempotent) and never loses. fauxqs has no StartMessageMoveTask,
+ * so this works the same on the emulator and on AWS.
+ */
+export async function redriveDeadLetters(
+  sqs: SQSClient,
+  from: { dlqUrl: string; queueUrl: string },
+  max = Number.POSITIVE_INFINITY,
+): Promise<number> {
+  let moved = 0;
+  while (moved < max) {
+    const received = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: from.dlqUrl,
+        MaxNumberOfMessages: Math.min(10, max - moved),
+        VisibilityTimeout: 60,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) break;
+    const sent = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: from.queueUrl,
+        Entries: messages.map((m, i) => ({
+          Id: String(i),
+          MessageBody: m.Body ?? '',
+          MessageAttributes: cleanAttributes(m),
+        })),
+      }),
+    );
+    const ok = new Set((sent.Successful ?? []).map((s) => Number(s.Id)));
+    const done = messages.filter((_, i) => ok.has(i));
+    if (done.length > 0) {
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: from.dlqUrl,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
+    }
+    moved += done.length;
+    if (done.length < messages.length) {
+      throw new Error(
+        `redrive: ${messages.length - done.length} messages could not be sent back; they stay in the DLQ`,
+      );
+    }
+  }
+  return moved;
+}
+
+function cleanAttributes(message: Message): Record<string, MessageAttributeValue> {
+  const attributes: Record<string, MessageAttributeValue> = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    if (DEAD_LETTER_ATTRIBUTES.has(name)) continue;
+    attributes[name] =
+      value.StringValue !== undefined
+        ? { DataType: value.DataType, StringValue: value.StringValue }
+        : { DataType: value.DataType, BinaryValue: value.BinaryValue };
+  }
+  return attributes;
+}

@@ -1,0 +1,64 @@
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { deadLetterDepths, peekDeadLetters, redriveDeadLetters, topology } from '@hireflow/infra';
+import { type TestAws, testAws, testTopology, waitFor } from '@hireflow/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+describe('dead letters: depth, list, redrive', () => {
+  let aws: TestAws;
+  beforeAll(() => {
+    aws = testAws();
+  });
+  afterAll(() => aws.close());
+
+  it('reports depth, lists without consuming, and redrives back to the source queue without the reason', async () => {
+    const provisioned = await testTopology(aws, 'dlq');
+    const inbox = provisioned.queues['jobs-inbox']!;
+    for (let i = 0; i < 3; i++) {
+      await aws.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: inbox.dlq.url,
+          MessageBody: JSON.stringify({ n: i }),
+          MessageAttributes: {
+            type: { DataType: 'String', StringValue: 'job.matched.v1' },
+            'dead-letter-reason': { DataType: 'String', StringValue: 'handler failed 5 times' },
+          },
+        }),
+      );
+    }
+    const depths = await deadLetterDepths(aws.sqs, topology, provisioned.prefix);
+    expect(depths.find((d) => d.queue === inbox.name)?.depth).toBe(3);
+    expect(depths.filter((d) => d.queue !== inbox.name).every((d) => d.depth === 0)).toBe(true);
+
+    const listed = await peekDeadLetters(aws.sqs, inbox.dlq.url, 10);
+    expect(listed).toHaveLength(3);
+    expect(listed[0]).toMatchObject({ type: 'job.matched.v1', reason: 'handler failed 5 times' });
+
+    // Listing left them in place: they reappear once the short peek visibility ends.
+    let moved = 0;
+    await waitFor(
+      async () => {
+        moved += await redriveDeadLetters(aws.sqs, { dlqUrl: inbox.dlq.url, queueUrl: inbox.url });
+        return moved >= 3;
+      },
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+    expect(moved).toBe(3);
+
+    const back = await aws.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: inbox.url,
+        MaxNumberOfMessages: 10,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    expect(back.Messages).toHaveLength(3);
+    for (const m of back.Messages ?? []) {
+      expect(m.MessageAttributes?.type?.StringValue).toBe('job.matched.v1');
+      expect(m.MessageAttributes?.['dead-letter-reason']).toBeUndefined();
+    }
+    expect(
+      (await deadLetterDepths(aws.sqs, topology, provisioned.prefix)).find((d) => d.queue === inbox.name)
+        ?.depth,
+    ).toBe(0);
+  }, 60_000);
+});
