@@ -45,8 +45,10 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
     accepting = false;
     let failed = false;
     const step = async (name: string, fn: () => Promise<void>) => {
+      const started = performance.now();
       try {
         await fn();
+        log.debug({ step: name, ms: Math.round(performance.now() - started) }, 'shutdown step done');
       } catch (error) {
         failed = true;
         log.error({ err: error, step: name }, 'shutdown step failed');
