@@ -1,5 +1,6 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 
 export interface AwsSettings {
   region: string;
@@ -22,6 +23,8 @@ export function createSqsClient(settings: AwsSettings): SQSClient {
     region: settings.region,
     endpoint: settings.endpoint,
     credentials: credentials(settings),
+    // Above the 20 s long poll; a hung call must not hold a consumer forever.
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 3000, requestTimeout: 30_000 }),
   });
 }
 
@@ -30,5 +33,7 @@ export function createSnsClient(settings: AwsSettings): SNSClient {
     region: settings.region,
     endpoint: settings.endpoint,
     credentials: credentials(settings),
+    // A hung publish would hold the relay's row locks and its close().
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 3000, requestTimeout: 10_000 }),
   });
 }

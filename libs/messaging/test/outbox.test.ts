@@ -146,10 +146,72 @@ describe('transactional outbox', () => {
     expect(first).toMatchObject({ published: 2, failed: 1 });
     const [failedRow] = await rowsOf([victim]);
     expect(failedRow).toMatchObject({ sent_at: null, attempts: 1, last_error: 'InternalError: boom' });
+    // It waits a full-jitter backoff below 2^1 s instead of blocking the head of the outbox.
+    const [timing] = await em().execute<{ wait: number }[]>(
+      'SELECT extract(epoch FROM next_attempt_at - now())::float AS wait FROM outbox WHERE event_id = ?',
+      [victim],
+    );
+    expect(timing!.wait).toBeLessThanOrEqual(2);
+    await em().execute('UPDATE outbox SET next_attempt_at = now() WHERE event_id = ?', [victim]);
     const second = await relay.relayOnce();
     expect(second).toMatchObject({ claimed: 1, published: 1, failed: 0 });
     const ids = bodiesIds(await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 3));
     expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
+  it('backs a failing row off instead of retrying it every round', async () => {
+    const topo = await testTopology(env.aws, 'outbox-backoff', smallTopology());
+    const event = jobPosted();
+    await commit(event);
+    // No ARN for the topic: every publish of this row fails.
+    const broken = relayFor(topo, { listen: false, topicArns: {} });
+    expect((await broken.relayOnce()).failed).toBeGreaterThanOrEqual(1);
+    const [row] = await em().execute<{ attempts: number; due: boolean }[]>(
+      "SELECT attempts, next_attempt_at > now() - interval '1 second' AS due FROM outbox WHERE event_id = ?",
+      [event.id],
+    );
+    expect(row).toMatchObject({ attempts: 1, due: true });
+    await em().execute(`UPDATE outbox SET next_attempt_at = now() + interval '1 hour' WHERE event_id = ?`, [
+      event.id,
+    ]);
+    // Backing off: not claimed again until it is due, so newer rows are not held up behind it.
+    const fixed = relayFor(topo, { listen: false });
+    const later = jobPosted();
+    await commit(later);
+    await waitFor(
+      async () => ((await rowsOf([later.id]))[0]?.sent_at ? true : (await fixed.relayOnce(), false)),
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    expect((await rowsOf([event.id]))[0]).toMatchObject({ sent_at: null, attempts: 1 });
+  });
+
+  it('splits PublishBatch calls by size: AWS refuses a batch over 256 KiB', async () => {
+    const topo = await testTopology(env.aws, 'outbox-bytes', smallTopology());
+    const calls: number[] = [];
+    class SizeRecordingPublisher extends SnsPublisher {
+      override async publishBatch(topicArn: string, items: OutgoingEvent[]): Promise<PublishResult> {
+        calls.push(items.reduce((n, item) => n + Buffer.byteLength(JSON.stringify(item.event)), 0));
+        return super.publishBatch(topicArn, items);
+      }
+    }
+    // ~60 KB each: a 20,000-character description of 3-byte characters.
+    const events = Array.from({ length: 6 }, () => {
+      const e = jobPosted();
+      return { ...e, data: { ...e.data, description: '語'.repeat(20_000) } } as AnyEvent;
+    });
+    await commit(...events);
+    const relay = relayFor(topo, { listen: false, publisher: new SizeRecordingPublisher(env.aws.sns) });
+    await waitFor(
+      async () =>
+        (await rowsOf(events.map((e) => e.id))).every((r) => r.sent_at) || (await relay.relayOnce(), false),
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    for (const bytes of calls) expect(bytes).toBeLessThanOrEqual(240 * 1024);
   });
 
   it('shares the outbox between two relays: every row published, none by both', async () => {

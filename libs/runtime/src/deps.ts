@@ -49,6 +49,7 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
   }
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
   await redis.connect().catch(async (error: Error) => {
+    redis.disconnect();
     await orm.close();
     throw new Error(`Redis at ${config.REDIS_URL} does not answer: ${error.message}`);
   });
@@ -70,7 +71,9 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
     close: async () => {
       sqs.destroy();
       sns.destroy();
-      await redis.quit().catch(() => redis.disconnect());
+      // QUIT waits for a reply that never comes while Redis is away.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
       await orm.close();
     },
   };

@@ -44,14 +44,26 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
     log.info({ reason }, 'shutting down');
     accepting = false;
     let failed = false;
+    // Each step gets a bounded share of the shutdown budget: one that hangs
+    // (a dependency gone) must not keep the later ones (flushing what is
+    // committed, closing connections) from running.
+    const stepTimeoutMs = Math.max(1000, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 3));
     const step = async (name: string, fn: () => Promise<void>) => {
       const started = performance.now();
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await fn();
+        await Promise.race([
+          fn(),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`timed out after ${stepTimeoutMs} ms`)), stepTimeoutMs);
+          }),
+        ]);
         log.debug({ step: name, ms: Math.round(performance.now() - started) }, 'shutdown step done');
       } catch (error) {
         failed = true;
         log.error({ err: error, step: name }, 'shutdown step failed');
+      } finally {
+        clearTimeout(timer);
       }
     };
     if (app) await step('http', () => app!.close());
@@ -100,10 +112,8 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
   } catch (error) {
     log.fatal({ err: error }, 'start failed');
     await shutdown('start failed');
-    process.exitCode = 1;
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    process.off('disconnect', onParentGone);
-    if (process.connected) process.disconnect();
+    // Whatever a half-started dependency left running (a reconnecting client,
+    // a relay loop) must not keep a failed process alive.
+    process.exit(1);
   }
 }

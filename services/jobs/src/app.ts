@@ -8,7 +8,7 @@ import { candidateRoutes } from './modules/candidates/routes.ts';
 import { createAutoCloseQueue, scheduleAutoClose } from './modules/postings/auto-close.ts';
 import { postingRoutes } from './modules/postings/routes.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
-import { authPlugin } from './modules/tenants/auth.ts';
+import { authPlugin, isPublicApiRoute } from './modules/tenants/auth.ts';
 
 export interface AppState {
   /** False once shutdown began: /health/ready answers 503 so traffic drains. */
@@ -38,15 +38,28 @@ export async function buildApp(
     exposeStatusRoute: false,
   });
   await app.register(authPlugin, { orm: deps.orm });
+  // The limiter fails open on its own fail-fast connection: with Redis away,
+  // requests go on unlimited rather than hang (docs/decisions.md).
+  const limiterRedis = deps.redis.duplicate({
+    lazyConnect: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 500,
+  });
+  limiterRedis.on('error', () => undefined);
+  app.addHook('onClose', async () => {
+    limiterRedis.disconnect();
+  });
   await app.register(rateLimit, {
     // After authentication (onRequest): the limit is per API key.
     hook: 'preHandler',
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    redis: deps.redis,
+    redis: limiterRedis,
+    skipOnError: true,
     nameSpace: `${config.REDIS_PREFIX}:rate-limit:`,
     keyGenerator: (request) => request.principal?.keyId ?? request.ip,
-    allowList: (request) => !request.url.startsWith('/v1/'),
+    allowList: (request) => !isPublicApiRoute(request),
     errorResponseBuilder: (_request, context) =>
       new HttpProblem(
         429,

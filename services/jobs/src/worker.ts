@@ -5,6 +5,8 @@ import pino from 'pino';
 import type { Config } from './config.ts';
 import { startAutoCloseWorker } from './modules/postings/auto-close.ts';
 import { postingHandlers } from './modules/postings/consumers.ts';
+import { publishChange } from './modules/postings/routes.ts';
+import { closeOverduePostings } from './modules/postings/service.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
 
 /** The jobs worker role: inbox consumer, outbox relay, auto-close worker. */
@@ -38,6 +40,16 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
   const housekeeping = startPeriodicTasks(
     [
       { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+      {
+        // The safety net under the delayed auto-close jobs.
+        name: 'auto-close-sweep',
+        intervalMs: 60_000,
+        run: async () => {
+          for (const jobId of await closeOverduePostings(deps.orm.em.fork())) {
+            await publishChange(feed, jobId, 'closed', null, log);
+          }
+        },
+      },
       // DESIGN: the visibility timeout follows the handlers' measured p99.
       { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],

@@ -369,3 +369,46 @@ describe('rate limit per API key', () => {
     }
   });
 });
+
+describe('review fixes', () => {
+  it('a retry whose Idempotency-Key claim was lost (expired lease, crash before storing) finds the same posting', async () => {
+    const headers = { ...h.tenants.a.auth, 'idempotency-key': 'lost-claim' };
+    const first = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob });
+    expect(first.statusCode).toBe(202);
+    // the stored response is gone, as after a crash between commit and recording it
+    await h.deps.orm.em.fork().execute(`DELETE FROM processed_message WHERE key LIKE '%lost-claim%'`);
+    const retry = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob });
+    expect(retry.statusCode).toBe(202);
+    expect(retry.json().id).toBe(first.json().id);
+    expect((await outbox('job.posted.v1')).filter((e) => e.payload.subject === first.json().id)).toHaveLength(
+      1,
+    );
+  });
+
+  it('authenticates by the matched route, not the raw URL', async () => {
+    const res = await h.app.inject({ method: 'POST', url: '/%761/jobs', payload: validJob });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it.each([
+    [
+      'an id of dashes',
+      Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', '-'.repeat(36)])).toString('base64url'),
+    ],
+    [
+      'a time out of range',
+      Buffer.from(
+        JSON.stringify(['-100000-01-01T00:00:00.000Z', '00000000-0000-4000-8000-000000000000']),
+      ).toString('base64url'),
+    ],
+  ])('answers 400, not 500, for a forged cursor: %s', async (_label, cursor) => {
+    for (const url of ['/v1/jobs', '/v1/candidates']) {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: `${url}?cursor=${cursor}`,
+        headers: h.tenants.a.auth,
+      });
+      expect(res.statusCode).toBe(400);
+    }
+  });
+});

@@ -196,3 +196,43 @@ describe('media.processed.v1', () => {
     expect((await getJob(jobId)).logo).toEqual({ uploadId, variants });
   });
 });
+
+describe('review fixes', () => {
+  it('keeps the newest match.found.v1 of a pair whatever the arrival order', async () => {
+    const jobId = await newJob();
+    const candidateId = randomUUID();
+    const found = (score: number, time: string) =>
+      createEvent(
+        'match.found.v1',
+        { matchId: randomUUID(), jobId, candidateId, tenantId: h.tenants.a.tenantId, score },
+        { source: 'hireflow/matching', time },
+      );
+    await deliver(found(0.9, '2026-11-29T12:00:00.000Z'));
+    await deliver(found(0.3, '2026-11-29T11:00:00.000Z')); // older, arrives late
+    const res = await h.app.inject({
+      method: 'GET',
+      url: `/v1/jobs/${jobId}/matches`,
+      headers: h.tenants.a.auth,
+    });
+    expect(res.json().items.map((m: { score: number }) => m.score)).toEqual([0.9]);
+  });
+
+  it('the auto-close sweep closes overdue postings once, emitting job.closed.v1 once', async () => {
+    const { closeOverduePostings } = await import('../src/modules/postings/service.ts');
+    const jobId = await newJob();
+    await h.deps.orm.em
+      .fork()
+      .execute(`UPDATE job_posting SET close_at = now() - interval '1 minute' WHERE id = ?`, [jobId]);
+    expect(await closeOverduePostings(h.deps.orm.em.fork())).toContain(jobId);
+    expect(await closeOverduePostings(h.deps.orm.em.fork())).not.toContain(jobId);
+    expect(await getJob(jobId)).toMatchObject({ status: 'closed' });
+    const closed = await h.deps.orm.em
+      .fork()
+      .execute('SELECT 1 FROM outbox WHERE type = ? AND payload->>? = ?', [
+        'job.closed.v1',
+        'subject',
+        jobId,
+      ]);
+    expect(closed).toHaveLength(1);
+  });
+});

@@ -31,4 +31,9 @@ export const outboxMigrations = [
     END $$`,
     'CREATE TRIGGER outbox_notify AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify()',
   ]),
+  defineSqlMigration('0002-outbox-retry-backoff', [
+    // A row that fails to publish waits (full-jitter backoff) instead of
+    // being retried every round at the head of the queue.
+    'ALTER TABLE outbox ADD COLUMN next_attempt_at timestamptz',
+  ]),
 ];

@@ -104,7 +104,8 @@ export class OutboxRelay {
     return em.transactional(async (tx) => {
       const rows: PendingRow[] = await tx.execute(
         `SELECT id, topic, payload, traceparent, tracestate, baggage FROM outbox
-         WHERE sent_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+         WHERE sent_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+         ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
         [this.#options.batchSize],
       );
       if (rows.length === 0) return { claimed: 0, published: 0, failed: 0 };
@@ -118,10 +119,13 @@ export class OutboxRelay {
         );
       }
       for (const failure of failures) {
-        await tx.execute('UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?', [
-          failure.error.slice(0, 2000),
-          failure.id,
-        ]);
+        // Full jitter: random(0, min(5 min, 1 s * 2^attempts)).
+        await tx.execute(
+          `UPDATE outbox SET attempts = attempts + 1, last_error = ?,
+             next_attempt_at = now() + make_interval(secs => random() * least(300, power(2, least(attempts, 16))))
+           WHERE id = ?`,
+          [failure.error.slice(0, 2000), failure.id],
+        );
       }
       if (failures.length > 0)
         this.#log.warn({ failed: failures.length }, 'outbox rows not published; will retry');
@@ -129,13 +133,29 @@ export class OutboxRelay {
     });
   }
 
-  /** Rows grouped by topic in id order, in PublishBatch-sized chunks. */
+  /**
+   * Rows grouped by topic in id order, in PublishBatch-sized chunks: at most
+   * 10 entries and at most SNS_MAX_BATCH_BYTES in all (AWS refuses a whole
+   * batch over 256 KiB; the emulator does not check).
+   */
   #chunks(rows: PendingRow[]): PendingRow[][] {
     const byTopic = new Map<string, PendingRow[]>();
     for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
     const chunks: PendingRow[][] = [];
     for (const group of byTopic.values()) {
-      for (let i = 0; i < group.length; i += SNS_MAX_BATCH) chunks.push(group.slice(i, i + SNS_MAX_BATCH));
+      let chunk: PendingRow[] = [];
+      let bytes = 0;
+      for (const row of group) {
+        const size = entryBytes(row);
+        if (chunk.length > 0 && (chunk.length === SNS_MAX_BATCH || bytes + size > SNS_MAX_BATCH_BYTES)) {
+          chunks.push(chunk);
+          chunk = [];
+          bytes = 0;
+        }
+        chunk.push(row);
+        bytes += size;
+      }
+      if (chunk.length > 0) chunks.push(chunk);
     }
     return chunks;
   }
@@ -203,6 +223,11 @@ export class OutboxRelay {
     });
     await client.connect();
     await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    if (this.#closing) {
+      // close() ran while this (re)connect was under way: it cannot see this client.
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.#listener = client;
   }
 
@@ -215,4 +240,14 @@ export class OutboxRelay {
         if (!this.#closing) setTimeout(() => this.#relisten(), this.#options.pollIntervalMs).unref();
       });
   }
+}
+
+/** AWS's limit for a whole PublishBatch request is 256 KiB; keep a margin for attributes and framing. */
+export const SNS_MAX_BATCH_BYTES = 240 * 1024;
+
+/** Bytes an outbox row takes in a PublishBatch entry (message, trace attributes, a margin). */
+function entryBytes(row: PendingRow): number {
+  const payload = typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload);
+  const trace = (row.traceparent?.length ?? 0) + (row.tracestate?.length ?? 0) + (row.baggage?.length ?? 0);
+  return Buffer.byteLength(payload) + trace + 512;
 }

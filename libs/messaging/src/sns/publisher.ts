@@ -122,6 +122,15 @@ export class SnsPublisher {
       }
     } catch (error) {
       const err = error as Error;
+      if (err.name === 'BatchRequestTooLong' && items.length > 1) {
+        // The whole call was too large (AWS: 256 KiB): send the entries one by one.
+        for (const span of spans) span.span.end();
+        const single = await Promise.all(items.map((item) => this.publishBatch(topicArn, [item])));
+        return {
+          published: single.flatMap((r) => r.published),
+          failed: single.flatMap((r) => r.failed),
+        };
+      }
       result.published = [];
       result.failed = items.map((item) => ({ eventId: item.event.id, code: err.name, message: err.message }));
     }

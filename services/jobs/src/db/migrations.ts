@@ -62,4 +62,8 @@ export const jobsMigrations = [
     'CREATE INDEX job_match_job_idx ON job_match (job_id, score DESC, match_id)',
     'CREATE INDEX job_match_candidate_idx ON job_match (candidate_id, score DESC, match_id)',
   ]),
+  defineSqlMigration('1002-jobs-overdue-postings-index', [
+    // The auto-close sweep scans only open postings by their close time.
+    "CREATE INDEX job_posting_open_close_at_idx ON job_posting (close_at) WHERE status <> 'closed'",
+  ]),
 ];

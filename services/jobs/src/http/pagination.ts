@@ -1,4 +1,13 @@
 import { HttpProblem } from '@hireflow/runtime';
+import { z } from 'zod';
+
+const uuid = z.uuid();
+
+/** A time Postgres can compare with: ISO form, years 1..9999. */
+export function isCursorTime(at: string): boolean {
+  const time = Date.parse(at);
+  return !Number.isNaN(time) && time >= Date.UTC(1, 0, 1) && time < Date.UTC(10_000, 0, 1);
+}
 
 /** Opaque keyset cursor: the sort key and id of the last item of a page. */
 export interface Cursor {
@@ -13,12 +22,12 @@ export function encodeCursor(cursor: Cursor): string {
 /** Reads a cursor back; `validAt` checks the sort key's form (a time, a score). */
 export function decodeCursor(
   value: string | undefined,
-  validAt: (at: string) => boolean = (at) => !Number.isNaN(Date.parse(at)),
+  validAt: (at: string) => boolean = isCursorTime,
 ): Cursor | undefined {
   if (value === undefined) return undefined;
   try {
     const [at, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && typeof id === 'string' && validAt(at) && /^[0-9a-f-]{36}$/.test(id)) {
+    if (typeof at === 'string' && typeof id === 'string' && validAt(at) && uuid.safeParse(id).success) {
       return { at, id };
     }
   } catch {

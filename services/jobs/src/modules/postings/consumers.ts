@@ -34,11 +34,14 @@ export function postingHandlers(orm: MikroORM, feed: StatusFeed, log: Logger): E
     'match.found.v1': async (event: CloudEvent<'match.found.v1'>) => {
       const { matchId, jobId, candidateId, tenantId, score } = event.data;
       await idempotent(orm, { key: event.id, transactional: true }, async (em) => {
-        // A recomputation may find the same pair again under a new match id: keep the latest score.
+        // A recomputation may find the same pair again under a new match id:
+        // keep the newest finding, whatever order the events arrive in.
         await em.execute(
           `INSERT INTO job_match (match_id, tenant_id, job_id, candidate_id, score, found_at)
            VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (job_id, candidate_id) DO UPDATE SET score = EXCLUDED.score`,
+           ON CONFLICT (job_id, candidate_id) DO UPDATE
+             SET score = EXCLUDED.score, match_id = EXCLUDED.match_id, found_at = EXCLUDED.found_at
+             WHERE job_match.found_at <= EXCLUDED.found_at`,
           [matchId, tenantId, jobId, candidateId, score, event.time],
         );
         return true;

@@ -24,7 +24,11 @@ export async function listMatches(
   filter: { tenantId: string; jobId?: string; candidateId?: string },
   query: { limit: number; cursor?: string | undefined },
 ) {
-  const after = decodeCursor(query.cursor, (at) => Number.isFinite(Number(at)) && at.trim() !== '');
+  const after = decodeCursor(query.cursor, (at) => {
+    // Passed to Postgres as a number, so any finite score in [0, 1] is safe.
+    const score = Number(at);
+    return at.trim() !== '' && Number.isFinite(score) && score >= 0 && score <= 1;
+  });
   const column = filter.jobId ? 'm.job_id' : 'm.candidate_id';
   const params: unknown[] = [filter.tenantId, filter.jobId ?? filter.candidateId];
   let keyset = '';

@@ -9,7 +9,7 @@ import { accepted, pageQuery, problemSchema, uuidParam } from '../../http/schema
 import { principalOf } from '../tenants/auth.ts';
 import { listMatches } from './matches.ts';
 import { matchesPage, postingView as postingSchema, postingsPage, postJobBody } from './schemas.ts';
-import { closeJob, postingView, postJob } from './service.ts';
+import { closeJob, idFromKey, postingView, postJob } from './service.ts';
 import type { JobStatusChange, StatusFeed } from './status-feed.ts';
 
 export interface PostingRoutesOptions {
@@ -52,13 +52,19 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     async (request, reply) => {
       const principal = principalOf(request);
       const { tenantId } = principal;
-      const posting = await postJob(orm.em.fork(), principal, request.body, options.autoCloseAfterMs);
-      // After commit. Should scheduling fail, the posting stands; the error is logged.
-      await options
-        .scheduleAutoClose({ jobId: posting.id, tenantId }, options.autoCloseAfterMs)
-        .catch((error) => {
-          request.log.error({ err: error, jobId: posting.id }, 'could not schedule auto-close');
-        });
+      // With an Idempotency-Key the posting id derives from it: a retry that
+      // outlived the key's lease (or a crash before the response was stored)
+      // finds the posting it already made instead of making a second one.
+      const id = request.idempotencyKey ? idFromKey(`job:${request.idempotencyKey}`) : undefined;
+      const posting = await postJob(orm.em.fork(), principal, request.body, options.autoCloseAfterMs, id);
+      // After commit, best effort and bounded: the worker's sweep closes
+      // overdue postings whatever happens to this delayed job.
+      await withTimeout(
+        options.scheduleAutoClose({ jobId: posting.id, tenantId }, options.autoCloseAfterMs),
+        1000,
+      ).catch((error) =>
+        request.log.warn({ err: error, jobId: posting.id }, 'could not schedule auto-close; the sweep will'),
+      );
       reply.code(202).header('location', `/v1/jobs/${posting.id}`);
       return { id: posting.id, status: 'processing', traceId: currentTraceId() ?? null };
     },
@@ -180,30 +186,48 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
 
       reply.hijack();
       const raw = reply.raw;
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      let sequence = 0;
-      const send = (change: JobStatusChange) => {
-        raw.write(`id: ${++sequence}\nevent: status\ndata: ${JSON.stringify(change)}\n\n`);
-      };
-      // Subscribe first, then read the current state: a change committed in
-      // between is sent (perhaps twice, harmlessly), never missed.
-      const unsubscribe = await feed.subscribe(jobId, send);
-      const current = await orm.em.fork().findOne(JobPosting, { id: jobId });
-      if (current) send({ jobId, status: current.status, matchCount: current.matchCount ?? null });
-      const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
+      // Registered before any await: a client gone while we subscribe must
+      // still release its subscription, and shutdown must end every stream.
+      let keepAlive: NodeJS.Timeout | undefined;
+      let unsubscribe: (() => Promise<void>) | undefined;
+      let ended = false;
       const end = () => {
-        if (!streams.delete(end)) return;
+        if (ended) return;
+        ended = true;
+        streams.delete(end);
         clearInterval(keepAlive);
-        void unsubscribe();
+        void unsubscribe?.();
         raw.end();
       };
       streams.add(end);
       request.raw.once('close', end);
+
+      let sequence = 0;
+      const send = (change: JobStatusChange) => {
+        if (!ended) raw.write(`id: ${++sequence}\nevent: status\ndata: ${JSON.stringify(change)}\n\n`);
+      };
+      try {
+        raw.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        // Subscribe first, then read the current state: a change committed in
+        // between is sent (perhaps twice, harmlessly), never missed.
+        unsubscribe = await feed.subscribe(jobId, send);
+        if (ended) {
+          await unsubscribe();
+          return;
+        }
+        const current = await orm.em.fork().findOne(JobPosting, { id: jobId });
+        if (current) send({ jobId, status: current.status, matchCount: current.matchCount ?? null });
+        keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
+        if (ended) clearInterval(keepAlive);
+      } catch (error) {
+        request.log.error({ err: error, jobId }, 'status stream failed');
+        end();
+      }
     },
   );
 };
@@ -219,4 +243,14 @@ export async function publishChange(
   await feed
     .publish({ jobId, status, matchCount })
     .catch((error) => log.error({ err: error, jobId }, 'status publish failed'));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

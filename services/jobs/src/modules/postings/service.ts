@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent } from '@hireflow/messaging';
@@ -22,13 +22,17 @@ export async function postJob(
   tenant: { tenantId: string; contactEmail: string },
   input: NewPosting,
   autoCloseAfterMs: number,
+  id: string = randomUUID(),
 ): Promise<JobPostingEntity> {
   const { tenantId } = tenant;
   return em.transactional(async (tx) => {
+    // A given id (derived from an Idempotency-Key) that exists: the posting was made already.
+    const existing = await tx.findOne(JobPosting, { id, tenantId });
+    if (existing) return existing;
     const contactEmail = input.contactEmail ?? tenant.contactEmail;
     const now = new Date();
     const posting = tx.create(JobPosting, {
-      id: randomUUID(),
+      id,
       tenantId,
       title: input.title,
       description: input.description,
@@ -99,6 +103,29 @@ export async function closeJob(
     );
     return { posting, changed: true };
   });
+}
+
+/** A UUID (version 8, name-based) derived from a key: the same key, the same id. */
+export function idFromKey(key: string): string {
+  const hex = createHash('sha256').update(key).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Overdue postings whose delayed auto-close job never ran (Redis lost it, the
+ * add failed after commit): closed by the worker's periodic sweep.
+ */
+export async function closeOverduePostings(em: EntityManager, limit = 100): Promise<string[]> {
+  const overdue = await em.execute<{ id: string; tenant_id: string }[]>(
+    `SELECT id, tenant_id FROM job_posting WHERE status <> 'closed' AND close_at <= now() ORDER BY close_at LIMIT ?`,
+    [limit],
+  );
+  const closed: string[] = [];
+  for (const row of overdue) {
+    if ((await closeJob(em.fork(), row.tenant_id, row.id))?.changed) closed.push(row.id);
+  }
+  return closed;
 }
 
 export function postingView(posting: JobPostingEntity) {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 
 export interface JobStatusChange {
@@ -6,59 +7,99 @@ export interface JobStatusChange {
   matchCount: number | null;
 }
 
+interface Channel {
+  listeners: Set<(change: JobStatusChange) => void>;
+  /** Settles once Redis confirmed the SUBSCRIBE; every subscriber awaits it. */
+  ready: Promise<unknown>;
+}
+
 /**
  * Status changes of postings, across processes: whichever process commits a
  * change (the worker on `job.matched.v1`, the API on close) publishes it on
  * Redis; every API process relays it to its SSE clients. One subscriber
  * connection per process, whatever the number of streams.
+ *
+ * Publishing is best effort (the change is committed; a lost notice only
+ * delays a stream until its next change), so it uses a connection that fails
+ * fast instead of queueing while Redis is away: a Redis outage must not hold
+ * up a request or an event handler.
  */
 export class StatusFeed {
-  readonly #publisher: Redis;
+  readonly #redis: Redis;
   readonly #prefix: string;
+  #publisher: Redis | undefined;
   #subscriber: Redis | undefined;
-  readonly #listeners = new Map<string, Set<(change: JobStatusChange) => void>>();
+  readonly #channels = new Map<string, Channel>();
 
   constructor(redis: Redis, prefix: string) {
-    this.#publisher = redis;
+    this.#redis = redis;
     this.#prefix = `${prefix}:job-status:`;
   }
 
   async publish(change: JobStatusChange): Promise<void> {
-    await this.#publisher.publish(this.#prefix + change.jobId, JSON.stringify(change));
+    if (!this.#publisher) {
+      this.#publisher = this.#redis.duplicate({
+        lazyConnect: false, // the shared client may be lazy; this one must connect on its own
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: 1000,
+      });
+      this.#publisher.on('error', () => undefined);
+    }
+    const publisher = this.#publisher;
+    // Without an offline queue a command fails while connecting: wait a moment for the connection.
+    if (publisher.status !== 'ready') await once(publisher, 'ready', { signal: AbortSignal.timeout(1000) });
+    await publisher.publish(this.#prefix + change.jobId, JSON.stringify(change));
   }
 
   /** Calls `listener` for each change of the job until the returned function is called. */
   async subscribe(jobId: string, listener: (change: JobStatusChange) => void): Promise<() => Promise<void>> {
     const subscriber = this.#ensureSubscriber();
-    let set = this.#listeners.get(jobId);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(jobId, set);
-      await subscriber.subscribe(this.#prefix + jobId);
+    let channel = this.#channels.get(jobId);
+    if (!channel) {
+      const created: Channel = { listeners: new Set(), ready: subscriber.subscribe(this.#prefix + jobId) };
+      channel = created;
+      this.#channels.set(jobId, created);
+      created.ready.catch(() => {
+        if (this.#channels.get(jobId) === created) this.#channels.delete(jobId);
+      });
     }
-    set.add(listener);
-    return async () => {
-      set.delete(listener);
-      if (set.size === 0 && this.#listeners.get(jobId) === set) {
-        this.#listeners.delete(jobId);
+    channel.listeners.add(listener);
+    const unsubscribe = async () => {
+      channel.listeners.delete(listener);
+      if (channel.listeners.size === 0 && this.#channels.get(jobId) === channel) {
+        this.#channels.delete(jobId);
         await subscriber.unsubscribe(this.#prefix + jobId).catch(() => undefined);
       }
     };
+    try {
+      await channel.ready;
+    } catch (error) {
+      await unsubscribe();
+      throw error;
+    }
+    return unsubscribe;
   }
 
   async close(): Promise<void> {
-    this.#listeners.clear();
-    await this.#subscriber?.quit().catch(() => this.#subscriber?.disconnect());
+    this.#channels.clear();
+    for (const connection of [this.#subscriber, this.#publisher]) {
+      if (!connection) continue;
+      if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
+      else connection.disconnect();
+    }
     this.#subscriber = undefined;
+    this.#publisher = undefined;
   }
 
   #ensureSubscriber(): Redis {
     if (!this.#subscriber) {
-      this.#subscriber = this.#publisher.duplicate();
+      this.#subscriber = this.#redis.duplicate({ lazyConnect: false });
+      this.#subscriber.on('error', () => undefined);
       this.#subscriber.on('message', (channel: string, message: string) => {
         const jobId = channel.slice(this.#prefix.length);
         const change = JSON.parse(message) as JobStatusChange;
-        for (const listener of this.#listeners.get(jobId) ?? []) listener(change);
+        for (const listener of this.#channels.get(jobId)?.listeners ?? []) listener(change);
       });
     }
     return this.#subscriber;

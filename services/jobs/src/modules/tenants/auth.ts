@@ -60,7 +60,8 @@ export const authPlugin = fp<AuthOptions>(
 
     app.decorateRequest('principal', null);
     app.addHook('onRequest', async (request: FastifyRequest) => {
-      if (!request.url.startsWith('/v1/')) return;
+      // The matched route, not the raw URL: `/%761/jobs` routes to /v1/jobs too.
+      if (!isPublicApiRoute(request)) return;
       const header = request.headers.authorization;
       if (!header)
         throw unauthorized('Authorization header is missing; send "Authorization: Bearer <api key>"');
@@ -73,6 +74,11 @@ export const authPlugin = fp<AuthOptions>(
   },
   { name: 'hireflow-auth' },
 );
+
+/** Whether the request was routed to a public API route (everything under /v1). */
+export function isPublicApiRoute(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.startsWith('/v1/') ?? false;
+}
 
 /** The request's principal; routes under /v1 always have one. */
 export function principalOf(request: FastifyRequest): Principal {
