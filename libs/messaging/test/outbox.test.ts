@@ -46,6 +46,18 @@ function relayFor(
   });
 }
 
+/** Runs relay rounds until every given event's row is sent (or the deadline passes). */
+async function relayUntilSent(relay: OutboxRelay, eventIds: string[]): Promise<void> {
+  await waitFor(
+    async () => {
+      if ((await rowsOf(eventIds)).every((r) => r.sent_at)) return true;
+      await relay.relayOnce();
+      return false;
+    },
+    { timeoutMs: 20_000 },
+  );
+}
+
 const bodiesIds = (messages: { Body?: string }[]) => messages.map((m) => JSON.parse(m.Body!).id as string);
 
 describe('transactional outbox', () => {
@@ -178,12 +190,7 @@ describe('transactional outbox', () => {
     const fixed = relayFor(topo, { listen: false });
     const later = jobPosted();
     await commit(later);
-    await waitFor(
-      async () => ((await rowsOf([later.id]))[0]?.sent_at ? true : (await fixed.relayOnce(), false)),
-      {
-        timeoutMs: 15_000,
-      },
-    );
+    await relayUntilSent(fixed, [later.id]);
     expect((await rowsOf([event.id]))[0]).toMatchObject({ sent_at: null, attempts: 1 });
   });
 
@@ -203,12 +210,9 @@ describe('transactional outbox', () => {
     });
     await commit(...events);
     const relay = relayFor(topo, { listen: false, publisher: new SizeRecordingPublisher(env.aws.sns) });
-    await waitFor(
-      async () =>
-        (await rowsOf(events.map((e) => e.id))).every((r) => r.sent_at) || (await relay.relayOnce(), false),
-      {
-        timeoutMs: 20_000,
-      },
+    await relayUntilSent(
+      relay,
+      events.map((e) => e.id),
     );
     expect(calls.length).toBeGreaterThanOrEqual(2);
     for (const bytes of calls) expect(bytes).toBeLessThanOrEqual(240 * 1024);
