@@ -4,10 +4,10 @@
 // Variants alternate within each round so that drift hits them alike.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import {
   createOrm,
   defineSqlMigration,
+  dropDatabase,
   type EntityManager,
   ensureDatabase,
   type MikroORM,
@@ -42,7 +42,7 @@ export default async function idempotencyBench(): Promise<BenchReport> {
     return await measure(orm);
   } finally {
     await orm.close();
-    await dropDatabase(name);
+    await dropDatabase(`${SERVER}/${name}`);
   }
 }
 
@@ -126,14 +126,4 @@ async function runRound(call: Call, label: string): Promise<{ latencies: number[
   const start = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return { latencies, seconds: (performance.now() - start) / 1000 };
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
 }

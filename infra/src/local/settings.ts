@@ -1,16 +1,9 @@
 import { join } from 'node:path';
-import { logLevel, otelEndpoint, parseConfig, redisUrl } from '@hireflow/config';
+import { logLevel, otelEndpoint, parseConfig, port, redisUrl } from '@hireflow/config';
 import { z } from 'zod';
 import { awsConfigSchema } from '../aws-config.ts';
 
-const portNumber = (fallback: number, what: string) =>
-  z.coerce
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(0, 'must be between 0 and 65535')
-    .max(65535, 'must be between 0 and 65535')
-    .default(fallback)
-    .describe(what);
+const portNumber = (fallback: number, what: string) => port(fallback).describe(what);
 
 /** What `pnpm start` reads. Every setting a user passes is honoured. */
 export const launcherSchema = z.object({

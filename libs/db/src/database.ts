@@ -39,3 +39,17 @@ export async function ensureDatabase(url: string): Promise<{ created: boolean }>
     await client.end();
   }
 }
+
+/** Drops the database named in `url`, ending its connections (tests, benchmarks). */
+export async function dropDatabase(url: string): Promise<void> {
+  const name = databaseName(url);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}

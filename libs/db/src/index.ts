@@ -1,5 +1,5 @@
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-export { databaseName, ensureDatabase } from './database.ts';
+export { databaseName, dropDatabase, ensureDatabase } from './database.ts';
 export type { SqlMigration } from './migrations.ts';
 export { defineSqlMigration } from './migrations.ts';
 export type { OrmOptions } from './orm.ts';

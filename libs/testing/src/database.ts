@@ -1,5 +1,4 @@
-import { ensureDatabase } from '@hireflow/db';
-import pg from 'pg';
+import { dropDatabase, ensureDatabase } from '@hireflow/db';
 import { uniqueName } from './names.ts';
 
 export interface TestDatabase {
@@ -18,14 +17,6 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   return {
     url,
     name,
-    drop: async () => {
-      const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => dropDatabase(url),
   };
 }

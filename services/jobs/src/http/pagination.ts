@@ -38,6 +38,16 @@ export function decodeCursor(
   });
 }
 
+/**
+ * The keyset condition "after this cursor" for rows sorted by
+ * (`field` desc, id desc); empty on the first page.
+ */
+export function afterCursor(field: string, cursor: Cursor | undefined): object {
+  if (!cursor) return {};
+  const at = new Date(cursor.at);
+  return { $or: [{ [field]: { $lt: at } }, { [field]: at, id: { $lt: cursor.id } }] };
+}
+
 /** Splits a fetched `limit + 1` rows into a page and the next cursor. */
 export function page<T>(
   rows: T[],
