@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { waitFor } from '@hireflow/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -61,8 +64,43 @@ function launch(extraEnv: Record<string, string> = {}) {
   return { child, lines, exited, waitForLine };
 }
 
+interface ExportedSpan {
+  service: string;
+  traceId: string;
+  name: string;
+}
+
+/** A minimal OTLP/HTTP (JSON) trace receiver: what the services export. */
+async function startOtlpReceiver() {
+  const spans: ExportedSpan[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        for (const rs of body.resourceSpans ?? []) {
+          const service = rs.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')
+            ?.value?.stringValue;
+          for (const ss of rs.scopeSpans ?? []) {
+            for (const span of ss.spans ?? [])
+              spans.push({ service, traceId: span.traceId, name: span.name });
+          }
+        }
+      } catch {
+        // not JSON: ignore
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { endpoint: `http://127.0.0.1:${port}`, spans, close: () => new Promise((r) => server.close(r)) };
+}
+
 describe('pnpm start (the launcher)', () => {
   let launcher: ReturnType<typeof launch> | undefined;
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
 
   afterAll(async () => {
     if (launcher && launcher.child.exitCode === null) {
@@ -76,10 +114,16 @@ describe('pnpm start (the launcher)', () => {
     }
     await client.end();
     await rm(join(root, stateDir), { recursive: true, force: true });
+    await otlp?.close();
   });
 
   it('brings four services to ready, refuses a second start, and stops each child with exit 0 on SIGTERM', async () => {
-    launcher = launch();
+    otlp = await startOtlpReceiver();
+    launcher = launch({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    });
     await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
 
     const urls = Object.fromEntries(
@@ -101,6 +145,21 @@ describe('pnpm start (the launcher)', () => {
     const mailUi = launcher.lines.map((l) => l.match(/^ {2}mail\s+(http:\/\/\S+)/)).find(Boolean)?.[1];
     expect(mailUi).toBeDefined();
     expect((await fetch(`${mailUi}/api/messages`)).status).toBe(200);
+
+    // The demo tenant's key works, and the 202's traceId names a trace the jobs process exported.
+    const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
+    const posted = await fetch(`${urls.jobs}/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Boot', description: 'd', skills: [], location: 'x', remote: false }),
+    });
+    expect(posted.status).toBe(202);
+    const { traceId } = (await posted.json()) as { traceId: string };
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    await waitFor(() => otlp!.spans.some((s) => s.service === 'jobs' && s.traceId === traceId), {
+      timeoutMs: 20_000,
+      message: `no span of trace ${traceId} from jobs`,
+    });
 
     // A second start with the same state dir reports the running one instead of failing on ports.
     const second = launch();
