@@ -12,9 +12,8 @@ import {
   startEmulator,
   topology,
 } from '@hireflow/infra';
-import pg from 'pg';
 import type { CloudEvent } from '../libs/contracts/src/index.ts';
-import { ensureDatabase } from '../libs/db/src/index.ts';
+import { dropDatabase, ensureDatabase } from '../libs/db/src/index.ts';
 import { idempotencyKey } from '../libs/idempotency/src/index.ts';
 import { SnsPublisher } from '../libs/messaging/src/index.ts';
 import { type Closeable, connectDeps } from '../libs/runtime/src/index.ts';
@@ -169,15 +168,15 @@ export default async function notificationsBench(): Promise<BenchReport> {
     }
   } finally {
     for (const part of worker) await part.close();
+    // The queue's jobs (completed ones are kept a day) go with the run.
+    const stale = await deps.redis.keys(`${config.REDIS_PREFIX}:*`);
+    if (stale.length > 0) await deps.redis.del(...stale);
     await deps.close();
     sns.destroy();
     sqs.destroy();
     await smtp.close();
     await emulator.stop();
-    const admin = new pg.Client({ connectionString: `${SERVER}/postgres` });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase(`${SERVER}/${dbName}`);
   }
 
   const acceptedAt = new Map(smtp.emails.map((e) => [e.key, e.acceptedAt]));

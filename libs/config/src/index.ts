@@ -10,6 +10,7 @@ export {
   logLevel,
   otelEndpoint,
   port,
+  positiveInt,
   redisUrl,
   role,
   smtpUrl,

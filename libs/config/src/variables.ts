@@ -79,3 +79,13 @@ export const topologyPrefix = () =>
     .max(40, 'must be at most 40 characters')
     .default('')
     .describe('Prefix for every topic and queue name (tests use their own).');
+
+/** A whole number from 1 to `max` (counts, sizes, durations in ms), with a default. */
+export const positiveInt = (what: string, fallback: number, max: number) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`)
+    .default(fallback)
+    .describe(what);

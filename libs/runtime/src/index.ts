@@ -6,6 +6,7 @@ export type { HealthOptions, ReadinessCheck } from './health.ts';
 export { registerHealthRoutes } from './health.ts';
 export type { HttpServerOptions } from './http.ts';
 export { createHttpServer } from './http.ts';
+export { pageLimit, problemSchema } from './http-schemas.ts';
 export type { Closeable, RunServiceOptions } from './lifecycle.ts';
 export { runService } from './lifecycle.ts';
 export { loggerOptions } from './logger.ts';

@@ -1,14 +1,6 @@
+import { positiveInt } from '@hireflow/config';
 import { parseConfig, serviceConfigSchema } from '@hireflow/runtime';
-import { z } from 'zod';
-
-const positiveInt = (what: string, fallback: number, max: number) =>
-  z.coerce
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(max, `must be at most ${max}`)
-    .default(fallback)
-    .describe(what);
+import type { z } from 'zod';
 
 /** Every variable the jobs service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('jobs', 3001).extend({

@@ -1,10 +1,68 @@
-import { smtpUrl } from '@hireflow/config';
+import { positiveInt, smtpUrl } from '@hireflow/config';
 import { parseConfig, serviceConfigSchema } from '@hireflow/runtime';
-import type { z } from 'zod';
+import { z } from 'zod';
+
+const HOUR = 3_600_000;
 
 /** Every variable the notifications service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('notifications', 3003).extend({
   SMTP_URL: smtpUrl(),
+  SMTP_POOL_SIZE: positiveInt('SMTP connections kept open to the provider (pooled transport).', 5, 100),
+  SMTP_TIMEOUT_MS: positiveInt(
+    'Connection, greeting and socket timeout of an SMTP exchange; a send slower than this is retried.',
+    15_000,
+    600_000,
+  ),
+  EMAIL_FROM: z
+    .string()
+    .min(3)
+    .max(320)
+    .default('Hireflow <no-reply@hireflow.local>')
+    .describe('From header of every email.'),
+  EMAIL_CONCURRENCY: positiveInt('Emails one worker process sends at once.', 10, 1000),
+  EMAIL_RATE_MAX: positiveInt(
+    "Emails sent per EMAIL_RATE_DURATION_MS across all workers (the provider's rate limit).",
+    50,
+    1_000_000,
+  ),
+  EMAIL_RATE_DURATION_MS: positiveInt('Window of the email rate limit.', 1000, HOUR),
+  EMAIL_LOCK_MS: positiveInt(
+    "How long an email job stays locked to its worker without renewal: a dead worker's jobs are retried after it.",
+    30_000,
+    HOUR,
+  ),
+  EMAIL_STALLED_CHECK_MS: positiveInt(
+    'How often a worker looks for email jobs whose worker died (their EMAIL_LOCK_MS has run out).',
+    10_000,
+    HOUR,
+  ),
+  EMAIL_ATTEMPTS: positiveInt(
+    'SMTP attempts per email before it is kept as a dead letter (a provider outage of about an hour is ridden out with the defaults).',
+    15,
+    100,
+  ),
+  EMAIL_BACKOFF_BASE_MS: positiveInt(
+    'Full-jitter backoff between SMTP attempts: the n-th retry waits random(0, min(cap, base * 2^(n-1))).',
+    5000,
+    HOUR,
+  ),
+  EMAIL_BACKOFF_CAP_MS: positiveInt('Cap of the SMTP retry backoff.', 15 * 60_000, 24 * HOUR),
+  DEPENDENCY_WAIT_BASE_MS: positiveInt(
+    'An event whose candidate or posting is not known yet is re-sent to the inbox after about this long, doubling each time.',
+    5000,
+    900_000,
+  ),
+  DEPENDENCY_WAIT_CAP_MS: positiveInt(
+    'Longest single wait of such an event (SQS allows 15 min).',
+    300_000,
+    900_000,
+  ),
+  DEPENDENCY_WAIT_MAX_MS: positiveInt(
+    'Total wait for a missing candidate or posting before the event is dead-lettered with that reason.',
+    HOUR,
+    14 * 24 * HOUR,
+  ),
+  INBOX_CONCURRENCY: positiveInt('Inbox events handled at once by one worker process.', 10, 100),
 });
 
 export type Config = z.output<typeof configSchema>;

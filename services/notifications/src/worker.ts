@@ -1,7 +1,88 @@
-import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import { pruneExpired } from '@hireflow/idempotency';
+import { type MessageObserver, SqsConsumer } from '@hireflow/messaging';
+import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
 import type { Config } from './config.ts';
+import { createLogger } from './infrastructure/logger.ts';
+import { createMailer } from './modules/email/mailer.ts';
+import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
+import { createEmailQueue } from './modules/email/queue.ts';
+import { notificationHandlers } from './modules/notifications/consumers.ts';
 
-/** Starts the notifications worker role: SQS consumers, BullMQ workers, outbox relay. */
-export async function startWorker(_config: Config, _deps: ServiceDeps): Promise<Closeable[]> {
-  return [];
+/** Observers a test or benchmark attaches (dependency overrides, not mocks). */
+export interface WorkerHooks {
+  onMessage?: MessageObserver;
+  onSent?: (sent: SentEmail) => void;
+}
+
+/**
+ * The notifications worker role: the inbox consumer (projections, email
+ * intents), the `email` BullMQ worker (SMTP) and housekeeping. Nothing here
+ * publishes events, so there is no outbox relay.
+ */
+export async function startWorker(
+  config: Config,
+  deps: ServiceDeps,
+  hooks: WorkerHooks = {},
+): Promise<Closeable[]> {
+  const log = createLogger(config.LOG_LEVEL, { role: 'worker' });
+  const channels = await resolveChannels(deps);
+  const backoff = { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS };
+
+  const emails = createEmailQueue({
+    connection: deps.redis,
+    prefix: config.REDIS_PREFIX,
+    attempts: config.EMAIL_ATTEMPTS,
+    backoff,
+  });
+  const mailer = createMailer({
+    url: config.SMTP_URL,
+    from: config.EMAIL_FROM,
+    poolSize: config.SMTP_POOL_SIZE,
+    timeoutMs: config.SMTP_TIMEOUT_MS,
+  });
+  const emailWorker = startEmailWorker({
+    orm: deps.orm,
+    mailer,
+    connection: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    concurrency: config.EMAIL_CONCURRENCY,
+    rateLimit: { max: config.EMAIL_RATE_MAX, duration: config.EMAIL_RATE_DURATION_MS },
+    stalledCheckMs: config.EMAIL_STALLED_CHECK_MS,
+    lockDurationMs: config.EMAIL_LOCK_MS,
+    backoff,
+    log,
+    ...(hooks.onSent ? { onSent: hooks.onSent } : {}),
+  });
+  const consumer = new SqsConsumer({
+    sqs: deps.sqs,
+    queue: channels.inbox!,
+    handlers: notificationHandlers({
+      orm: deps.orm,
+      emails,
+      wait: { baseMs: config.DEPENDENCY_WAIT_BASE_MS, capMs: config.DEPENDENCY_WAIT_CAP_MS },
+    }),
+    concurrency: config.INBOX_CONCURRENCY,
+    maxDeferMs: config.DEPENDENCY_WAIT_MAX_MS,
+    logger: log,
+    ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
+  });
+  await consumer.start();
+
+  const housekeeping = startPeriodicTasks(
+    [
+      { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+      // DESIGN: the visibility timeout follows the handlers' measured p99.
+      { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
+    ],
+    log,
+  );
+
+  // Order: stop taking events, let running sends finish, then drop the SMTP pool.
+  return [
+    housekeeping,
+    { name: 'sqs-consumer', close: () => consumer.close() },
+    { name: 'email-worker', close: async () => void (await emailWorker.close()) },
+    { name: 'email-queue', close: () => emails.close() },
+    { name: 'smtp-pool', close: async () => mailer.close() },
+  ];
 }

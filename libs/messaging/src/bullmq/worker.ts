@@ -18,6 +18,12 @@ export interface JobWorkerOptions<Data, Result> {
   random?: RandomSource;
   /** How long `close()` waits for running jobs before it forces the worker closed. */
   closeTimeoutMs?: number;
+  /** A provider's rate limit: at most `max` jobs per `duration` ms across every worker of the queue. */
+  limiter?: { max: number; duration: number };
+  /** How long a job stays locked to a worker that stops renewing it (it died): then it is retried as stalled. */
+  lockDurationMs?: number;
+  /** How often this worker looks for stalled jobs. */
+  stalledIntervalMs?: number;
   tracerName?: string;
   logger?: Logger;
 }
@@ -43,6 +49,9 @@ export function createJobWorker<Data, Result = unknown>(
     connection: connection.redis,
     prefix: options.prefix,
     concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+    ...(options.limiter ? { limiter: options.limiter } : {}),
+    ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
+    ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
     telemetry: telemetry(options.tracerName),
     settings: {
       // Called for every non-builtin backoff type; attemptsMade is 1 after the first failure.

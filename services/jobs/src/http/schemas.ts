@@ -1,3 +1,4 @@
+import { pageLimit } from '@hireflow/runtime';
 import { z } from 'zod';
 
 // Text a person typed: trimmed, bounded, and free of what Postgres or a reader
@@ -41,12 +42,7 @@ export const skills = z
 export const uuidParam = z.uuid({ message: 'must be a UUID' });
 
 export const pageQuery = z.strictObject({
-  limit: z.coerce
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be between 1 and 100')
-    .max(100, 'must be between 1 and 100')
-    .default(20),
+  limit: pageLimit,
   cursor: z.string().max(200, 'is not a valid cursor').optional(),
 });
 
@@ -56,14 +52,4 @@ export const accepted = z.object({
   traceId: z.string().nullable().describe('Trace id of this request, to open it in Jaeger'),
 });
 
-export const problemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number(),
-    code: z.string(),
-    detail: z.string().optional(),
-    instance: z.string().optional(),
-    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-  })
-  .describe('RFC 9457 problem details');
+export { problemSchema } from '@hireflow/runtime';

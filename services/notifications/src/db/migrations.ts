@@ -1,0 +1,41 @@
+import { defineSqlMigration } from '@hireflow/db';
+
+export const notificationsMigrations = [
+  defineSqlMigration('1000-notifications-projections-and-log', [
+    // Projections of other services' state, fed by their events: only what an email needs.
+    `CREATE TABLE candidate_projection (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL,
+      name text NOT NULL,
+      email text NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE TABLE posting_projection (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL,
+      title text NOT NULL,
+      contact_email text NOT NULL,
+      posted_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    // One row per email the service decided to send, keyed by its intent key.
+    `CREATE TABLE notification_log (
+      id bigserial PRIMARY KEY,
+      key text NOT NULL UNIQUE,
+      tenant_id uuid NOT NULL,
+      event_id uuid NOT NULL,
+      recipient text NOT NULL,
+      template text NOT NULL CHECK (template IN ('welcome', 'match', 'job-matched')),
+      params jsonb NOT NULL,
+      message_id text NOT NULL,
+      status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'sent', 'failed')),
+      attempts integer NOT NULL DEFAULT 0,
+      provider_message_id text,
+      error text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      sent_at timestamptz
+    )`,
+    'CREATE INDEX notification_log_recipient_idx ON notification_log (lower(recipient), id DESC)',
+  ]),
+];

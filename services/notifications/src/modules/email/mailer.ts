@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { PermanentError } from '@hireflow/messaging';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import nodemailer from 'nodemailer';
+import { z } from 'zod';
+import type { RenderedEmail } from './templates.ts';
+
+const tracer = trace.getTracer('@hireflow/notifications');
+
+export const MESSAGE_ID_DOMAIN = 'hireflow.local';
+export const IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
+
+/**
+ * The Message-ID of an intent key: a hash, so the key (which names a
+ * candidate) does not leak into headers, and stable, so every retry of one
+ * email carries the same id and a provider or mail client can drop a copy.
+ */
+export function messageIdFor(key: string): string {
+  return `<${createHash('sha256').update(key).digest('hex')}@${MESSAGE_ID_DOMAIN}>`;
+}
+
+export interface OutgoingEmail extends RenderedEmail {
+  /** The intent key: it travels to the provider as Message-ID (hashed) and X-Idempotency-Key. */
+  key: string;
+  to: string;
+}
+
+export interface AcceptedEmail {
+  messageId: string;
+  /** The provider's id from its `250` reply (`queued as …`), else the reply itself. */
+  providerMessageId: string;
+}
+
+export interface Mailer {
+  /** Resolves once the SMTP server accepted the message; throws PermanentError when it never will. */
+  send(email: OutgoingEmail): Promise<AcceptedEmail>;
+  close(): void;
+}
+
+export interface MailerOptions {
+  url: string;
+  from: string;
+  poolSize: number;
+  timeoutMs: number;
+}
+
+const address = z.email().max(254);
+
+/** nodemailer over a pool of SMTP connections to one server (the provider, or the local catcher). */
+export function createMailer(options: MailerOptions): Mailer {
+  const transport = nodemailer.createTransport({
+    url: options.url,
+    pool: true,
+    maxConnections: options.poolSize,
+    maxMessages: 1000,
+    connectionTimeout: options.timeoutMs,
+    greetingTimeout: options.timeoutMs,
+    socketTimeout: options.timeoutMs,
+    // Templates never attach files or URLs: refuse them rather than read the disk.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  const smtpHost = new URL(options.url).hostname;
+  return {
+    async send(email) {
+      if (!address.safeParse(email.to).success) {
+        throw new PermanentError(`invalid recipient address ${JSON.stringify(email.to)}`);
+      }
+      const messageId = messageIdFor(email.key);
+      // nodemailer has no instrumentation: the SMTP hop gets its own client span
+      // in the job's trace (DESIGN: … → worker → DB and SMTP spans).
+      return tracer.startActiveSpan(
+        'smtp send',
+        { kind: SpanKind.CLIENT, attributes: { 'server.address': smtpHost, 'email.message_id': messageId } },
+        async (span) => {
+          try {
+            const info = await transport.sendMail({
+              from: options.from,
+              to: email.to,
+              subject: email.subject,
+              text: email.text,
+              html: email.html,
+              messageId,
+              headers: { [IDEMPOTENCY_HEADER]: email.key },
+            });
+            return { messageId, providerMessageId: providerIdOf(String(info.response ?? '')) };
+          } catch (error) {
+            const classified = classifySmtpError(error);
+            span.recordException(classified);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: classified.message });
+            throw classified;
+          } finally {
+            span.end();
+          }
+        },
+      );
+    },
+    close: () => transport.close(),
+  };
+}
+
+function providerIdOf(response: string): string {
+  const queued = /queued as\s+<?([^\s>]+)>?/i.exec(response) ?? /\bid[=:]\s*<?([^\s>]+)>?/i.exec(response);
+  return (queued?.[1] ?? response).slice(0, 200);
+}
+
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  command?: string;
+  message?: string;
+}
+
+/**
+ * A 5xx refusing the recipient (RCPT) or the message (DATA) will be refused
+ * again: permanent, no retry. Everything else is retried with backoff:
+ * connection refused, timeouts, every 4xx, and 5xx at connection, MAIL FROM
+ * or AUTH, which say our side is misconfigured, so fixing the configuration
+ * delivers what is still queued.
+ */
+export function classifySmtpError(error: unknown): Error {
+  const e = (error ?? {}) as SmtpError;
+  const code = e.responseCode;
+  const refused =
+    code !== undefined &&
+    code >= 500 &&
+    code < 600 &&
+    (e.code === 'EENVELOPE' || /^(RCPT|DATA)/i.test(e.command ?? '') || [550, 551, 553].includes(code));
+  // nodemailer's own envelope check (no server reply): the address cannot be sent to.
+  const badEnvelope = e.code === 'EENVELOPE' && code === undefined;
+  if (refused || badEnvelope) {
+    return new PermanentError(`SMTP ${code ?? e.code} (${e.command ?? 'send'}): ${e.message ?? 'refused'}`, {
+      cause: error,
+    });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,156 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { EntityManager, MikroORM } from '@hireflow/db';
+import { IdempotencyInProgressError, IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
+import {
+  createJobWorker,
+  isPermanent,
+  type JobWorker,
+  type JobWorkerOptions,
+  PermanentError,
+} from '@hireflow/messaging';
+import type { TemplateName } from '../../db/entities.ts';
+import type { Logger } from '../../infrastructure/logger.ts';
+import { findNotification, markAttemptFailed, markSent } from '../notifications/log.ts';
+import type { AcceptedEmail, Mailer } from './mailer.ts';
+import { EMAIL_QUEUE, type EmailJob } from './queue.ts';
+import { render, type TemplateParams } from './templates.ts';
+
+/**
+ * How long a send may hold its key without renewing (renewed every half).
+ * A holder that dies is taken over once it runs out; BullMQ's own lock
+ * (30 s) brings the job back later than that, so a restarted worker never
+ * waits on a dead holder's lease.
+ */
+export const SEND_LEASE_MS = 15_000;
+
+/** What the first successful run saw; a replay (wrapper or log) returns the same ids. */
+export type SendResult = AcceptedEmail;
+
+/** One email accepted by the SMTP server and recorded; times are epoch ms with sub-ms precision. */
+export interface SentEmail {
+  key: string;
+  /** nodemailer resolved: the server's 250 reached us. */
+  acceptedAt: number;
+  /** The log write committed: from here on, a retry cannot send again. */
+  loggedAt: number;
+}
+
+export interface EmailWorkerOptions {
+  orm: MikroORM;
+  mailer: Mailer;
+  /** Redis URL: the worker opens (and quits) its own blocking connection. */
+  connection: string;
+  prefix: string;
+  concurrency: number;
+  /** The provider's limit, shared by every worker of the queue. */
+  rateLimit: { max: number; duration: number };
+  /** How often the worker looks for jobs whose worker died (their 30 s BullMQ lock ran out). */
+  stalledCheckMs: number;
+  /** How long a dead worker's job stays locked before another worker retries it. */
+  lockDurationMs: number;
+  backoff: { base: number; cap: number };
+  log: Logger;
+  onSent?: (sent: SentEmail) => void;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+type Processor = JobWorkerOptions<EmailJob, SendResult>['processor'];
+type EmailJobOf = Parameters<Processor>[0];
+
+/**
+ * Sends each email at most once per intent key, whatever BullMQ retries:
+ *
+ * 1. the idempotency wrapper claims the key (one holder at a time; a dead
+ *    holder's lease runs out and the retry takes over; a completed key
+ *    replays its result without sending);
+ * 2. inside the claim the notification log is read: `sent` means a previous
+ *    holder got as far as the log write, so nothing is sent (this covers a
+ *    crash between the log write and the wrapper's completion, and keys
+ *    older than the wrapper's retention);
+ * 3. SMTP, then at once one autocommitted UPDATE to `sent`.
+ *
+ * The only duplicate: a process that dies after the server accepted the
+ * message and before step 3 committed. The retry sends the same Message-ID
+ * and X-Idempotency-Key, so a provider or a mail client can still drop it.
+ */
+export function emailProcessor(options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent'>) {
+  const { orm, mailer, log } = options;
+  return async (job: EmailJobOf): Promise<SendResult> => {
+    const { key } = job.data;
+    try {
+      return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em) => {
+        const notification = await findNotification(em, key);
+        if (!notification) throw new PermanentError(`no notification is recorded under ${key}`);
+        if (notification.status === 'sent') {
+          return {
+            messageId: notification.messageId,
+            providerMessageId: notification.providerMessageId ?? '',
+          };
+        }
+        const content = renderStored(notification.template, notification.params);
+        const accepted = await mailer.send({ key, to: notification.recipient, ...content });
+        const acceptedAt = now();
+        await recordSent(em, key, accepted, log);
+        options.onSent?.({ key, acceptedAt, loggedAt: now() });
+        return accepted;
+      });
+    } catch (error) {
+      // Another holder is sending this key, or took it over: not an attempt of ours.
+      if (error instanceof IdempotencyInProgressError || error instanceof IdempotencyLeaseLostError)
+        throw error;
+      const final = isPermanent(error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const reason = (error as Error)?.message ?? String(error);
+      await markAttemptFailed(orm.em.fork(), key, reason, final).catch((logError: unknown) =>
+        log.error({ err: logError, key }, 'could not record a failed attempt'),
+      );
+      if (final) log.warn({ key, reason, attempts: job.attemptsMade + 1 }, 'email failed for good');
+      throw error;
+    }
+  };
+}
+
+/**
+ * The server has the message: that fact is worth a few tries to record (a
+ * Postgres blip, a failover), since giving up means the retry sends again.
+ */
+async function recordSent(
+  em: EntityManager,
+  key: string,
+  accepted: AcceptedEmail,
+  log: Logger,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await markSent(em, key, accepted);
+    } catch (error) {
+      if (attempt >= RECORD_SENT_ATTEMPTS) throw error;
+      log.warn({ err: error, key, attempt }, 'recording a sent email failed; trying again');
+      await delay(100 * 2 ** attempt);
+    }
+  }
+}
+
+const RECORD_SENT_ATTEMPTS = 5;
+
+function renderStored(template: TemplateName, params: Record<string, unknown>) {
+  // The params were written from the same TemplateParams type when the intent was recorded.
+  return render(template, params as unknown as TemplateParams[typeof template]);
+}
+
+/** The BullMQ worker of the `email` queue: concurrency, the provider's rate limit, full-jitter retries. */
+export function startEmailWorker(options: EmailWorkerOptions): JobWorker<EmailJob, SendResult> {
+  return createJobWorker<EmailJob, SendResult>({
+    name: EMAIL_QUEUE,
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    backoff: options.backoff,
+    limiter: options.rateLimit,
+    stalledIntervalMs: options.stalledCheckMs,
+    lockDurationMs: options.lockDurationMs,
+    logger: options.log,
+    tracerName: '@hireflow/notifications',
+    processor: emailProcessor(options),
+  });
+}

@@ -1,0 +1,86 @@
+import type { TemplateName } from '../../db/entities.ts';
+
+/** What each template needs; stored with the log row, so a retry renders the same email. */
+export interface TemplateParams {
+  welcome: { name: string };
+  match: { name: string; title: string; score: number };
+  'job-matched': { title: string; matchCount: number; computedAt: string };
+}
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Text from an event, made inert in HTML: a candidate named `<script>` stays text. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
+/** A header value on one line: folding is nodemailer's job, but a newline must never start a header. */
+function oneLine(value: string): string {
+  return value.replace(/[\r\n\t]+/g, ' ').trim();
+}
+
+function page(title: string, paragraphs: string[]): string {
+  // Every interpolated value is escaped by the caller; paragraphs are HTML.
+  return [
+    '<!doctype html>',
+    '<html><head><meta charset="utf-8"><title>',
+    escapeHtml(title),
+    '</title></head><body>',
+    ...paragraphs.map((p) => `<p>${p}</p>`),
+    '<p>— Hireflow</p></body></html>',
+  ].join('');
+}
+
+const percent = (score: number) => `${Math.round(score * 100)} %`;
+
+const templates: { [T in TemplateName]: (params: TemplateParams[T]) => RenderedEmail } = {
+  welcome: ({ name }) => {
+    const subject = oneLine(`Welcome to Hireflow, ${name}`);
+    return {
+      subject,
+      text: `Hello ${name},\n\nwelcome to Hireflow. We will write to you when a posting matches your profile.\n\n— Hireflow\n`,
+      html: page(subject, [
+        `Hello ${escapeHtml(name)},`,
+        'welcome to Hireflow. We will write to you when a posting matches your profile.',
+      ]),
+    };
+  },
+  match: ({ name, title, score }) => {
+    const subject = oneLine(`New match: ${title}`);
+    return {
+      subject,
+      text: `Hello ${name},\n\nthe posting "${title}" matches your profile (${percent(score)}).\n\n— Hireflow\n`,
+      html: page(subject, [
+        `Hello ${escapeHtml(name)},`,
+        `the posting <strong>${escapeHtml(title)}</strong> matches your profile (${percent(score)}).`,
+      ]),
+    };
+  },
+  'job-matched': ({ title, matchCount, computedAt }) => {
+    const subject = oneLine(
+      `${matchCount} ${matchCount === 1 ? 'candidate matches' : 'candidates match'} ${title}`,
+    );
+    const summary = `Your posting "${title}" has ${matchCount} matching ${matchCount === 1 ? 'candidate' : 'candidates'} (computed ${computedAt}).`;
+    return {
+      subject,
+      text: `Hello,\n\n${summary}\n\n— Hireflow\n`,
+      html: page(subject, ['Hello,', escapeHtml(summary)]),
+    };
+  },
+};
+
+export function render<T extends TemplateName>(template: T, params: TemplateParams[T]): RenderedEmail {
+  return templates[template](params);
+}

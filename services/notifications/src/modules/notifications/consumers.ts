@@ -1,0 +1,160 @@
+import type { CloudEvent } from '@hireflow/contracts';
+import type { EntityManager, MikroORM } from '@hireflow/db';
+import { IdempotencyInProgressError, idempotencyKey, idempotent } from '@hireflow/idempotency';
+import {
+  DeferError,
+  type EventHandlers,
+  type MessageContext,
+  PermanentError,
+  type RandomSource,
+  RetryLaterError,
+} from '@hireflow/messaging';
+import type { EmailQueue, EmailRequest } from '../email/queue.ts';
+import { findCandidate, findPosting, upsertCandidate, upsertPosting } from '../projections/store.ts';
+import { type EmailIntent, recordIntent } from './log.ts';
+
+export interface NotificationHandlersOptions {
+  orm: MikroORM;
+  emails: EmailQueue;
+  /** How long an event waits for a candidate or posting it has not seen (ms): base, doubling up to cap. */
+  wait: { baseMs: number; capMs: number };
+  random?: RandomSource;
+}
+
+/**
+ * A handler's transaction is short (a few statements): its holder commits
+ * within milliseconds or its session dies and rolls back. The lease only
+ * bounds a frozen holder; a duplicate that meets a live one comes back soon.
+ */
+const HANDLER_LEASE_MS = 10_000;
+
+/** The SQS attribute in which the consumer counts the deferrals of a message. */
+const DEFERRED_COUNT = 'deferred-count';
+
+/**
+ * The notifications service's event handlers. Each runs once per event id
+ * through the idempotency wrapper, in one transaction with its writes
+ * (projection, notification log row); the emails it decided on are then
+ * enqueued, also when a redelivery finds the event already handled, since the
+ * process may have died between the commit and the enqueue. Enqueueing a key
+ * twice is a no-op, and the email job sends a key at most once.
+ *
+ * A `match.found.v1` or `job.matched.v1` that names a candidate or posting not
+ * known yet waits for it: the message is re-sent to the inbox with a growing
+ * delay (DeferError), which burns no SQS receive, until DEPENDENCY_WAIT_MAX_MS,
+ * after which the consumer dead-letters it with the reason.
+ */
+export function notificationHandlers(options: NotificationHandlersOptions): EventHandlers {
+  const { orm, emails } = options;
+  const random = options.random ?? Math.random;
+
+  const waitFor = (context: MessageContext, what: string): DeferError => {
+    const deferred = Number(context.attributes[DEFERRED_COUNT]) || 0;
+    const bound = Math.min(options.wait.capMs, options.wait.baseMs * 2 ** deferred);
+    // Half fixed, half jitter: duplicates spread out, and no draw comes back at once.
+    return new DeferError(Math.round(bound / 2 + random() * (bound / 2)), `waiting for ${what}`);
+  };
+
+  const handle = async (
+    event: Pick<CloudEvent, 'id'>,
+    context: MessageContext,
+    work: (em: EntityManager) => Promise<EmailRequest[]>,
+  ): Promise<void> => {
+    const requests = await once(orm, event.id, context, work);
+    await emails.enqueue(requests);
+  };
+
+  const intend = async (em: EntityManager, intent: EmailIntent): Promise<EmailRequest[]> => {
+    await recordIntent(em, intent);
+    return [{ key: intent.key, template: intent.template }];
+  };
+
+  return {
+    'job.posted.v1': (event, context) =>
+      handle(event, context, async (em) => {
+        await upsertPosting(em, event.data);
+        return [];
+      }),
+
+    'candidate.registered.v1': (event, context) =>
+      handle(event, context, async (em) => {
+        const { candidateId, tenantId, name, email } = event.data;
+        await upsertCandidate(em, event.data);
+        return intend(em, {
+          key: idempotencyKey('welcome-email', candidateId),
+          tenantId,
+          eventId: event.id,
+          recipient: email,
+          template: 'welcome',
+          params: { name },
+        });
+      }),
+
+    'match.found.v1': (event, context) =>
+      handle(event, context, async (em) => {
+        const { jobId, candidateId, tenantId, score } = event.data;
+        const [candidate, posting] = await Promise.all([
+          findCandidate(em, candidateId),
+          findPosting(em, jobId),
+        ]);
+        const missing = [!candidate && `candidate ${candidateId}`, !posting && `posting ${jobId}`].filter(
+          Boolean,
+        );
+        if (!candidate || !posting) throw waitFor(context, missing.join(' and '));
+        if (candidate.tenantId !== tenantId || posting.tenantId !== tenantId) {
+          throw new PermanentError(
+            `match ${event.data.matchId} names a candidate or posting of another tenant`,
+          );
+        }
+        return intend(em, {
+          key: idempotencyKey('match-email', jobId, candidateId),
+          tenantId,
+          eventId: event.id,
+          recipient: candidate.email,
+          template: 'match',
+          params: { name: candidate.name, title: posting.title, score },
+        });
+      }),
+
+    'job.matched.v1': (event, context) =>
+      handle(event, context, async (em) => {
+        const { jobId, tenantId, matchCount, computedAt } = event.data;
+        const posting = await findPosting(em, jobId);
+        if (!posting) throw waitFor(context, `posting ${jobId}`);
+        if (posting.tenantId !== tenantId) {
+          throw new PermanentError(`job.matched.v1 ${event.id} names a posting of another tenant`);
+        }
+        // One summary per posting, on its first computation: later ones hit the same key.
+        return intend(em, {
+          key: idempotencyKey('job-matched', jobId),
+          tenantId,
+          eventId: event.id,
+          recipient: posting.contactEmail,
+          template: 'job-matched',
+          params: { title: posting.title, matchCount, computedAt },
+        });
+      }),
+  };
+}
+
+/**
+ * The work once per event id, in one transaction with the claim. A duplicate
+ * delivered while the first runs is told to come back shortly (1 s, doubling
+ * with each receive, at most the lease) rather than after the full lease.
+ */
+async function once<T>(
+  orm: MikroORM,
+  eventId: string,
+  context: MessageContext,
+  work: (em: EntityManager) => Promise<T>,
+): Promise<T> {
+  try {
+    return await idempotent(orm, { key: eventId, transactional: true, leaseMs: HANDLER_LEASE_MS }, work);
+  } catch (error) {
+    if (!(error instanceof IdempotencyInProgressError)) throw error;
+    const delayMs = Math.min(HANDLER_LEASE_MS, 1000 * 2 ** Math.max(0, context.receiveCount - 1));
+    throw new RetryLaterError(delayMs, `event ${eventId} is being handled by another delivery`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,160 @@
+import type { EntityManager } from '@hireflow/db';
+import {
+  NotificationLog,
+  type NotificationLogEntity,
+  type NotificationStatus,
+  type TemplateName,
+} from '../../db/entities.ts';
+import { type AcceptedEmail, messageIdFor } from '../email/mailer.ts';
+import type { TemplateParams } from '../email/templates.ts';
+
+/** An email the service decided to send: one row per intent key, whatever the number of events asking. */
+export interface EmailIntent<T extends TemplateName = TemplateName> {
+  key: string;
+  tenantId: string;
+  eventId: string;
+  recipient: string;
+  template: T;
+  params: TemplateParams[T];
+}
+
+/** Records the intent as `queued`; a key already recorded keeps its first row (and its params). */
+export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<void> {
+  await em.execute(
+    `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id)
+     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)
+     ON CONFLICT (key) DO NOTHING`,
+    [
+      intent.key,
+      intent.tenantId,
+      intent.eventId,
+      intent.recipient,
+      intent.template,
+      JSON.stringify(intent.params),
+      messageIdFor(intent.key),
+    ],
+  );
+}
+
+export function findNotification(em: EntityManager, key: string): Promise<NotificationLogEntity | null> {
+  return em.findOne(NotificationLog, { key });
+}
+
+/**
+ * The write that closes the duplicate window: one autocommitted statement
+ * right after the SMTP server said 250.
+ */
+export async function markSent(em: EntityManager, key: string, accepted: AcceptedEmail): Promise<void> {
+  await em.execute(
+    `UPDATE notification_log
+        SET status = 'sent', attempts = attempts + 1, provider_message_id = ?, message_id = ?,
+            sent_at = now(), error = NULL, updated_at = now()
+      WHERE key = ?`,
+    [accepted.providerMessageId, accepted.messageId, key],
+  );
+}
+
+/** Counts a failed SMTP attempt; `final` (permanent, or the last attempt) marks the email failed. */
+export async function markAttemptFailed(
+  em: EntityManager,
+  key: string,
+  error: string,
+  final: boolean,
+): Promise<void> {
+  await em.execute(
+    `UPDATE notification_log
+        SET attempts = attempts + 1, error = ?, updated_at = now(),
+            status = CASE WHEN ? THEN 'failed' ELSE status END
+      WHERE key = ? AND status <> 'sent'`,
+    [error.slice(0, 2000), final, key],
+  );
+}
+
+/** A job BullMQ gave up on without an attempt of ours failing (it stalled too often). */
+export async function markFailed(em: EntityManager, key: string, error: string): Promise<void> {
+  await em.execute(
+    `UPDATE notification_log SET status = 'failed', error = ?, updated_at = now()
+      WHERE key = ? AND status = 'queued'`,
+    [error.slice(0, 2000), key],
+  );
+}
+
+interface LogRow {
+  id: string;
+  key: string;
+  recipient: string;
+  template: TemplateName;
+  status: NotificationStatus;
+  attempts: number;
+  message_id: string;
+  provider_message_id: string | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  sent_at: Date | null;
+}
+
+export interface NotificationView {
+  key: string;
+  recipient: string;
+  template: TemplateName;
+  status: NotificationStatus;
+  attempts: number;
+  messageId: string;
+  providerMessageId: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  sentAt: string | null;
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+/** A recipient's notifications, newest first (case-insensitive address), keyset-paged by row id. */
+export async function listByRecipient(
+  em: EntityManager,
+  query: {
+    recipient: string;
+    status?: NotificationStatus | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  },
+): Promise<{ items: NotificationView[]; nextCursor: string | null }> {
+  const params: unknown[] = [query.recipient];
+  let filters = '';
+  if (query.status) {
+    filters += ' AND status = ?';
+    params.push(query.status);
+  }
+  if (query.cursor) {
+    filters += ' AND id < ?';
+    params.push(query.cursor);
+  }
+  params.push(query.limit + 1);
+  const rows = await em.execute<LogRow[]>(
+    `SELECT id::text AS id, key, recipient, template, status, attempts, message_id, provider_message_id,
+            error, created_at, updated_at, sent_at
+       FROM notification_log
+      WHERE lower(recipient) = lower(?)${filters}
+      ORDER BY id DESC
+      LIMIT ?`,
+    params,
+  );
+  const items = rows.slice(0, query.limit);
+  return {
+    items: items.map((r) => ({
+      key: r.key,
+      recipient: r.recipient,
+      template: r.template,
+      status: r.status,
+      attempts: r.attempts,
+      messageId: r.message_id,
+      providerMessageId: r.provider_message_id,
+      error: r.error,
+      createdAt: iso(r.created_at),
+      updatedAt: iso(r.updated_at),
+      sentAt: r.sent_at ? iso(r.sent_at) : null,
+    })),
+    nextCursor: rows.length > query.limit ? (items.at(-1)?.id ?? null) : null,
+  };
+}

@@ -1,0 +1,42 @@
+import type { EventData } from '@hireflow/contracts';
+import type { EntityManager } from '@hireflow/db';
+import {
+  CandidateProjection,
+  type CandidateProjectionEntity,
+  PostingProjection,
+  type PostingProjectionEntity,
+} from '../../db/entities.ts';
+
+// The service's own copies of what other services own (DESIGN: a consumer
+// keeps a projection rather than calling another service). Upserts: the
+// same event applied twice leaves the same row.
+
+export async function upsertCandidate(
+  em: EntityManager,
+  data: EventData<'candidate.registered.v1'>,
+): Promise<void> {
+  await em.execute(
+    `INSERT INTO candidate_projection (id, tenant_id, name, email, updated_at)
+     VALUES (?, ?, ?, ?, now())
+     ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email, updated_at = now()`,
+    [data.candidateId, data.tenantId, data.name, data.email],
+  );
+}
+
+export async function upsertPosting(em: EntityManager, data: EventData<'job.posted.v1'>): Promise<void> {
+  await em.execute(
+    `INSERT INTO posting_projection (id, tenant_id, title, contact_email, posted_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, now())
+     ON CONFLICT (id) DO UPDATE
+       SET title = EXCLUDED.title, contact_email = EXCLUDED.contact_email, updated_at = now()`,
+    [data.jobId, data.tenantId, data.title, data.contactEmail, data.postedAt],
+  );
+}
+
+export function findCandidate(em: EntityManager, id: string): Promise<CandidateProjectionEntity | null> {
+  return em.findOne(CandidateProjection, { id });
+}
+
+export function findPosting(em: EntityManager, id: string): Promise<PostingProjectionEntity | null> {
+  return em.findOne(PostingProjection, { id });
+}

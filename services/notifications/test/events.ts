@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { type CloudEvent, createEvent, type EventData } from '@hireflow/contracts';
+
+// Events as the other services publish them (tests and bench/notifications.bench.ts).
+
+const source = { jobs: 'hireflow/jobs', matching: 'hireflow/matching' } as const;
+
+export function candidateRegistered(
+  tenantId: string,
+  data: Partial<EventData<'candidate.registered.v1'>> = {},
+): CloudEvent<'candidate.registered.v1'> {
+  const candidateId = data.candidateId ?? randomUUID();
+  return createEvent(
+    'candidate.registered.v1',
+    {
+      candidateId,
+      tenantId,
+      name: 'Ada Lovelace',
+      email: `ada-${candidateId.slice(0, 8)}@example.test`,
+      headline: 'Engineer',
+      skills: ['node'],
+      location: 'London',
+      ...data,
+    },
+    { source: source.jobs, subject: candidateId },
+  );
+}
+
+export function jobPosted(tenantId: string, data: Partial<EventData<'job.posted.v1'>> = {}) {
+  const jobId = data.jobId ?? randomUUID();
+  return createEvent(
+    'job.posted.v1',
+    {
+      jobId,
+      tenantId,
+      title: 'Backend engineer',
+      description: 'Node.js, Postgres, event-driven systems.',
+      skills: ['node', 'postgres'],
+      location: 'Berlin',
+      remote: true,
+      contactEmail: `recruiter-${jobId.slice(0, 8)}@example.test`,
+      postedAt: new Date().toISOString(),
+      ...data,
+    },
+    { source: source.jobs, subject: jobId },
+  );
+}
+
+export function matchFound(tenantId: string, jobId: string, candidateId: string, score = 0.87) {
+  return createEvent(
+    'match.found.v1',
+    { matchId: randomUUID(), jobId, candidateId, tenantId, score },
+    { source: source.matching, subject: jobId },
+  );
+}
+
+export function jobMatched(tenantId: string, jobId: string, matchCount: number) {
+  return createEvent(
+    'job.matched.v1',
+    { jobId, tenantId, matchCount, computedAt: new Date().toISOString() },
+    { source: source.matching, subject: jobId },
+  );
+}
