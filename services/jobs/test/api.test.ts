@@ -412,3 +412,23 @@ describe('review fixes', () => {
     }
   });
 });
+
+describe('ROLE=worker', () => {
+  it('serves health for its orchestrator and no public route', async () => {
+    const { buildApp } = await import('@hireflow/jobs');
+    const worker = await buildApp({ ...h.config, ROLE: 'worker' }, h.deps);
+    try {
+      expect((await worker.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+      expect((await worker.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+      const api = await worker.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        headers: h.tenants.a.auth,
+        payload: validJob,
+      });
+      expect(api.statusCode).toBe(404);
+    } finally {
+      await worker.close();
+    }
+  });
+});
