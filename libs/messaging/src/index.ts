@@ -25,7 +25,7 @@ export {
   RetryLaterError,
   retryAfterMs,
 } from './errors.ts';
-export { enqueueEvent } from './outbox/enqueue.ts';
+export { enqueueEvent, outboxInsert } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';
 export { OutboxMessage } from './outbox/entity.ts';
 export { OUTBOX_CHANNEL, outboxMigrations } from './outbox/migrations.ts';

@@ -10,6 +10,7 @@ import {
   enqueueEvent,
   OutboxRelay,
   type OutgoingEvent,
+  outboxInsert,
   type PublishResult,
   pruneOutbox,
   SnsPublisher,
@@ -169,6 +170,26 @@ describe('transactional outbox', () => {
     expect(second).toMatchObject({ claimed: 1, published: 1, failed: 0 });
     const ids = bodiesIds(await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 3));
     expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
+  it('composes the outbox row into the state change as one statement (outboxInsert)', async () => {
+    const topo = await testTopology(env.aws, 'outbox-sql', smallTopology());
+    await em().execute('CREATE TABLE IF NOT EXISTS thing (id uuid PRIMARY KEY)');
+    const written = jobClosed();
+    const insert = outboxInsert(written, { from: 'thing_row' });
+    const thingId = written.data.jobId;
+    const sql = `WITH thing_row AS (INSERT INTO thing (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id) ${insert.sql}`;
+    await em().execute(sql, [thingId, ...insert.params]);
+    // The same state change again inserts nothing, so it emits nothing.
+    const again = outboxInsert(jobClosed(), { from: 'thing_row' });
+    await em().execute(
+      `WITH thing_row AS (INSERT INTO thing (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id) ${again.sql}`,
+      [thingId, ...again.params],
+    );
+    expect(await rowsOf([written.id])).toHaveLength(1);
+    expect(await rowsOf([again.params[0] as string])).toHaveLength(0);
+    await relayUntilSent(relayFor(topo, { listen: false }), [written.id]);
+    expect(bodiesIds(await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 1))).toEqual([written.id]);
   });
 
   it('backs a failing row off instead of retrying it every round', async () => {

@@ -24,3 +24,31 @@ export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): O
   em.persist(row);
   return row;
 }
+
+/**
+ * The same outbox row as a SQL statement to compose with the state change,
+ * for hot paths where one statement beats a unit of work: e.g.
+ * `WITH posting AS (INSERT … RETURNING id) <sql> FROM posting`, which writes
+ * both rows atomically in a single round trip (or neither, when `from` yields
+ * no row). Validates the event and captures the active trace like `enqueueEvent`.
+ */
+export function outboxInsert(
+  event: CloudEvent | AnyEvent,
+  options: { from?: string } = {},
+): { sql: string; params: unknown[] } {
+  const valid = parseEvent(event);
+  const trace = injectTrace();
+  return {
+    sql: `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
+          SELECT ?, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}`,
+    params: [
+      valid.id,
+      topicOf(valid.type),
+      valid.type,
+      JSON.stringify(valid),
+      trace.traceparent ?? null,
+      trace.tracestate ?? null,
+      trace.baggage ?? null,
+    ],
+  };
+}

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
-import { enqueueEvent } from '@hireflow/messaging';
+import { enqueueEvent, outboxInsert } from '@hireflow/messaging';
 import { LockMode } from '@mikro-orm/core';
 import { JobPosting, type JobPostingEntity } from '../../db/entities.ts';
 
@@ -16,23 +16,27 @@ export interface NewPosting {
   contactEmail?: string | undefined;
 }
 
-/** Writes the posting and its `job.posted.v1` in one transaction (outbox). */
+/**
+ * Writes the posting and its `job.posted.v1` outbox row in one statement (a
+ * CTE: atomic, one round trip, no unit of work on this hot path). A posting
+ * whose id exists already (the id derives from an Idempotency-Key) is left as
+ * it is and nothing is emitted: `created` is false.
+ */
 export async function postJob(
   em: EntityManager,
   tenant: { tenantId: string; contactEmail: string },
   input: NewPosting,
   autoCloseAfterMs: number,
   id: string = randomUUID(),
-): Promise<JobPostingEntity> {
+): Promise<{ id: string; created: boolean }> {
   const { tenantId } = tenant;
-  return em.transactional(async (tx) => {
-    // A given id (derived from an Idempotency-Key) that exists: the posting was made already.
-    const existing = await tx.findOne(JobPosting, { id, tenantId });
-    if (existing) return existing;
-    const contactEmail = input.contactEmail ?? tenant.contactEmail;
-    const now = new Date();
-    const posting = tx.create(JobPosting, {
-      id,
+  const contactEmail = input.contactEmail ?? tenant.contactEmail;
+  const now = new Date();
+  const closeAt = new Date(now.getTime() + autoCloseAfterMs);
+  const event = createEvent(
+    'job.posted.v1',
+    {
+      jobId: id,
       tenantId,
       title: input.title,
       description: input.description,
@@ -40,35 +44,37 @@ export async function postJob(
       location: input.location,
       remote: input.remote,
       contactEmail,
-      status: 'processing',
-      matchCount: null,
-      matchesComputedAt: null,
-      logo: null,
-      postedAt: now,
-      closeAt: new Date(now.getTime() + autoCloseAfterMs),
-      closedAt: null,
-      updatedAt: now,
-    });
-    enqueueEvent(
-      tx,
-      createEvent(
-        'job.posted.v1',
-        {
-          jobId: posting.id,
-          tenantId,
-          title: posting.title,
-          description: posting.description,
-          skills: posting.skills,
-          location: posting.location,
-          remote: posting.remote,
-          contactEmail,
-          postedAt: now.toISOString(),
-        },
-        { source: SOURCE, subject: posting.id },
-      ),
-    );
-    return posting;
-  });
+      postedAt: now.toISOString(),
+    },
+    { source: SOURCE, subject: id },
+  );
+  const outbox = outboxInsert(event, { from: 'posting' });
+  const rows = await em.execute<{ id: string }[]>(
+    `WITH posting AS (
+       INSERT INTO job_posting (id, tenant_id, title, description, skills, location, remote, contact_email,
+                                status, posted_at, close_at, updated_at)
+       VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, 'processing', ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id
+     )
+     ${outbox.sql}
+     RETURNING event_id`,
+    [
+      id,
+      tenantId,
+      input.title,
+      input.description,
+      JSON.stringify(input.skills),
+      input.location,
+      input.remote,
+      contactEmail,
+      now,
+      closeAt,
+      now,
+      ...outbox.params,
+    ],
+  );
+  return { id, created: rows.length > 0 };
 }
 
 /**
