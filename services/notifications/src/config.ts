@@ -15,8 +15,11 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
   ),
   EMAIL_FROM: z
     .string()
-    .min(3)
     .max(320)
+    .refine(
+      (value) => z.email().safeParse(/<([^<>]+)>\s*$/.exec(value)?.[1] ?? value.trim()).success,
+      'must be an address, or a name and an address: Hireflow <no-reply@example.com>',
+    )
     .default('Hireflow <no-reply@hireflow.local>')
     .describe('From header of every email.'),
   EMAIL_CONCURRENCY: positiveInt('Emails one worker process sends at once.', 10, 1000),
@@ -26,6 +29,16 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
     1_000_000,
   ),
   EMAIL_RATE_DURATION_MS: positiveInt('Window of the email rate limit.', 1000, HOUR),
+  EMAIL_SWEEP_INTERVAL_MS: positiveInt(
+    'How often a worker looks for email intents stuck in queued.',
+    300_000,
+    HOUR,
+  ),
+  EMAIL_SWEEP_AFTER_MS: positiveInt(
+    'An intent still queued this long after its last change has its job added again (or retried) if BullMQ lost or failed it.',
+    900_000,
+    24 * HOUR,
+  ),
   EMAIL_LOCK_MS: positiveInt(
     "How long an email job stays locked to its worker without renewal: a dead worker's jobs are retried after it.",
     30_000,
@@ -37,8 +50,8 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
     HOUR,
   ),
   EMAIL_ATTEMPTS: positiveInt(
-    'SMTP attempts per email before it is kept as a dead letter (a provider outage of about an hour is ridden out with the defaults).',
-    15,
+    'SMTP attempts per email before it is kept as a dead letter. With the default backoff, 22 attempts ride out a provider outage of an hour in 99 % of cases (full jitter: the waits are random).',
+    22,
     100,
   ),
   EMAIL_BACKOFF_BASE_MS: positiveInt(

@@ -6,6 +6,7 @@ import { createLogger } from './infrastructure/logger.ts';
 import { createMailer } from './modules/email/mailer.ts';
 import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
+import { requeueStuckEmails } from './modules/email/sweep.ts';
 import { notificationHandlers } from './modules/notifications/consumers.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
@@ -49,6 +50,10 @@ export async function startWorker(
     rateLimit: { max: config.EMAIL_RATE_MAX, duration: config.EMAIL_RATE_DURATION_MS },
     stalledCheckMs: config.EMAIL_STALLED_CHECK_MS,
     lockDurationMs: config.EMAIL_LOCK_MS,
+    // Inside the shutdown step's budget (a third of SHUTDOWN_TIMEOUT_MS), so a
+    // send still running is abandoned by the worker itself, before the SMTP
+    // pool and the database close behind it.
+    closeTimeoutMs: Math.max(1000, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 3) - 2000),
     backoff,
     log,
     ...(hooks.onSent ? { onSent: hooks.onSent } : {}),
@@ -71,6 +76,15 @@ export async function startWorker(
   const housekeeping = startPeriodicTasks(
     [
       { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+      {
+        // An intent whose job was lost or failed by BullMQ (not by us) is sent anyway.
+        name: 'requeue-stuck-emails',
+        intervalMs: config.EMAIL_SWEEP_INTERVAL_MS,
+        run: () =>
+          requeueStuckEmails(deps.orm.em.fork(), emails, { olderThanMs: config.EMAIL_SWEEP_AFTER_MS }).then(
+            (keys) => keys.length > 0 && log.warn({ keys }, 'requeued stuck emails'),
+          ),
+      },
       // DESIGN: the visibility timeout follows the handlers' measured p99.
       { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],

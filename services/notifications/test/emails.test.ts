@@ -218,6 +218,7 @@ describe('GET /v1/notifications (internal)', () => {
       ['?recipient=a@example.test&status=bounced', 'status'],
       ['?recipient=a@example.test&limit=0', 'limit'],
       ['?recipient=a@example.test&cursor=abc', 'cursor'],
+      ['?recipient=a@example.test&cursor=9999999999999999999', 'cursor'],
       ['?recipient=a@example.test&to=x', 'to'],
     ] as const) {
       const res = await h.app.inject({ url: `/v1/notifications${query}` });
@@ -228,5 +229,47 @@ describe('GET /v1/notifications (internal)', () => {
         errors: [expect.objectContaining({ field })],
       });
     }
+  });
+});
+
+describe('review fixes', () => {
+  it('retries a sender-side SMTP refusal (our configuration), gives up only on the recipient or the message', async () => {
+    const { classifySmtpError } = await import('../src/modules/email/mailer.ts');
+    const smtp = (
+      responseCode: number | undefined,
+      command: string,
+      code = 'EENVELOPE',
+      message = 'refused',
+    ) => Object.assign(new Error(message), { responseCode, command, code });
+    expect(isPermanent(classifySmtpError(smtp(550, 'MAIL FROM')))).toBe(false);
+    expect(isPermanent(classifySmtpError(smtp(530, 'MAIL FROM')))).toBe(false);
+    expect(isPermanent(classifySmtpError(smtp(535, 'AUTH PLAIN', 'EAUTH')))).toBe(false);
+    expect(isPermanent(classifySmtpError(smtp(451, 'RCPT TO')))).toBe(false);
+    expect(isPermanent(classifySmtpError(smtp(550, 'RCPT TO')))).toBe(true);
+    expect(isPermanent(classifySmtpError(smtp(554, 'DATA', 'EMESSAGE')))).toBe(true);
+    expect(isPermanent(classifySmtpError(smtp(undefined, 'API', 'EENVELOPE', 'No recipients defined')))).toBe(
+      true,
+    );
+    expect(isPermanent(classifySmtpError(smtp(undefined, 'API', 'EENVELOPE', 'Invalid sender')))).toBe(false);
+  });
+
+  it('sends an intent left queued without a job (lost by Redis, or never added)', async () => {
+    const { requeueStuckEmails } = await import('../src/modules/email/sweep.ts');
+    const candidate = candidateRegistered(tenantId, { email: `${randomUUID()}@example.test` });
+    await h.publish(candidate);
+    const key = idempotencyKey('welcome-email', candidate.data.candidateId);
+    await waitForSent(h, [key]);
+    // the same intent as if its job had vanished before it ran: queued, never claimed
+    const em = h.deps.orm.em.fork();
+    await em.execute(
+      `UPDATE notification_log SET status = 'queued', updated_at = now() - interval '1 hour' WHERE key = ?`,
+      [key],
+    );
+    await em.execute('DELETE FROM processed_message WHERE key = ?', [key]);
+    const job = await h.emails.jobs.queue.getJob(jobIdFor(key));
+    await job?.remove();
+    const requeued = await requeueStuckEmails(h.deps.orm.em.fork(), h.emails, { olderThanMs: 60_000 });
+    expect(requeued).toEqual([key]);
+    await waitForSent(h, [key]);
   });
 });

@@ -19,8 +19,9 @@ export interface DeferOptions {
 /**
  * Waits for a dependency without burning receives: re-sends the message to its
  * own queue with `DelaySeconds` (≤ 900) and a `deferred-count` / `first-seen-at`
- * attribute, then deletes the received copy. Once the total wait would pass
- * `maxDeferMs`, dead-letters it with the reason instead.
+ * attribute, then deletes the received copy. The last wait is cut to what is
+ * left of `maxDeferMs`; once the total wait has reached it, dead-letters the
+ * message with the reason instead.
  */
 export async function deferMessage(
   sqs: SQSClient,
@@ -33,8 +34,15 @@ export async function deferMessage(
   const decoded = decodeMessage(message);
   const firstSeen = Number(decoded.attributes[ATTR_FIRST_SEEN]) || decoded.sentTimestamp || now;
   const count = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
-  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(options.delayMs / 1000)));
-  if (now + delaySeconds * 1000 - firstSeen > maxDeferMs) {
+  const waitedMs = now - firstSeen;
+  // The last wait is cut to the time left, so a dependency arriving late in
+  // the bound still gets its chance; only a wait that used it all dead-letters.
+  const leftMs = maxDeferMs - waitedMs;
+  const delaySeconds = Math.min(
+    MAX_DELAY_SECONDS,
+    Math.max(0, Math.ceil(Math.min(options.delayMs, leftMs) / 1000)),
+  );
+  if (leftMs <= 0) {
     const waited = Math.round((now - firstSeen) / 1000);
     const reason = `deferred ${count} times over ${waited} s: ${options.reason}`;
     await deadLetter(sqs, target, message, reason);

@@ -121,13 +121,11 @@ interface SmtpError {
 export function classifySmtpError(error: unknown): Error {
   const e = (error ?? {}) as SmtpError;
   const code = e.responseCode;
-  const refused =
-    code !== undefined &&
-    code >= 500 &&
-    code < 600 &&
-    (e.code === 'EENVELOPE' || /^(RCPT|DATA)/i.test(e.command ?? '') || [550, 551, 553].includes(code));
-  // nodemailer's own envelope check (no server reply): the address cannot be sent to.
-  const badEnvelope = e.code === 'EENVELOPE' && code === undefined;
+  // Only a 5xx at RCPT or DATA is about this message; nodemailer reports a
+  // MAIL FROM refusal as EENVELOPE too, but that one is about our sender.
+  const refused = code !== undefined && code >= 500 && code < 600 && /^(RCPT|DATA)/i.test(e.command ?? '');
+  // nodemailer's own envelope check (no server reply): the recipient cannot be sent to.
+  const badEnvelope = e.code === 'EENVELOPE' && code === undefined && /recipient/i.test(e.message ?? '');
   if (refused || badEnvelope) {
     return new PermanentError(`SMTP ${code ?? e.code} (${e.command ?? 'send'}): ${e.message ?? 'refused'}`, {
       cause: error,

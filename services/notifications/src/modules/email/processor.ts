@@ -8,6 +8,7 @@ import {
   type JobWorkerOptions,
   PermanentError,
 } from '@hireflow/messaging';
+import { DelayedError } from 'bullmq';
 import type { TemplateName } from '../../db/entities.ts';
 import type { Logger } from '../../infrastructure/logger.ts';
 import { findNotification, markAttemptFailed, markSent } from '../notifications/log.ts';
@@ -48,6 +49,8 @@ export interface EmailWorkerOptions {
   stalledCheckMs: number;
   /** How long a dead worker's job stays locked before another worker retries it. */
   lockDurationMs: number;
+  /** How long close() waits for running sends before it abandons them (they come back as stalled). */
+  closeTimeoutMs?: number;
   backoff: { base: number; cap: number };
   log: Logger;
   onSent?: (sent: SentEmail) => void;
@@ -76,7 +79,7 @@ type EmailJobOf = Parameters<Processor>[0];
  */
 export function emailProcessor(options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent'>) {
   const { orm, mailer, log } = options;
-  return async (job: EmailJobOf): Promise<SendResult> => {
+  return async (job: EmailJobOf, token?: string): Promise<SendResult> => {
     const { key } = job.data;
     try {
       return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em) => {
@@ -96,9 +99,13 @@ export function emailProcessor(options: Pick<EmailWorkerOptions, 'orm' | 'mailer
         return accepted;
       });
     } catch (error) {
-      // Another holder is sending this key, or took it over: not an attempt of ours.
-      if (error instanceof IdempotencyInProgressError || error instanceof IdempotencyLeaseLostError)
-        throw error;
+      // Another holder is sending this key, or took it over: not an attempt of
+      // ours. Come back when its lease ends, without spending an attempt.
+      if (error instanceof IdempotencyInProgressError || error instanceof IdempotencyLeaseLostError) {
+        const waitMs = error instanceof IdempotencyInProgressError ? error.retryAfterMs : SEND_LEASE_MS;
+        await job.moveToDelayed(Date.now() + Math.max(250, waitMs), token);
+        throw new DelayedError();
+      }
       const final = isPermanent(error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const reason = (error as Error)?.message ?? String(error);
       await markAttemptFailed(orm.em.fork(), key, reason, final).catch((logError: unknown) =>
@@ -149,6 +156,7 @@ export function startEmailWorker(options: EmailWorkerOptions): JobWorker<EmailJo
     limiter: options.rateLimit,
     stalledIntervalMs: options.stalledCheckMs,
     lockDurationMs: options.lockDurationMs,
+    ...(options.closeTimeoutMs ? { closeTimeoutMs: options.closeTimeoutMs } : {}),
     logger: options.log,
     tracerName: '@hireflow/notifications',
     processor: emailProcessor(options),

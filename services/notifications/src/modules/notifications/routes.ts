@@ -14,6 +14,9 @@ const listQuery = z.strictObject({
   cursor: z
     .string()
     .regex(/^[1-9][0-9]{0,18}$/, 'is not a valid cursor')
+    .refine((value) => !/^\d{1,19}$/.test(value) || BigInt(value) <= 9_223_372_036_854_775_807n, {
+      message: 'is not a valid cursor',
+    })
     .optional(),
 });
 
