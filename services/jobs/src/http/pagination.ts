@@ -1,4 +1,6 @@
+import type { EntityManager } from '@hireflow/db';
 import { HttpProblem } from '@hireflow/runtime';
+import type { EntityName } from '@mikro-orm/core';
 import { z } from 'zod';
 
 const uuid = z.uuid();
@@ -42,14 +44,14 @@ export function decodeCursor(
  * The keyset condition "after this cursor" for rows sorted by
  * (`field` desc, id desc); empty on the first page.
  */
-export function afterCursor(field: string, cursor: Cursor | undefined): object {
+function afterCursor(field: string, cursor: Cursor | undefined): object {
   if (!cursor) return {};
   const at = new Date(cursor.at);
   return { $or: [{ [field]: { $lt: at } }, { [field]: at, id: { $lt: cursor.id } }] };
 }
 
 /** Splits a fetched `limit + 1` rows into a page and the next cursor. */
-export function page<T>(
+function page<T>(
   rows: T[],
   limit: number,
   cursorOf: (row: T) => Cursor,
@@ -57,4 +59,24 @@ export function page<T>(
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(cursorOf(last)) : null };
+}
+
+/**
+ * One page of a tenant's rows, newest first by `field` then id, with the
+ * cursor of the next page (keyset pagination: stable under inserts).
+ */
+export async function newestFirstPage<T extends { id: string }>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  tenantId: string,
+  field: keyof T & string,
+  query: { limit: number; cursor?: string | undefined },
+): Promise<{ items: T[]; nextCursor: string | null }> {
+  const after = decodeCursor(query.cursor);
+  // The filter and order are built from a field name: MikroORM cannot type them.
+  const rows = (await em.find(entity, { tenantId, ...afterCursor(field, after) } as never, {
+    orderBy: { [field]: 'desc', id: 'desc' } as never,
+    limit: query.limit + 1,
+  })) as T[];
+  return page(rows, query.limit, (row) => ({ at: (row[field] as Date).toISOString(), id: row.id }));
 }

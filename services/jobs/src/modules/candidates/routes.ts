@@ -4,7 +4,7 @@ import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Candidate } from '../../db/entities.ts';
-import { afterCursor, decodeCursor, page } from '../../http/pagination.ts';
+import { newestFirstPage } from '../../http/pagination.ts';
 import { accepted, email, pageQuery, problemSchema, skills, text, uuidParam } from '../../http/schemas.ts';
 import { listMatches } from '../postings/matches.ts';
 import { matchesPage } from '../postings/schemas.ts';
@@ -79,15 +79,7 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     },
     async (request) => {
       const { tenantId } = principalOf(request);
-      const after = decodeCursor(request.query.cursor);
-      const rows = await orm.em
-        .fork()
-        .find(
-          Candidate,
-          { tenantId, ...afterCursor('createdAt', after) },
-          { orderBy: { createdAt: 'desc', id: 'desc' }, limit: request.query.limit + 1 },
-        );
-      const result = page(rows, request.query.limit, (c) => ({ at: c.createdAt.toISOString(), id: c.id }));
+      const result = await newestFirstPage(orm.em.fork(), Candidate, tenantId, 'createdAt', request.query);
       return { items: result.items.map(candidateView), nextCursor: result.nextCursor };
     },
   );

@@ -4,7 +4,7 @@ import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { JobPosting } from '../../db/entities.ts';
-import { afterCursor, decodeCursor, page } from '../../http/pagination.ts';
+import { newestFirstPage } from '../../http/pagination.ts';
 import { accepted, pageQuery, problemSchema, uuidParam } from '../../http/schemas.ts';
 import { principalOf } from '../tenants/auth.ts';
 import { listMatches } from './matches.ts';
@@ -82,15 +82,7 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     },
     async (request) => {
       const { tenantId } = principalOf(request);
-      const after = decodeCursor(request.query.cursor);
-      const rows = await orm.em
-        .fork()
-        .find(
-          JobPosting,
-          { tenantId, ...afterCursor('postedAt', after) },
-          { orderBy: { postedAt: 'desc', id: 'desc' }, limit: request.query.limit + 1 },
-        );
-      const result = page(rows, request.query.limit, (p) => ({ at: p.postedAt.toISOString(), id: p.id }));
+      const result = await newestFirstPage(orm.em.fork(), JobPosting, tenantId, 'postedAt', request.query);
       return { items: result.items.map(postingView), nextCursor: result.nextCursor };
     },
   );
