@@ -16,3 +16,5 @@ export type { Problem } from './problem.ts';
 export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './problem.ts';
 export type { ServiceConfig } from './service-config.ts';
 export { parseConfig, serviceConfigSchema } from './service-config.ts';
+export type { AppState } from './service-server.ts';
+export { createServiceServer } from './service-server.ts';

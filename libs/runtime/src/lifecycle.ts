@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { ServiceDeps } from './deps.ts';
 import { loggerOptions } from './logger.ts';
 import type { ServiceConfig } from './service-config.ts';
+import type { AppState } from './service-server.ts';
 
 /** Something that runs in the worker role (SQS consumer, BullMQ worker, outbox relay). */
 export interface Closeable {
@@ -15,7 +16,7 @@ export interface RunServiceOptions<C extends ServiceConfig> {
   service: string;
   loadConfig(): C;
   connect(config: C): Promise<ServiceDeps>;
-  buildApp(config: C, deps: ServiceDeps, state: { accepting: () => boolean }): Promise<FastifyInstance>;
+  buildApp(config: C, deps: ServiceDeps, state: AppState): Promise<FastifyInstance>;
   startWorker(config: C, deps: ServiceDeps): Promise<Closeable[]>;
 }
 

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import { idempotencyPlugin } from '@hireflow/idempotency';
-import { createHttpServer, HttpProblem, readinessChecks, type ServiceDeps } from '@hireflow/runtime';
+import { type AppState, createServiceServer, HttpProblem, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { candidateRoutes } from './modules/candidates/routes.ts';
@@ -10,23 +10,9 @@ import { postingRoutes } from './modules/postings/routes.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
 import { authPlugin, isPublicApiRoute } from './modules/tenants/auth.ts';
 
-export interface AppState {
-  /** False once shutdown began: /health/ready answers 503 so traffic drains. */
-  accepting: () => boolean;
-}
-
 /** The jobs service's HTTP app, ready but not listening (tests use `inject()`). */
-export async function buildApp(
-  config: Config,
-  deps: ServiceDeps,
-  state: AppState = { accepting: () => true },
-) {
-  const app = createHttpServer({
-    service: 'jobs',
-    logLevel: config.LOG_LEVEL,
-    bodyLimit: config.BODY_LIMIT_BYTES,
-    health: { checks: readinessChecks(deps), accepting: state.accepting },
-  });
+export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
+  const app = createServiceServer('jobs', config, deps, state, { bodyLimit: config.BODY_LIMIT_BYTES });
   if (config.ROLE === 'worker') {
     await app.ready();
     return app;

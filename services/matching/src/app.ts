@@ -1,22 +1,9 @@
-import { createHttpServer, readinessChecks, type ServiceDeps } from '@hireflow/runtime';
+import { type AppState, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
 
-export interface AppState {
-  /** False once shutdown began: /health/ready answers 503 so traffic drains. */
-  accepting: () => boolean;
-}
-
 /** The matching service's HTTP app, ready but not listening (tests use `inject()`). */
-export async function buildApp(
-  config: Config,
-  deps: ServiceDeps,
-  state: AppState = { accepting: () => true },
-) {
-  const app = createHttpServer({
-    service: 'matching',
-    logLevel: config.LOG_LEVEL,
-    health: { checks: readinessChecks(deps), accepting: state.accepting },
-  });
+export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
+  const app = createServiceServer('matching', config, deps, state);
   await app.ready();
   return app;
 }
