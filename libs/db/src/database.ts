@@ -13,21 +13,32 @@ function redact(url: string): string {
   return parsed.toString();
 }
 
+/** Runs `work` on a client of the server's `postgres` maintenance database. */
+async function withMaintenanceClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
 /**
  * Creates the database named in `url` when it does not exist, by connecting to
  * the server's `postgres` maintenance database. Safe to call concurrently.
  */
 export async function ensureDatabase(url: string): Promise<{ created: boolean }> {
   const name = databaseName(url);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
+  return withMaintenanceClient(url, async (client) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount) return { created: false };
     try {
-      await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+      await client.query(`CREATE DATABASE ${quoted(name)}`);
       return { created: true };
     } catch (error) {
       // 42P04 duplicate_database, 23505: two starters raced on pg_database's unique index.
@@ -35,21 +46,13 @@ export async function ensureDatabase(url: string): Promise<{ created: boolean }>
       if (code === '42P04' || code === '23505') return { created: false };
       throw error;
     }
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** Drops the database named in `url`, ending its connections (tests, benchmarks). */
 export async function dropDatabase(url: string): Promise<void> {
   const name = databaseName(url);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  await withMaintenanceClient(url, (client) =>
+    client.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`),
+  );
 }
