@@ -161,6 +161,28 @@ describe('pnpm start (the launcher)', () => {
       message: `no span of trace ${traceId} from jobs`,
     });
 
+    // One trace across every hop: the candidate's 202 traceId reaches the
+    // notifications process (SNS → SQS → handler → BullMQ → SMTP).
+    const registered = await fetch(`${urls.jobs}/v1/candidates`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Boot',
+        email: 'boot@example.test',
+        headline: '',
+        skills: [],
+        location: '',
+      }),
+    });
+    const candidateTrace = ((await registered.json()) as { traceId: string }).traceId;
+    await waitFor(
+      () =>
+        otlp!.spans.some(
+          (s) => s.service === 'notifications' && s.traceId === candidateTrace && s.name === 'smtp send',
+        ),
+      { timeoutMs: 30_000, message: `no smtp send span of trace ${candidateTrace} from notifications` },
+    );
+
     // A second start with the same state dir reports the running one instead of failing on ports.
     const second = launch();
     expect(await second.exited).toBe(0);
