@@ -39,6 +39,13 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
     900_000,
     24 * HOUR,
   ),
+  NOTIFICATION_LOG_RETENTION_DAYS: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(16, 'must be at least 16 (longer than any redelivery of the events: SQS keeps 14 days)')
+    .max(3650, 'must be at most 3650')
+    .default(180)
+    .describe('Sent and failed notifications are deleted this many days after their last change.'),
   EMAIL_LOCK_MS: positiveInt(
     "How long an email job stays locked to its worker without renewal: a dead worker's jobs are retried after it.",
     30_000,

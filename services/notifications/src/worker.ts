@@ -8,6 +8,7 @@ import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
 import { requeueStuckEmails } from './modules/email/sweep.ts';
 import { notificationHandlers } from './modules/notifications/consumers.ts';
+import { pruneNotificationLog } from './modules/notifications/log.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
 export interface WorkerHooks {
@@ -76,6 +77,14 @@ export async function startWorker(
   const housekeeping = startPeriodicTasks(
     [
       { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+      {
+        name: 'notification-log-prune',
+        intervalMs: 3_600_000,
+        run: () =>
+          pruneNotificationLog(deps.orm.em.fork(), {
+            olderThanMs: config.NOTIFICATION_LOG_RETENTION_DAYS * 24 * 3_600_000,
+          }),
+      },
       {
         // An intent whose job was lost or failed by BullMQ (not by us) is sent anyway.
         name: 'requeue-stuck-emails',

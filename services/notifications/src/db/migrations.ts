@@ -38,4 +38,8 @@ export const notificationsMigrations = [
     )`,
     'CREATE INDEX notification_log_recipient_idx ON notification_log (lower(recipient), id DESC)',
   ]),
+  defineSqlMigration('1001-notifications-log-by-status-age', [
+    // The stuck-intent sweep (queued, oldest first) and retention (sent/failed, oldest first).
+    'CREATE INDEX notification_log_status_updated_idx ON notification_log (status, updated_at)',
+  ]),
 ];

@@ -79,6 +79,32 @@ export async function markFailed(em: EntityManager, key: string, error: string):
   );
 }
 
+/**
+ * Deletes settled notifications (sent or failed) older than the retention,
+ * batch by batch. The retention must outlast every redelivery of the events
+ * that made them (SQS keeps a message 14 days; the idempotency keys 15), or a
+ * late duplicate could find no trace of its email: the config enforces 16 days.
+ */
+export async function pruneNotificationLog(
+  em: EntityManager,
+  options: { olderThanMs: number; batchSize?: number },
+): Promise<number> {
+  const batchSize = options.batchSize ?? 1000;
+  let total = 0;
+  while (true) {
+    const { affectedRows } = await em.execute<{ affectedRows: number }>(
+      `DELETE FROM notification_log WHERE id IN (
+         SELECT id FROM notification_log
+          WHERE status IN ('sent', 'failed') AND updated_at < now() - ? * interval '1 millisecond'
+          LIMIT ?)`,
+      [options.olderThanMs, batchSize],
+      'run',
+    );
+    total += affectedRows;
+    if (affectedRows < batchSize) return total;
+  }
+}
+
 interface LogRow {
   id: string;
   key: string;
