@@ -9,9 +9,14 @@ import {
   startEmulator,
   type Topology,
 } from '@hireflow/infra';
-import pg from 'pg';
 import { createEvent } from '../libs/contracts/src/index.ts';
-import { createOrm, type EntityManager, ensureDatabase, migrate } from '../libs/db/src/index.ts';
+import {
+  createOrm,
+  dropDatabase,
+  type EntityManager,
+  ensureDatabase,
+  migrate,
+} from '../libs/db/src/index.ts';
 import { sqsBaseline } from '../libs/messaging/bench/sqs-baseline.ts';
 import {
   enqueueEvent,
@@ -239,13 +244,14 @@ export default async function bench(): Promise<BenchReport> {
       },
     };
   } finally {
-    await orm.close();
-    sns.destroy();
-    sqs.destroy();
-    await emulator.stop();
-    const admin = new pg.Client({ connectionString: `${SERVER}/postgres` });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    await admin.end();
+    try {
+      await orm.close();
+      sns.destroy();
+      sqs.destroy();
+      await emulator.stop();
+    } finally {
+      // WITH (FORCE): whatever connection the closing left behind does not keep the database.
+      await dropDatabase(url);
+    }
   }
 }
