@@ -11,6 +11,7 @@ import {
 import type { EntitySchema } from '@mikro-orm/core';
 import { Redis } from 'ioredis';
 import type { ReadinessCheck } from './health.ts';
+import { closeRedis } from './redis.ts';
 import type { ServiceConfig } from './service-config.ts';
 
 /** The connections a service's API and worker roles share. */
@@ -71,9 +72,7 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
     close: async () => {
       sqs.destroy();
       sns.destroy();
-      // QUIT waits for a reply that never comes while Redis is away.
-      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-      else redis.disconnect();
+      await closeRedis(redis);
       await orm.close();
     },
   };

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { withTimeout } from './timeout.ts';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -11,19 +12,11 @@ export interface HealthOptions {
 }
 
 async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      check(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    await withTimeout(check(), timeoutMs);
     return 'ok';
   } catch (error) {
     return `error: ${(error as Error).message}`;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -5,6 +5,7 @@ import type { ServiceDeps } from './deps.ts';
 import { loggerOptions } from './logger.ts';
 import type { ServiceConfig } from './service-config.ts';
 import type { AppState } from './service-server.ts';
+import { withTimeout } from './timeout.ts';
 
 /** Something that runs in the worker role (SQS consumer, BullMQ worker, outbox relay). */
 export interface Closeable {
@@ -51,20 +52,12 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
     const stepTimeoutMs = Math.max(1000, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 3));
     const step = async (name: string, fn: () => Promise<void>) => {
       const started = performance.now();
-      let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
-          fn(),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`timed out after ${stepTimeoutMs} ms`)), stepTimeoutMs);
-          }),
-        ]);
+        await withTimeout(fn(), stepTimeoutMs);
         log.debug({ step: name, ms: Math.round(performance.now() - started) }, 'shutdown step done');
       } catch (error) {
         failed = true;
         log.error({ err: error, step: name }, 'shutdown step failed');
-      } finally {
-        clearTimeout(timer);
       }
     };
     if (app) await step('http', () => app!.close());

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@hireflow/db';
-import { HttpProblem } from '@hireflow/runtime';
+import { HttpProblem, withTimeout } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -229,14 +229,4 @@ export async function publishChange(
   await feed
     .publish({ jobId, status, matchCount })
     .catch((error) => log.error({ err: error, jobId }, 'status publish failed'));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { closeRedis } from '@hireflow/runtime';
 import type { Redis } from 'ioredis';
 
 export interface JobStatusChange {
@@ -84,9 +85,7 @@ export class StatusFeed {
   async close(): Promise<void> {
     this.#channels.clear();
     for (const connection of [this.#subscriber, this.#publisher]) {
-      if (!connection) continue;
-      if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
-      else connection.disconnect();
+      if (connection) await closeRedis(connection);
     }
     this.#subscriber = undefined;
     this.#publisher = undefined;
