@@ -5,7 +5,14 @@ import { defineConfig } from 'vitest/config';
 // in parallel (2 cores: two forks keep I/O-bound tests busy without thrash).
 export default defineConfig({
   test: {
-    include: ['{libs,services,infra}/*/test/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts'],
+    // Unit specs sit beside their code (`src/**/*.spec.ts`); integration tests in `test/`.
+    include: [
+      '{libs,services}/*/src/**/*.spec.ts',
+      'infra/src/**/*.spec.ts',
+      '{libs,services,infra}/*/test/**/*.test.ts',
+      'infra/test/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     globalSetup: ['./libs/testing/src/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 3,
