@@ -12,8 +12,8 @@ import {
   ensureDatabase,
   type MikroORM,
   migrate,
-} from '../libs/db/src/index.ts';
-import { idempotencyMigrations, idempotent } from '../libs/idempotency/src/index.ts';
+} from '@hireflow/db';
+import { idempotencyMigrations, idempotent } from '@hireflow/idempotency';
 import { type BenchReport, percentile, round } from './report.ts';
 
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';

@@ -4,14 +4,12 @@
 // rate-limit in Redis, validate, and one transaction writing the posting and
 // its outbox row, then schedule the delayed auto-close job in Redis.
 import { randomBytes } from 'node:crypto';
+import { issueApiKey } from '@hireflow/jobs/api-keys';
+import { jobsService } from '@hireflow/jobs/service';
+import { connectDeps, createLogger } from '@hireflow/runtime';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { connectDeps } from '../libs/runtime/src/index.ts';
-import { buildApp } from '../services/jobs/src/app.ts';
-import { loadConfig } from '../services/jobs/src/config.ts';
-import { entities, migrations } from '../services/jobs/src/db/schema.ts';
-import { issueApiKey } from '../services/jobs/src/modules/tenants/api-keys.ts';
 import { type BenchReport, round } from './report.ts';
 
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
@@ -56,7 +54,7 @@ export default async function jobsApiBench(): Promise<BenchReport> {
   const suffix = randomBytes(4).toString('hex');
   const jobsDb = `hfbench_jobs_${suffix}`;
   const bareDb = `hfbench_bare_${suffix}`;
-  const config = loadConfig({
+  const config = jobsService.loadConfig({
     DATABASE_URL: `${SERVER}/${jobsDb}`,
     REDIS_PREFIX: `bench:${suffix}`,
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9', // the API role never calls SNS/SQS on this path
@@ -65,8 +63,14 @@ export default async function jobsApiBench(): Promise<BenchReport> {
     PORT: '0',
     RATE_LIMIT_MAX: '1000000',
   });
-  const deps = await connectDeps(config, { service: 'jobs', entities, migrations, env: {} });
-  const app = await buildApp(config, deps);
+  const deps = await connectDeps(config, {
+    service: 'jobs',
+    entities: jobsService.entities,
+    migrations: jobsService.migrations,
+    env: {},
+    log: createLogger('jobs', 'silent'),
+  });
+  const app = await jobsService.buildApp(config, deps, { accepting: () => true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const issued = await issueApiKey(deps.orm.em.fork(), 'bench', 'bench@example.test');
 

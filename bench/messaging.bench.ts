@@ -2,22 +2,9 @@
 // send → receive → delete throughput, interleaved in one run. The ratio is
 // the figure: absolute numbers on this machine drift 2x within an hour.
 import { randomUUID } from 'node:crypto';
-import {
-  createSnsClient,
-  createSqsClient,
-  provisionTopology,
-  startEmulator,
-  type Topology,
-} from '@hireflow/infra';
-import { createEvent } from '../libs/contracts/src/index.ts';
-import {
-  createOrm,
-  dropDatabase,
-  type EntityManager,
-  ensureDatabase,
-  migrate,
-} from '../libs/db/src/index.ts';
-import { sqsBaseline } from '../libs/messaging/bench/sqs-baseline.ts';
+import { createEvent, type Topology } from '@hireflow/contracts';
+import { createOrm, dropDatabase, type EntityManager, ensureDatabase, migrate } from '@hireflow/db';
+import { provisionTopology, startEmulator } from '@hireflow/infra';
 import {
   enqueueEvent,
   OutboxMessage,
@@ -25,7 +12,9 @@ import {
   outboxMigrations,
   SnsPublisher,
   SqsConsumer,
-} from '../libs/messaging/src/index.ts';
+} from '@hireflow/messaging';
+import { createSnsClient, createSqsClient } from '@hireflow/runtime';
+import { sqsBaseline } from './baselines/sqs.ts';
 import { type BenchReport, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';

@@ -5,26 +5,23 @@
 // duplicate window (SMTP accept → notification log write committed).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { type CloudEvent, topology } from '@hireflow/contracts';
+import { dropDatabase, ensureDatabase } from '@hireflow/db';
+import { idempotencyKey } from '@hireflow/idempotency';
+import { provisionTopology, startEmulator } from '@hireflow/infra';
+import { SnsPublisher } from '@hireflow/messaging';
+import { createMailer, render, type SentEmail } from '@hireflow/notifications/email';
+import { notificationsService } from '@hireflow/notifications/service';
+import { startWorker } from '@hireflow/notifications/worker';
 import {
+  type Closeable,
+  connectDeps,
+  createLogger,
   createSnsClient,
   createSqsClient,
-  provisionTopology,
-  startEmulator,
-  topology,
-} from '@hireflow/infra';
-import type { CloudEvent } from '../libs/contracts/src/index.ts';
-import { dropDatabase, ensureDatabase } from '../libs/db/src/index.ts';
-import { idempotencyKey } from '../libs/idempotency/src/index.ts';
-import { SnsPublisher } from '../libs/messaging/src/index.ts';
-import { type Closeable, connectDeps } from '../libs/runtime/src/index.ts';
-import { loadConfig } from '../services/notifications/src/config.ts';
-import { entities, migrations } from '../services/notifications/src/db/schema.ts';
-import { createMailer } from '../services/notifications/src/modules/email/mailer.ts';
-import type { SentEmail } from '../services/notifications/src/modules/email/processor.ts';
-import { render } from '../services/notifications/src/modules/email/templates.ts';
-import { startWorker } from '../services/notifications/src/worker.ts';
-import { candidateRegistered } from '../services/notifications/test/events.ts';
-import { type SmtpCatcher, startSmtpCatcher } from '../services/notifications/test/smtp-catcher.ts';
+} from '@hireflow/runtime';
+import { candidateRegistered } from '@hireflow/testing/events';
+import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import { type BenchReport, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
@@ -86,7 +83,7 @@ export default async function notificationsBench(): Promise<BenchReport> {
   const sqs = createSqsClient(aws);
   const provisioned = await provisionTopology(topology, { sns, sqs, prefix: `bench-${suffix}-` });
   await ensureDatabase(`${SERVER}/${dbName}`);
-  const config = loadConfig({
+  const config = notificationsService.loadConfig({
     DATABASE_URL: `${SERVER}/${dbName}`,
     AWS_ENDPOINT_URL: emulator.endpoint,
     HIREFLOW_TOPOLOGY_PREFIX: provisioned.prefix,
@@ -98,7 +95,13 @@ export default async function notificationsBench(): Promise<BenchReport> {
     LOG_LEVEL: 'silent',
     ROLE: 'worker',
   });
-  const deps = await connectDeps(config, { service: 'notifications', entities, migrations, env: {} });
+  const deps = await connectDeps(config, {
+    service: 'notifications',
+    entities: notificationsService.entities,
+    migrations: notificationsService.migrations,
+    env: {},
+    log: createLogger('notifications', 'silent'),
+  });
   const sent: SentEmail[] = [];
   let worker: Closeable[] = [];
   const publisher = new SnsPublisher(sns);

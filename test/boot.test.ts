@@ -128,11 +128,20 @@ describe('pnpm start (the launcher)', () => {
 
     const urls = Object.fromEntries(
       launcher.lines
-        .map((l) => l.match(/^ {2}(jobs|matching|notifications|media)\s+(http:\/\/127\.0\.0\.1:\d+)$/))
+        .map((l) => l.match(/^ {2}(jobs|matching|notifications|media)\s+(http:\/\/127\.0\.0\.1:\d+)\s/))
         .filter((m): m is RegExpMatchArray => m !== null)
         .map((m) => [m[1], m[2]]),
     );
     expect(Object.keys(urls).sort()).toEqual(['jobs', 'matching', 'media', 'notifications']);
+    const adminUrls = Object.fromEntries(
+      launcher.lines
+        .map((l) =>
+          l.match(/^ {2}(jobs|matching|notifications|media)\s.*\sadmin (http:\/\/127\.0\.0\.1:\d+)$/),
+        )
+        .filter((m): m is RegExpMatchArray => m !== null)
+        .map((m) => [m[1], m[2]]),
+    );
+    expect(Object.keys(adminUrls).sort()).toEqual(['jobs', 'matching', 'media', 'notifications']);
     for (const url of Object.values(urls)) {
       const res = await fetch(`${url}/health/ready`);
       expect(res.status).toBe(200);
@@ -182,6 +191,18 @@ describe('pnpm start (the launcher)', () => {
         ),
       { timeoutMs: 30_000, message: `no smtp send span of trace ${candidateTrace} from notifications` },
     );
+
+    // The notification log is read on the notifications admin port, never on its service port.
+    const internal = '/internal/notifications?recipient=boot%40example.test';
+    expect((await fetch(`${urls.notifications}${internal}`)).status).toBe(404);
+    // The send is recorded right after the SMTP accept the span above saw.
+    const log = await waitFor(async () => {
+      const page = (await (await fetch(`${adminUrls.notifications}${internal}`)).json()) as {
+        items: { template: string; status: string }[];
+      };
+      return page.items[0]?.status === 'sent' ? page : undefined;
+    });
+    expect(log.items).toEqual([expect.objectContaining({ template: 'welcome', status: 'sent' })]);
 
     // A second start with the same state dir reports the running one instead of failing on ports.
     const second = launch();

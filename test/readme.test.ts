@@ -20,10 +20,13 @@ const tableRows = (markdown: string): string[] =>
 describe('README', () => {
   it('carries the configuration tables generated from the config schemas', async () => {
     const readme = await readFile(resolve(root, 'README.md'), 'utf8');
-    const t = await configTables();
+    const { sections } = await configTables();
     const rows = tableRows(readme);
-    for (const table of Object.values(t)) {
-      for (const row of tableRows(table)) expect(rows).toContain(row);
+    for (const [title, table] of Object.entries(sections)) {
+      expect(readme, `README has no section "${title}": run node scripts/readme-config.ts`).toContain(
+        `### ${title}`,
+      );
+      for (const row of tableRows(table)) expect(rows, `run node scripts/readme-config.ts`).toContain(row);
     }
   });
 

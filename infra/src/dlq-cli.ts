@@ -3,10 +3,9 @@
 // `pnpm dlq redrive <queue> [n]` move dead letters back to <queue>
 // Against AWS_ENDPOINT_URL (or AWS), with HIREFLOW_TOPOLOGY_PREFIX.
 import { parseConfig } from '@hireflow/config';
-import { createSqsClient } from './aws.ts';
-import { awsConfigSchema, awsSettings } from './aws-config.ts';
+import { topology } from '@hireflow/contracts';
+import { awsConfigSchema, awsSettings, createSqsClient } from '@hireflow/runtime/aws';
 import { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from './dlq.ts';
-import { topology } from './topology.ts';
 
 const [action, queue, count] = process.argv.slice(2);
 const config = parseConfig(awsConfigSchema, process.env);

@@ -8,7 +8,7 @@ import {
   SendMessageBatchCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { dlqName, type Topology } from './topology.ts';
+import { dlqName, type Topology } from '@hireflow/contracts';
 
 /**
  * Attributes dead-lettering and deferral added: a redriven message starts

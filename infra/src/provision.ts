@@ -1,3 +1,4 @@
+import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   CreateTopicCommand,
   ListSubscriptionsByTopicCommand,
@@ -14,7 +15,7 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { dlqName, type Topology } from './topology.ts';
+import { dlqName, type Topology } from '@hireflow/contracts';
 
 export interface ProvisionedQueue {
   name: string;
@@ -28,11 +29,15 @@ export interface ProvisionedTopology {
   topics: Record<string, { name: string; arn: string }>;
   queues: Record<string, ProvisionedQueue>;
   subscriptions: { topic: string; queue: string; arn: string; filterPolicy: string }[];
+  /** Logical bucket name → full name (with the prefix); empty without an S3 client. */
+  buckets: Record<string, string>;
 }
 
 export interface ProvisionOptions {
   sns: SNSClient;
   sqs: SQSClient;
+  /** Creates the topology's buckets too when given. */
+  s3?: S3Client;
   /** Prepended to every topic and queue name (tests and side-by-side stacks use their own). */
   prefix?: string;
 }
@@ -82,7 +87,25 @@ export async function provisionTopology(
       subscriptions.push({ topic: sub.topic, queue: name, arn, filterPolicy });
     }
   }
-  return { prefix, topics, queues, subscriptions };
+  const buckets: ProvisionedTopology['buckets'] = {};
+  if (options.s3) {
+    for (const name of Object.keys(topology.buckets ?? {})) {
+      buckets[name] = prefix + name;
+      await ensureBucket(options.s3, prefix + name);
+    }
+  }
+  return { prefix, topics, queues, subscriptions, buckets };
+}
+
+async function ensureBucket(s3: S3Client, name: string): Promise<void> {
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: name }));
+  } catch {
+    // Missing (404), or not ours: CreateBucket says which.
+    await s3.send(new CreateBucketCommand({ Bucket: name })).catch((error: Error) => {
+      if (error.name !== 'BucketAlreadyOwnedByYou') throw error;
+    });
+  }
 }
 
 function requireTopic(topics: ProvisionedTopology['topics'], topic: string, queue: string) {

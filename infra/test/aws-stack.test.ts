@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { dlqName, provisionTopology, type Topology, topology } from '@hireflow/infra';
+import { dlqName, type Topology, topology } from '@hireflow/contracts';
+import { provisionTopology } from '@hireflow/infra';
 import { testAws, uniqueName } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -212,7 +213,8 @@ describe('generateCloudFormation', () => {
     expect(() => generateCloudFormation(colliding)).toThrow(/logical id/);
     const dangling: Topology = {
       ...topology,
-      queues: { 'x-inbox': { ...base, subscriptions: [{ topic: 'nope', types: ['x.v1'] }] } },
+      // The types refuse an unknown topic; the generator refuses one that slips past them.
+      queues: { 'x-inbox': { ...base, subscriptions: [{ topic: 'nope', types: ['x.v1'] } as never] } },
     };
     expect(() => generateCloudFormation(dangling)).toThrow(/unknown topic nope/);
   });

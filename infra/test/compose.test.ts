@@ -1,5 +1,5 @@
 // Docker cannot run here, so these tests hold the compose file and the
-// Dockerfile to the contract in DESIGN.md ("Running it") and to the repo:
+// Dockerfile to the contract in docs/design.md ("Running it") and to the repo:
 // services, ports, environment, dependencies, and the image recipe.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-/** DESIGN.md's services and their ports. */
+/** docs/design.md's services and their ports. */
 const APP_PORTS = { jobs: 3001, matching: 3002, notifications: 3003, media: 3004 } as const;
 const APP_SERVICES = Object.keys(APP_PORTS) as (keyof typeof APP_PORTS)[];
 
@@ -52,7 +52,7 @@ function publishedPorts(svc: ComposeService): Map<number, number> {
 }
 
 describe('docker-compose.yml', () => {
-  it('names every service DESIGN.md asks for, plus the one-shot provisioner', () => {
+  it('names every service docs/design.md asks for, plus the one-shot provisioner', () => {
     for (const name of ['postgres', 'redis', 'emulator', 'jaeger', 'provision', ...APP_SERVICES]) {
       expect(services, name).toHaveProperty(name);
     }
@@ -65,7 +65,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it.each(APP_SERVICES)('%s: its DESIGN port, its own database and the shared settings', (name) => {
+  it.each(APP_SERVICES)('%s: its designed port, its own database and the shared settings', (name) => {
     const svc = service(name);
     const env = svc.environment ?? {};
     const port = APP_PORTS[name];
@@ -219,7 +219,7 @@ describe('Dockerfile', () => {
     expect(finalStage.find((i) => i.keyword === 'CMD')?.args).toBeDefined();
   });
 
-  it('starts each service on its DESIGN port with the telemetry preloaded', () => {
+  it('starts each service on its designed port with the telemetry preloaded', () => {
     for (const [name, port] of Object.entries(APP_PORTS)) {
       expect(startScript).toContain(`${name}) default_port=${port} ;;`);
     }

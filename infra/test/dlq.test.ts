@@ -1,5 +1,6 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { deadLetterDepths, peekDeadLetters, redriveDeadLetters, topology } from '@hireflow/infra';
+import { topology } from '@hireflow/contracts';
+import { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from '@hireflow/infra';
 import { type TestAws, testAws, testTopology, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -1,6 +1,7 @@
 import { ListSubscriptionsByTopicCommand } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { provisionTopology, topology } from '@hireflow/infra';
+import { topology } from '@hireflow/contracts';
+import { provisionTopology } from '@hireflow/infra';
 import { type TestAws, testAws, uniqueName } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

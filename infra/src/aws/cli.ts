@@ -3,7 +3,7 @@
 // committed output (no options); infra/test/aws-stack.test.ts fails when stale.
 import { parseArgs } from 'node:util';
 import { topologyPrefix } from '@hireflow/config';
-import { topology } from '../topology.ts';
+import { topology } from '@hireflow/contracts';
 import { generateCloudFormation } from './cloudformation.ts';
 
 const USAGE = 'usage: node infra/src/aws/cli.ts [--prefix <prefix>] [--alarm-topic-arn <arn>] > stack.json';

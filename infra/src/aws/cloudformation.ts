@@ -1,8 +1,8 @@
-// Turns the topology (infra/src/topology.ts) into a CloudFormation stack: the
+// Turns the topology (libs/contracts/src/topology.ts) into a CloudFormation stack: the
 // AWS side of "one definition, used locally and on AWS". Names, attributes and
 // filter policies match what provision.ts applies to the emulator, so a
 // service configured for one finds the same topics and queues on the other.
-import { dlqName, type QueueDefinition, type Topology } from '../topology.ts';
+import { dlqName, type QueueDefinition, type Topology } from '@hireflow/contracts';
 import { snsDeliveryStatement, typeFilterPolicy } from './policies.ts';
 
 export type CloudFormationValue = unknown;
@@ -66,7 +66,7 @@ export function generateCloudFormation(
     AWSTemplateFormatVersion: '2010-09-09',
     Description:
       'Hireflow messaging topology: SNS topics, SQS inboxes with dead-letter queues, subscriptions and DLQ alarms. ' +
-      'Generated from infra/src/topology.ts by infra/src/aws/cli.ts: do not edit by hand.',
+      'Generated from libs/contracts/src/topology.ts by infra/src/aws/cli.ts: do not edit by hand.',
     Metadata: { Hireflow: { generator: 'infra/src/aws/cli.ts', prefix } },
     Parameters: {
       AlarmTopicArn: {

@@ -15,8 +15,8 @@ const LEVELS: Record<number, string> = {
 export interface Child {
   name: string;
   process: ChildProcess;
-  /** Resolves with the port the service bound (it reports it over IPC). */
-  started: Promise<number>;
+  /** Resolves with the ports the service bound (it reports them over IPC). */
+  started: Promise<{ port: number; adminPort: number }>;
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -61,9 +61,11 @@ export function spawnService(options: {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
-  const started = new Promise<number>((resolve, reject) => {
-    child.on('message', (message: { type?: string; port?: number }) => {
-      if (message?.type === 'started' && typeof message.port === 'number') resolve(message.port);
+  const started = new Promise<{ port: number; adminPort: number }>((resolve, reject) => {
+    child.on('message', (message: { type?: string; port?: number; adminPort?: number }) => {
+      if (message?.type === 'started' && typeof message.port === 'number') {
+        resolve({ port: message.port, adminPort: message.adminPort ?? 0 });
+      }
     });
     exited.then(({ code, signal }) =>
       reject(new Error(`${options.name} exited during start (code ${code}, signal ${signal})`)),

@@ -1,7 +1,9 @@
-// Prints the README's configuration tables from the config schemas themselves:
-// `node infra/src/local/config-table.ts`. A test keeps the README in step.
+// The README's configuration tables, from the config schemas themselves:
+// `node scripts/readme-config.ts` rewrites them; test/readme.test.ts keeps
+// the README in step.
 import { describeConfig } from '@hireflow/config';
-import type { z } from 'zod';
+import { serviceConfigSchema } from '@hireflow/runtime';
+import { z } from 'zod';
 import { launcherSchema } from './settings.ts';
 
 export function markdownTable(schema: z.ZodObject): string {
@@ -16,38 +18,33 @@ function shownDefault(value: string | undefined, required: boolean): string {
   return value === '' ? '(empty)' : `\`${value}\``;
 }
 
-/** The README's tables: what every service reads, what each adds, and the launcher. */
-export async function configTables(): Promise<
-  Record<'service' | 'jobs' | 'notifications' | 'launcher', string>
-> {
-  const { z: zod } = await import('zod');
-  const { configSchema: jobs } = await import('../../../services/jobs/src/config.ts');
-  const { configSchema: notifications } = await import('../../../services/notifications/src/config.ts');
-  const { serviceConfigSchema } = await import('../../../libs/runtime/src/service-config.ts');
-  const shared = serviceConfigSchema('jobs', 3001);
-  const own = (schema: z.ZodObject) =>
-    markdownTable(
-      zod.object(
-        Object.fromEntries(
-          Object.entries(schema.shape).filter(([key]) => !(key in shared.shape)),
-        ) as z.ZodRawShape,
-      ),
-    );
+const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
+
+/** Each service's config schema, loaded by package name. */
+async function serviceSchemas(): Promise<Record<(typeof SERVICES)[number], z.ZodObject>> {
   return {
-    // The shared table is the jobs service's, written for any service.
-    service: markdownTable(shared)
-      .replace('hireflow_jobs', 'hireflow_<service>')
-      .replace('`hf:jobs`', '`hf:<service>`')
-      .replace('| `3001` |', '| `3001` jobs, `3002` matching, `3003` notifications, `3004` media |'),
-    jobs: own(jobs),
-    notifications: own(notifications),
-    launcher: markdownTable(launcherSchema),
+    jobs: (await import('@hireflow/jobs/config')).configSchema,
+    matching: (await import('@hireflow/matching/config')).configSchema,
+    notifications: (await import('@hireflow/notifications/config')).configSchema,
+    media: (await import('@hireflow/media/config')).configSchema,
   };
 }
 
-if (import.meta.main) {
-  const t = await configTables();
-  console.log(
-    `### Every service\n\n${t.service}\n\n### jobs also\n\n${t.jobs}\n\n### notifications also\n\n${t.notifications}\n\n### \`pnpm start\` (the launcher)\n\n${t.launcher}`,
-  );
+/** The README's tables by section title: what every service reads, what each adds, and the launcher. */
+export async function configTables(): Promise<{ sections: Record<string, string> }> {
+  const shared = serviceConfigSchema('jobs', 3001);
+  const sections: Record<string, string> = {
+    // The shared table is the jobs service's, written for any service.
+    'Every service': markdownTable(shared)
+      .replace('hireflow_jobs', 'hireflow_<service>')
+      .replace('`hf:jobs`', '`hf:<service>`')
+      .replace('| `3001` |', '| `3001` jobs, `3002` matching, `3003` notifications, `3004` media |'),
+  };
+  for (const [service, schema] of Object.entries(await serviceSchemas())) {
+    const own = Object.fromEntries(Object.entries(schema.shape).filter(([key]) => !(key in shared.shape)));
+    if (Object.keys(own).length > 0)
+      sections[`${service} also`] = markdownTable(z.object(own as z.ZodRawShape));
+  }
+  sections['`pnpm start` (the launcher)'] = markdownTable(launcherSchema);
+  return { sections };
 }

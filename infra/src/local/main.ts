@@ -52,7 +52,9 @@ const urls: Record<string, string> = { ...platform.services, 'sns/sqs': platform
 if (platform.mail) urls.mail = platform.mail.uiUrl;
 await writeRunning(names.stateDir, { pid: process.pid, startedAt: new Date().toISOString(), urls });
 write(`\nHireflow is ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
-for (const [name, url] of Object.entries(platform.services)) write(`  ${name.padEnd(14)} ${url}`);
+for (const [name, url] of Object.entries(platform.services)) {
+  write(`  ${name.padEnd(14)} ${url}   admin ${platform.admin[name]}`);
+}
 write(`  ${'sns/sqs'.padEnd(14)} ${platform.awsEndpoint}`);
 if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP ${platform.mail.smtpUrl})`);
 write(`\nDemo tenant API key (kept in ${names.stateDir}/demo-api-key.json):\n  ${platform.demo.key}`);

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
+import { topology } from '@hireflow/contracts';
 import { ensureDatabase } from '@hireflow/db';
-import { createSnsClient, createSqsClient } from '../aws.ts';
-import { awsSettings } from '../aws-config.ts';
+import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
 import { type Emulator, startEmulator } from '../emulator.ts';
 import { provisionTopology } from '../provision.ts';
-import { topology } from '../topology.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
 import { type DemoKey, ensureDemoKey } from './demo-tenant.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
@@ -12,6 +11,8 @@ import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
 
 export interface RunningPlatform {
   services: Record<string, string>;
+  /** Each service's admin listener (metrics, Bull Board, /internal routes). */
+  admin: Record<string, string>;
   awsEndpoint: string;
   demo: DemoKey;
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
@@ -81,14 +82,16 @@ export async function startPlatform(
     const aws = awsSettings({ ...settings, AWS_ENDPOINT_URL: awsEndpoint }, options.env);
     const sns = createSnsClient(aws);
     const sqs = createSqsClient(aws);
+    const s3 = createS3Client(aws);
     try {
-      const provisioned = await provisionTopology(topology, { sns, sqs, prefix: names.topologyPrefix });
+      const provisioned = await provisionTopology(topology, { sns, sqs, s3, prefix: names.topologyPrefix });
       log(
         `topology provisioned: ${Object.keys(provisioned.topics).length} topics, ${Object.keys(provisioned.queues).length} queues (+DLQs), ${provisioned.subscriptions.length} subscriptions`,
       );
     } finally {
       sns.destroy();
       sqs.destroy();
+      s3.destroy();
     }
 
     const databaseUrl = (service: string) => {
@@ -153,9 +156,10 @@ export async function startPlatform(
 
     const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
     const urls: Record<string, string> = {};
+    const adminUrls: Record<string, string> = {};
     await Promise.all(
       children.map(async (child) => {
-        const port = await Promise.race([
+        const { port, adminPort } = await Promise.race([
           child.started,
           new Promise<never>((_, reject) =>
             setTimeout(
@@ -167,6 +171,7 @@ export async function startPlatform(
         const url = `http://127.0.0.1:${port}`;
         await waitForReady(`${url}/health/ready`, deadline);
         urls[child.name] = url;
+        adminUrls[child.name] = `http://127.0.0.1:${adminPort}`;
       }),
     );
 
@@ -181,6 +186,7 @@ export async function startPlatform(
     );
     return {
       services: Object.fromEntries(SERVICES.map((s) => [s, urls[s]!])),
+      admin: Object.fromEntries(SERVICES.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,
       demo,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { logLevel, otelEndpoint, parseConfig, port, redisUrl } from '@hireflow/config';
+import { awsConfigSchema } from '@hireflow/runtime/aws';
 import { z } from 'zod';
-import { awsConfigSchema } from '../aws-config.ts';
 
 const portNumber = (fallback: number, what: string) => port(fallback).describe(what);
 

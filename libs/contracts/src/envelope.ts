@@ -1,4 +1,4 @@
-// CloudEvents 1.0 envelope, structured JSON mode (DESIGN.md, "Events").
+// CloudEvents 1.0 envelope, structured JSON mode (docs/design.md, "Events").
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type EventData, type EventType, eventCatalog, eventTypes, isEventType } from './events.ts';

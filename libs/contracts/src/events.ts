@@ -1,4 +1,4 @@
-// The v1 event catalog (DESIGN.md, "Events"): one zod schema per event type's
+// The v1 event catalog (docs/design.md, "Events"): one zod schema per event type's
 // `data`, the topic it travels on and the service that produces it. Producers
 // and consumers validate against these; the AsyncAPI document is generated
 // from them.
@@ -82,20 +82,25 @@ export const apikeyIssuedData = z.object({
 
 export const apikeyRevokedData = z.object({ keyId: id, tenantId: id, revokedAt: isoTime });
 
-interface CatalogEntry<S extends z.ZodType> {
+/** The services of the system; each publishes on at most one topic and consumes one inbox. */
+export type ServiceName = 'jobs' | 'matching' | 'notifications' | 'media';
+/** One SNS topic per producing service. */
+export type TopicName = 'jobs-events' | 'matching-events' | 'media-events';
+
+interface CatalogEntry<S extends z.ZodType, T extends TopicName, P extends ServiceName> {
   data: S;
   /** The topic the event is published on (one topic per producer). */
-  topic: string;
-  producer: string;
+  topic: T;
+  producer: P;
   description: string;
 }
 
-const entry = <S extends z.ZodType>(
+const entry = <S extends z.ZodType, T extends TopicName, P extends ServiceName>(
   data: S,
-  topic: string,
-  producer: string,
+  topic: T,
+  producer: P,
   description: string,
-): CatalogEntry<S> => ({ data, topic, producer, description });
+): CatalogEntry<S, T, P> => ({ data, topic, producer, description });
 
 export const eventCatalog = {
   'job.posted.v1': entry(jobPostedData, 'jobs-events', 'jobs', 'A recruiter published a job posting.'),
@@ -134,7 +139,12 @@ export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && Object.hasOwn(eventCatalog, value);
 }
 
+/** The event types published on topic `T`: what a subscription to it may filter on. */
+export type EventTypeOn<T extends TopicName> = {
+  [E in EventType]: EventCatalog[E]['topic'] extends T ? E : never;
+}[EventType];
+
 /** The topic an event type is published on. */
-export function topicOf(type: EventType): string {
+export function topicOf(type: EventType): TopicName {
   return eventCatalog[type].topic;
 }

@@ -1,7 +1,7 @@
 export { buildAsyncApi, messageAttributesSchema, renderAsyncApi } from './asyncapi.ts';
 export type { AnyEvent, CloudEvent, CreateEventOptions, EventIssue, EventSource } from './envelope.ts';
 export { createEvent, envelopeSchema, InvalidEventError, parseEvent } from './envelope.ts';
-export type { EventCatalog, EventData, EventType } from './events.ts';
+export type { EventCatalog, EventData, EventType, EventTypeOn, ServiceName, TopicName } from './events.ts';
 export {
   apikeyIssuedData,
   apikeyRevokedData,
@@ -18,3 +18,17 @@ export {
   mediaVariant,
   topicOf,
 } from './events.ts';
+export type {
+  BucketDefinition,
+  QueueDefinition,
+  SubscriptionDefinition,
+  TopicDefinition,
+  Topology,
+} from './topology.ts';
+export {
+  DEFAULT_MAX_RECEIVE_COUNT,
+  DEFAULT_VISIBILITY_TIMEOUT_SECONDS,
+  dlqName,
+  serviceChannels,
+  topology,
+} from './topology.ts';

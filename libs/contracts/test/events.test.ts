@@ -25,7 +25,7 @@ function issuesOf(fn: () => unknown): InvalidEventError {
 }
 
 describe('event catalog', () => {
-  it('lists the nine v1 event types of DESIGN.md', () => {
+  it('lists the nine v1 event types of docs/design.md', () => {
     expect([...eventTypes].sort()).toEqual(
       [
         'apikey.issued.v1',

@@ -1,8 +1,8 @@
-// The topology (infra) and the catalog (contracts) are written separately;
+// The topology and the catalog are written separately (the types tie them);
 // this keeps them from drifting apart.
-import { topology } from '@hireflow/infra';
+
 import { describe, expect, it } from 'vitest';
-import { eventCatalog, eventTypes, isEventType } from '../src/index.ts';
+import { eventCatalog, eventTypes, isEventType, topology } from '../src/index.ts';
 
 const KNOWN_UNCONSUMED = ['media.failed.v1'];
 
@@ -28,7 +28,7 @@ describe('catalog and topology agree', () => {
         if (!subscriptions.some((s) => s.topic === topic && s.type === type)) unconsumed.push(type);
       }
     }
-    // DESIGN.md's service table names no consumer of media.failed.v1 (media
+    // docs/design.md's service table names no consumer of media.failed.v1 (media
     // publishes it for future use); any other unconsumed type is drift.
     expect(unconsumed).toEqual(KNOWN_UNCONSUMED);
   });

@@ -4,3 +4,4 @@ export type { SqlMigration } from './migrations.ts';
 export { defineSqlMigration } from './migrations.ts';
 export type { OrmOptions } from './orm.ts';
 export { createOrm, migrate } from './orm.ts';
+export { pingDatabase } from './ping.ts';

@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@hireflow/db';
+import { deleteExpired } from './store.ts';
 
 export interface PruneOptions {
   /** Rows deleted per statement (and per transaction), so pruning never holds long locks. Default 1000. */
@@ -23,15 +24,7 @@ export async function pruneExpired(
   const em = 'em' in db ? db.em.fork() : db.fork();
   let total = 0;
   while (true) {
-    const { affectedRows } = await em.execute<{ affectedRows: number }>(
-      `DELETE FROM processed_message WHERE key IN (
-         SELECT key FROM processed_message
-         WHERE expires_at <= statement_timestamp()
-           AND (status = 'completed' OR lease_expires_at <= statement_timestamp())
-         LIMIT ? FOR UPDATE SKIP LOCKED)`,
-      [batchSize],
-      'run',
-    );
+    const affectedRows = await deleteExpired(em, batchSize);
     total += affectedRows;
     if (affectedRows < batchSize) return total;
   }

@@ -197,3 +197,20 @@ async function updated(em: EntityManager, sql: string, params: unknown[]): Promi
   const result = await em.execute<{ affectedRows: number }>(sql, params, 'run');
   return result.affectedRows > 0;
 }
+
+/**
+ * Deletes up to `batchSize` keys whose retention has passed (a claim whose
+ * holder died only once its lease has passed too); returns how many.
+ */
+export async function deleteExpired(em: EntityManager, batchSize: number): Promise<number> {
+  const { affectedRows } = await em.execute<{ affectedRows: number }>(
+    `DELETE FROM processed_message WHERE key IN (
+       SELECT key FROM processed_message
+       WHERE expires_at <= statement_timestamp()
+         AND (status = 'completed' OR lease_expires_at <= statement_timestamp())
+       LIMIT ? FOR UPDATE SKIP LOCKED)`,
+    [batchSize],
+    'run',
+  );
+  return affectedRows;
+}

@@ -1,4 +1,4 @@
-// Message attributes of our own (DESIGN.md: at most 7, since SQS keeps 10
+// Message attributes of our own (docs/design.md: at most 7, since SQS keeps 10
 // and the trace context takes 3): names in one place.
 import type { TraceCarrier } from './trace.ts';
 import { TRACE_FIELDS } from './trace.ts';

@@ -13,7 +13,7 @@ export function backoffBound(attempt: number, options: BackoffOptions): number {
 }
 
 /**
- * Exponential backoff with full jitter (DESIGN.md): an integer drawn
+ * Exponential backoff with full jitter (docs/design.md): an integer drawn
  * uniformly from [0, min(cap, base * 2^attempt)]. The bound grows; each delay
  * is drawn below it, so retries of many failed messages spread out.
  */

@@ -25,6 +25,7 @@ export {
   RetryLaterError,
   retryAfterMs,
 } from './errors.ts';
+export type { Logger } from './logger.ts';
 export { enqueueEvent, outboxInsert } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';
 export { OutboxMessage } from './outbox/entity.ts';

@@ -1,8 +1,24 @@
-import { type Logger, pino } from 'pino';
+/**
+ * What the library logs through: the service's pino logger (or any logger of
+ * that shape), injected. The library never makes a logger of its own.
+ */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
 
-export type { Logger };
+const silent: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => silent,
+};
 
-/** Libraries log through an injected pino logger; silent unless given one. */
+/** The component's child of the injected logger; silent when none is given (tests, tools). */
 export function resolveLogger(logger: Logger | undefined, component: string): Logger {
-  return (logger ?? pino({ level: 'silent' })).child({ component });
+  return (logger ?? silent).child({ component });
 }

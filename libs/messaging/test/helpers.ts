@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Topology } from '@hireflow/contracts';
 import { type AnyEvent, type CloudEvent, createEvent } from '@hireflow/contracts';
 import { createOrm, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
-import type { Topology } from '@hireflow/infra';
 import { createTestDatabase, type TestAws, type TestDatabase, testAws } from '@hireflow/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { eventAttributes } from '../src/attributes.ts';

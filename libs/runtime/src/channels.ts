@@ -1,6 +1,6 @@
 import { ListTopicsCommand } from '@aws-sdk/client-sns';
 import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
-import { dlqName, serviceChannels } from '@hireflow/infra';
+import { dlqName, serviceChannels } from '@hireflow/contracts';
 import type { ServiceDeps } from './deps.ts';
 
 export interface ServiceChannels {

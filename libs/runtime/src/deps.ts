@@ -1,28 +1,27 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
-import { GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { type ServiceName, serviceChannels } from '@hireflow/contracts';
 import { createOrm, ensureDatabase, type MikroORM, migrate, type SqlMigration } from '@hireflow/db';
-import {
-  awsSettings,
-  createSnsClient,
-  createSqsClient,
-  type ServiceName,
-  serviceChannels,
-} from '@hireflow/infra';
 import type { EntitySchema } from '@mikro-orm/core';
 import { Redis } from 'ioredis';
-import type { ReadinessCheck } from './health.ts';
+import { type AwsSettings, awsSettings, createS3Client, createSnsClient, createSqsClient } from './aws.ts';
+import type { Logger } from './logger.ts';
 import { closeRedis } from './redis.ts';
 import type { ServiceConfig } from './service-config.ts';
 
-/** The connections a service's API and worker roles share. */
+/** The connections a service's API and worker roles share, and its one logger. */
 export interface ServiceDeps {
   service: ServiceName;
+  log: Logger;
   orm: MikroORM;
   redis: Redis;
   sqs: SQSClient;
   sns: SNSClient;
-  /** Full names of the service's inbox queue and publish topic (prefix applied). */
-  names: { inbox?: string | undefined; topic?: string | undefined };
+  s3: S3Client;
+  aws: AwsSettings;
+  /** Full names of the service's inbox queue, publish topic and bucket (prefix applied). */
+  names: { inbox?: string | undefined; topic?: string | undefined; bucket?: string | undefined };
   close(): Promise<void>;
 }
 
@@ -31,7 +30,9 @@ export interface ConnectOptions {
   // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
   entities: EntitySchema<any, any>[];
   migrations: SqlMigration[];
+  /** Only to know whether AWS credentials are set (dummy ones against the emulator otherwise). */
   env: Record<string, string | undefined>;
+  log: Logger;
 }
 
 /** Creates the service's database if missing, migrates it, and opens Redis and the AWS clients. */
@@ -54,42 +55,32 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
     await orm.close();
     throw new Error(`Redis at ${config.REDIS_URL} does not answer: ${error.message}`);
   });
-  const settings = awsSettings(config, options.env);
-  const sqs = createSqsClient(settings);
-  const sns = createSnsClient(settings);
+  const aws = awsSettings(config, options.env);
+  const sqs = createSqsClient(aws);
+  const sns = createSnsClient(aws);
+  const s3 = createS3Client(aws);
   const channels = serviceChannels(options.service);
   const prefix = config.HIREFLOW_TOPOLOGY_PREFIX;
   return {
     service: options.service,
+    log: options.log,
     orm,
     redis,
     sqs,
     sns,
+    s3,
+    aws,
     names: {
       inbox: channels.inbox && prefix + channels.inbox,
       topic: channels.topic && prefix + channels.topic,
+      bucket: channels.bucket && prefix + channels.bucket,
     },
     close: async () => {
       sqs.destroy();
       sns.destroy();
+      s3.destroy();
       await closeRedis(redis);
       await orm.close();
-    },
-  };
-}
-
-/** Postgres, Redis and the service's SQS inbox must answer for /health/ready. */
-export function readinessChecks(deps: ServiceDeps): Record<string, ReadinessCheck> {
-  return {
-    postgres: async () => {
-      await deps.orm.em.fork().execute('SELECT 1');
-    },
-    redis: async () => {
-      await deps.redis.ping();
-    },
-    sqs: async () => {
-      if (!deps.names.inbox) return;
-      await deps.sqs.send(new GetQueueUrlCommand({ QueueName: deps.names.inbox }));
     },
   };
 }

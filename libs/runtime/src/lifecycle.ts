@@ -1,9 +1,13 @@
+import type { AddressInfo } from 'node:net';
+import type { ServiceName } from '@hireflow/contracts';
+import type { SqlMigration } from '@hireflow/db';
 import { shutdownTelemetry } from '@hireflow/telemetry';
+import type { EntitySchema } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
-import type { ServiceDeps } from './deps.ts';
-import { loggerOptions } from './logger.ts';
-import type { ServiceConfig } from './service-config.ts';
+import { createAdminServer } from './admin.ts';
+import { connectDeps, type ServiceDeps } from './deps.ts';
+import { createLogger } from './logger.ts';
+import { adminPortOf, type ServiceConfig } from './service-config.ts';
 import type { AppState } from './service-server.ts';
 import { withTimeout } from './timeout.ts';
 
@@ -13,32 +17,46 @@ export interface Closeable {
   close(): Promise<void>;
 }
 
-export interface RunServiceOptions<C extends ServiceConfig> {
-  service: string;
-  loadConfig(): C;
-  connect(config: C): Promise<ServiceDeps>;
+/** A service as its entrypoint runs it: config, schema, the two listeners and the worker role. */
+export interface ServiceDefinition<C extends ServiceConfig> {
+  name: ServiceName;
+  loadConfig(env: Record<string, string | undefined>): C;
+  // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
+  entities: EntitySchema<any, any>[];
+  migrations: SqlMigration[];
+  /** The service port: health and the public API. */
   buildApp(config: C, deps: ServiceDeps, state: AppState): Promise<FastifyInstance>;
+  /** The admin port: a service adds its /internal routes (default: the bare admin listener). */
+  buildAdmin?(config: C, deps: ServiceDeps): Promise<FastifyInstance>;
+  /** The worker role; closed in the order returned. */
   startWorker(config: C, deps: ServiceDeps): Promise<Closeable[]>;
 }
 
+const portOf = (app: FastifyInstance) => (app.server.address() as AddressInfo | null)?.port;
+
 /**
  * The entrypoint's life: parse config (a bad variable stops the start with a
- * message naming it), connect, start the API and/or worker role, and on
- * SIGTERM/SIGINT shut down in a fixed order: stop answering ready, drain HTTP,
- * stop workers (in-flight work finishes), close connections, flush telemetry.
+ * message naming it), make the process's one logger, connect, start the
+ * worker role and both listeners, and on SIGTERM/SIGINT shut down in a fixed
+ * order: stop answering ready, drain HTTP, stop workers (in-flight work
+ * finishes), close connections, flush telemetry.
  */
-export async function runService<C extends ServiceConfig>(options: RunServiceOptions<C>): Promise<void> {
+export async function runService<C extends ServiceConfig>(
+  definition: ServiceDefinition<C>,
+  env: Record<string, string | undefined>,
+): Promise<void> {
   let config: C;
   try {
-    config = options.loadConfig();
+    config = definition.loadConfig(env);
   } catch (error) {
-    console.error(`${options.service}: ${(error as Error).message}`);
+    console.error(`${definition.name}: ${(error as Error).message}`);
     process.exitCode = 78; // EX_CONFIG
     return;
   }
-  const log = pino(loggerOptions(options.service, config.LOG_LEVEL));
+  const log = createLogger(definition.name, config.LOG_LEVEL);
   let accepting = true;
   let app: FastifyInstance | undefined;
+  let admin: FastifyInstance | undefined;
   let workers: Closeable[] = [];
   let deps: ServiceDeps | undefined;
 
@@ -62,6 +80,8 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
     };
     if (app) await step('http', () => app!.close());
     for (const worker of workers) await step(worker.name, () => worker.close());
+    // Last among the listeners: metrics stay scrapeable while the workers drain.
+    if (admin) await step('admin', () => admin!.close());
     if (deps) await step('connections', () => deps!.close());
     await step('telemetry', () => shutdownTelemetry());
     log.info({ failed }, 'stopped');
@@ -92,17 +112,29 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
   if (process.connected) process.once('disconnect', onParentGone);
 
   try {
-    deps = await options.connect(config);
-    if (config.ROLE !== 'api') workers = await options.startWorker(config, deps);
+    deps = await connectDeps(config, {
+      service: definition.name,
+      entities: definition.entities,
+      migrations: definition.migrations,
+      env,
+      log,
+    });
+    if (config.ROLE !== 'api') workers = await definition.startWorker(config, deps);
     // Every role listens: a worker serves /health for its orchestrator, the
     // app registers public routes only when the role includes the API.
-    app = await options.buildApp(config, deps, { accepting: () => accepting });
+    app = await definition.buildApp(config, deps, { accepting: () => accepting });
+    const adminApp = definition.buildAdmin
+      ? await definition.buildAdmin(config, deps)
+      : createAdminServer(config, deps);
+    await adminApp.ready();
+    admin = adminApp;
     await app.listen({ host: config.HOST, port: config.PORT });
-    const address = app?.server.address();
-    const port = address && typeof address === 'object' ? address.port : undefined;
-    log.info({ role: config.ROLE, port, workers: workers.map((w) => w.name) }, 'started');
-    // A launcher that spawned us with an IPC channel learns the bound port.
-    process.send?.({ type: 'started', service: options.service, port, role: config.ROLE });
+    await adminApp.listen({ host: config.ADMIN_HOST, port: adminPortOf(config) });
+    const port = portOf(app);
+    const adminPort = portOf(adminApp);
+    log.info({ role: config.ROLE, port, adminPort, workers: workers.map((w) => w.name) }, 'started');
+    // A launcher that spawned us with an IPC channel learns the bound ports.
+    process.send?.({ type: 'started', service: definition.name, port, adminPort, role: config.ROLE });
   } catch (error) {
     log.fatal({ err: error }, 'start failed');
     await shutdown('start failed');

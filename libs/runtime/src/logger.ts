@@ -1,7 +1,9 @@
-import type { LoggerOptions } from 'pino';
+import { type Logger, type LoggerOptions, pino } from 'pino';
+
+export type { Logger };
 
 /** pino options shared by every service: JSON lines, service name, secrets redacted. */
-export function loggerOptions(service: string, level: string): LoggerOptions {
+function loggerOptions(service: string, level: string): LoggerOptions {
   return {
     level,
     base: { service },
@@ -10,4 +12,12 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
       censor: '[redacted]',
     },
   };
+}
+
+/**
+ * The one logger of a process (`runService` makes it and passes it on: to
+ * Fastify, the worker role, the libraries). Components take `log.child(...)`.
+ */
+export function createLogger(service: string, level: string): Logger {
+  return pino(loggerOptions(service, level));
 }

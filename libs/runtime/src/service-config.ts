@@ -1,10 +1,26 @@
-import { databaseUrl, logLevel, otelEndpoint, parseConfig, port, redisUrl, role } from '@hireflow/config';
-import { awsConfigSchema, type ServiceName } from '@hireflow/infra';
+import {
+  ConfigError,
+  databaseUrl,
+  logLevel,
+  otelEndpoint,
+  parseConfig,
+  port,
+  redisUrl,
+  role,
+} from '@hireflow/config';
+import type { ServiceName } from '@hireflow/contracts';
 import { z } from 'zod';
+import { awsConfigSchema } from './aws.ts';
 
 /** The variables every service reads; a service's config.ts extends it with its own. */
 export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
   return z.object({
+    NODE_ENV: z
+      .enum(['development', 'test', 'production'], {
+        message: 'must be one of development, test, production',
+      })
+      .default('development')
+      .describe('production: the admin listener refuses to start without ADMIN_TOKEN.'),
     DATABASE_URL: databaseUrl(service),
     REDIS_URL: redisUrl(),
     REDIS_PREFIX: z
@@ -18,8 +34,28 @@ export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
       .string()
       .min(1)
       .default('127.0.0.1')
-      .describe('Address the HTTP server binds (0.0.0.0 in containers).'),
-    PORT: port(defaultPort),
+      .describe('Address the service port binds (0.0.0.0 in containers).'),
+    PORT: port(defaultPort).describe('Service port: health and the public API (0 picks a free one).'),
+    ADMIN_HOST: z
+      .string()
+      .min(1)
+      .default('127.0.0.1')
+      .describe('Address the admin port binds: metrics, Bull Board, /internal routes. Never public.'),
+    ADMIN_PORT: z.coerce
+      .number({ message: 'must be a number' })
+      .int('must be a whole number')
+      .min(0, 'must be between 0 and 65535')
+      .max(65535, 'must be between 0 and 65535')
+      .optional()
+      .describe('Admin port; default PORT + 1000 (0 when PORT is 0: a free one).'),
+    ADMIN_TOKEN: z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .max(512, 'must be at most 512 characters')
+      .optional()
+      .describe(
+        'When set, every admin request needs it, as a Bearer token or as the password of HTTP Basic auth.',
+      ),
     ROLE: role(),
     LOG_LEVEL: logLevel(),
     SHUTDOWN_TIMEOUT_MS: z.coerce
@@ -32,6 +68,29 @@ export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
   });
 }
 
+export { parseConfig };
+
 export type ServiceConfig = z.output<ReturnType<typeof serviceConfigSchema>>;
 
-export { parseConfig };
+/**
+ * Parses a service's config, and refuses a production process whose admin
+ * listener would be open to whoever reaches it.
+ */
+export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSchema>>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.output<S> {
+  const config = parseConfig(schema, env);
+  if (config.NODE_ENV === 'production' && !config.ADMIN_TOKEN) {
+    throw new ConfigError([
+      { variable: 'ADMIN_TOKEN', message: 'is required when NODE_ENV=production (it guards the admin port)' },
+    ]);
+  }
+  return config;
+}
+
+/** The admin port: ADMIN_PORT, else PORT + 1000, and 0 (a free one) when PORT is 0. */
+export function adminPortOf(config: Pick<ServiceConfig, 'PORT' | 'ADMIN_PORT'>): number {
+  if (config.ADMIN_PORT !== undefined) return config.ADMIN_PORT;
+  return config.PORT === 0 ? 0 : config.PORT + 1000;
+}

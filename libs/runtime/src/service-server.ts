@@ -1,6 +1,7 @@
-import type { ServiceName } from '@hireflow/infra';
-import { readinessChecks, type ServiceDeps } from './deps.ts';
+import type { ServiceDeps } from './deps.ts';
+import { registerHealthRoutes } from './health.ts';
 import { createHttpServer } from './http.ts';
+import { readinessChecks } from './readiness.ts';
 import type { ServiceConfig } from './service-config.ts';
 
 /** What a service's `buildApp` learns from its lifecycle. */
@@ -12,20 +13,21 @@ export interface AppState {
 const ACCEPTING: AppState = { accepting: () => true };
 
 /**
- * The server every service's `buildApp` starts from: the project's HTTP
- * conventions, with readiness over the service's own Postgres, Redis and inbox.
+ * The service port every service's `buildApp` starts from: the project's
+ * HTTP conventions and health, with readiness over the service's own
+ * Postgres, Redis and inbox. Public routes only: nothing internal or
+ * administrative is ever served here (that is the admin listener's).
  */
 export function createServiceServer(
-  service: ServiceName,
-  config: ServiceConfig,
+  _config: ServiceConfig,
   deps: ServiceDeps,
   state: AppState = ACCEPTING,
   options: { bodyLimit?: number } = {},
 ) {
-  return createHttpServer({
-    service,
-    logLevel: config.LOG_LEVEL,
+  const app = createHttpServer({
+    log: deps.log,
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
-    health: { checks: readinessChecks(deps), accepting: state.accepting },
   });
+  registerHealthRoutes(app, { checks: readinessChecks(deps), accepting: state.accepting, log: deps.log });
+  return app;
 }

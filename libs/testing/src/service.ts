@@ -1,5 +1,5 @@
-import type { ServiceName } from '@hireflow/infra';
-import { connectDeps, type ServiceConfig, type ServiceDeps } from '@hireflow/runtime';
+import type { ServiceName } from '@hireflow/contracts';
+import { connectDeps, createLogger, type ServiceConfig, type ServiceDeps } from '@hireflow/runtime';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -20,6 +20,7 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
   let deps: ServiceDeps;
   let app: FastifyInstance;
   let accepting = true;
+  const log = createLogger(options.service, 'silent');
   const env = (prefix: string) => ({
     DATABASE_URL: db.url,
     AWS_ENDPOINT_URL: inject('awsEndpoint'),
@@ -34,7 +35,13 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
     const provisioned = await testTopology(aws, options.service);
     aws.close();
     const config = options.loadConfig(env(provisioned.prefix));
-    deps = await connectDeps(config, { service: options.service, entities: [], migrations: [], env: {} });
+    deps = await connectDeps(config, {
+      service: options.service,
+      entities: [],
+      migrations: [],
+      env: {},
+      log,
+    });
     app = await options.buildApp(config, deps, { accepting: () => accepting });
   });
 
@@ -74,6 +81,7 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
       entities: [],
       migrations: [],
       env: {},
+      log,
     });
     const other = await options.buildApp(unprovisioned, lonely);
     try {
@@ -81,10 +89,17 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
       expect(res.statusCode).toBe(503);
       const body = res.json();
       expect(body.checks.postgres).toBe('ok');
-      expect(body.checks.sqs).toMatch(/^error: /);
+      expect(body.checks.sqs).toBe('error');
     } finally {
       await other.close();
       await lonely.close();
+    }
+  });
+
+  it('serves nothing internal or administrative on the service port', async () => {
+    for (const url of ['/internal/notifications?recipient=a@example.test', '/metrics', '/admin/queues']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
     }
   });
 

@@ -1,13 +1,9 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import {
-  createSnsClient,
-  createSqsClient,
-  topology as defaultTopology,
-  type ProvisionedTopology,
-  provisionTopology,
-  type Topology,
-} from '@hireflow/infra';
+import { topology as defaultTopology, type Topology } from '@hireflow/contracts';
+import { type ProvisionedTopology, provisionTopology } from '@hireflow/infra';
+import { createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
 import { inject } from 'vitest';
 import { uniqueName } from './names.ts';
 
@@ -16,6 +12,7 @@ export interface TestAws {
   region: string;
   sns: SNSClient;
   sqs: SQSClient;
+  s3: S3Client;
   close(): void;
 }
 
@@ -26,14 +23,17 @@ export function testAws(): TestAws {
   const settings = { region, endpoint, dummyCredentials: true };
   const sns = createSnsClient(settings);
   const sqs = createSqsClient(settings);
+  const s3 = createS3Client(settings);
   return {
     endpoint,
     region,
     sns,
     sqs,
+    s3,
     close: () => {
       sns.destroy();
       sqs.destroy();
+      s3.destroy();
     },
   };
 }
@@ -44,5 +44,10 @@ export async function testTopology(
   label: string,
   topology: Topology = defaultTopology,
 ): Promise<ProvisionedTopology> {
-  return provisionTopology(topology, { sns: aws.sns, sqs: aws.sqs, prefix: `${uniqueName(label)}-` });
+  return provisionTopology(topology, {
+    sns: aws.sns,
+    sqs: aws.sqs,
+    s3: aws.s3,
+    prefix: `${uniqueName(label)}-`,
+  });
 }

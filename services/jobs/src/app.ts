@@ -12,7 +12,7 @@ import { authPlugin, isPublicApiRoute } from './modules/tenants/auth.ts';
 
 /** The jobs service's HTTP app, ready but not listening (tests use `inject()`). */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
-  const app = createServiceServer('jobs', config, deps, state, { bodyLimit: config.BODY_LIMIT_BYTES });
+  const app = createServiceServer(config, deps, state, { bodyLimit: config.BODY_LIMIT_BYTES });
   if (config.ROLE === 'worker') {
     await app.ready();
     return app;

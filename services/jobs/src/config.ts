@@ -1,5 +1,5 @@
 import { positiveInt } from '@hireflow/config';
-import { parseConfig, serviceConfigSchema } from '@hireflow/runtime';
+import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import type { z } from 'zod';
 
 /** Every variable the jobs service reads, described; parsed once at start. */
@@ -26,5 +26,5 @@ export const configSchema = serviceConfigSchema('jobs', 3001).extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseConfig(configSchema, env);
+  return parseServiceConfig(configSchema, env);
 }

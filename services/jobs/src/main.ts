@@ -1,13 +1,4 @@
-import { connectDeps, runService } from '@hireflow/runtime';
-import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
-import { entities, migrations } from './db/schema.ts';
-import { startWorker } from './worker.ts';
+import { runService } from '@hireflow/runtime';
+import { jobsService } from './service.ts';
 
-await runService({
-  service: 'jobs',
-  loadConfig: () => loadConfig(process.env),
-  connect: (config) => connectDeps(config, { service: 'jobs', entities, migrations, env: process.env }),
-  buildApp,
-  startWorker,
-});
+await runService(jobsService, process.env);

@@ -1,17 +1,15 @@
 import { pruneExpired } from '@hireflow/idempotency';
 import { OutboxRelay, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
 import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
-import pino from 'pino';
 import type { Config } from './config.ts';
 import { startAutoCloseWorker } from './modules/postings/auto-close.ts';
 import { postingHandlers } from './modules/postings/consumers.ts';
-import { publishChange } from './modules/postings/routes.ts';
 import { closeOverduePostings } from './modules/postings/service.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
 
 /** The jobs worker role: inbox consumer, outbox relay, auto-close worker. */
 export async function startWorker(config: Config, deps: ServiceDeps): Promise<Closeable[]> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'jobs', role: 'worker' } });
+  const log = deps.log.child({ role: 'worker' });
   const channels = await resolveChannels(deps);
   const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
 
@@ -46,11 +44,11 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
         intervalMs: 60_000,
         run: async () => {
           for (const jobId of await closeOverduePostings(deps.orm.em.fork())) {
-            await publishChange(feed, jobId, 'closed', null, log);
+            await feed.notify({ jobId, status: 'closed', matchCount: null }, log);
           }
         },
       },
-      // DESIGN: the visibility timeout follows the handlers' measured p99.
+      // docs/design.md: the visibility timeout follows the handlers' measured p99.
       { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],
     log,

@@ -1,7 +1,7 @@
 import type { ProvisionedTopology } from '@hireflow/infra';
 import { buildApp } from '@hireflow/jobs';
 import { type Config, loadConfig } from '@hireflow/jobs/config';
-import { connectDeps, type ServiceDeps } from '@hireflow/runtime';
+import { connectDeps, createLogger, type ServiceDeps } from '@hireflow/runtime';
 import { createTestDatabase, type TestDatabase, testAws, testTopology, uniqueName } from '@hireflow/testing';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
@@ -45,7 +45,13 @@ export async function startJobsHarness(
     ...overrides,
   };
   const config = loadConfig(env);
-  const deps = await connectDeps(config, { service: 'jobs', entities, migrations, env: {} });
+  const deps = await connectDeps(config, {
+    service: 'jobs',
+    entities,
+    migrations,
+    env: {},
+    log: createLogger('jobs', config.LOG_LEVEL),
+  });
   const app = await buildApp(config, deps);
   const tenant = async (name: string): Promise<Tenant> => {
     const issued = await issueApiKey(deps.orm.em.fork(), name, `${name}@example.test`);

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createEvent } from '@hireflow/contracts';
-import { createSnsClient } from '@hireflow/infra';
 import { SnsPublisher } from '@hireflow/messaging';
+import { createSnsClient } from '@hireflow/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobsHarness, startJobsHarness, validJob } from './harness.ts';
 

@@ -1,4 +1,4 @@
-import { parseConfig, serviceConfigSchema } from '@hireflow/runtime';
+import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import type { z } from 'zod';
 
 /** Every variable the matching service reads, described; parsed once at start. */
@@ -7,5 +7,5 @@ export const configSchema = serviceConfigSchema('matching', 3002).extend({});
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseConfig(configSchema, env);
+  return parseServiceConfig(configSchema, env);
 }

@@ -1,13 +1,4 @@
-import { connectDeps, runService } from '@hireflow/runtime';
-import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
-import { entities, migrations } from './db/schema.ts';
-import { startWorker } from './worker.ts';
+import { runService } from '@hireflow/runtime';
+import { matchingService } from './service.ts';
 
-await runService({
-  service: 'matching',
-  loadConfig: () => loadConfig(process.env),
-  connect: (config) => connectDeps(config, { service: 'matching', entities, migrations, env: process.env }),
-  buildApp,
-  startWorker,
-});
+await runService(matchingService, process.env);

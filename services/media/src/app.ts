@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 
 /** The media service's HTTP app, ready but not listening (tests use `inject()`). */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
-  const app = createServiceServer('media', config, deps, state);
+  const app = createServiceServer(config, deps, state);
   await app.ready();
   return app;
 }

@@ -1,12 +1,21 @@
-import { type AppState, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
+import { type AppState, createAdminServer, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
-import { registerNotificationRoutes } from './modules/notifications/routes.ts';
+import { registerInternalRoutes } from './modules/notifications/routes.ts';
 
-/** The notifications service's HTTP app, ready but not listening (tests use `inject()`). */
+/**
+ * The notifications service port, ready but not listening (tests use
+ * `inject()`): health only, since notifications has no public API.
+ */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
-  const app = createServiceServer('notifications', config, deps, state);
-  // The worker role serves only /health; the internal read API comes with the API role.
-  if (config.ROLE !== 'worker') registerNotificationRoutes(app, { orm: deps.orm });
+  const app = createServiceServer(config, deps, state);
   await app.ready();
   return app;
+}
+
+/** The admin listener: the internal read API of the notification log. */
+export async function buildAdmin(config: Config, deps: ServiceDeps) {
+  const admin = createAdminServer(config, deps);
+  registerInternalRoutes(admin, { orm: deps.orm });
+  await admin.ready();
+  return admin;
 }

@@ -1,5 +1,5 @@
 import { positiveInt, smtpUrl } from '@hireflow/config';
-import { parseConfig, serviceConfigSchema } from '@hireflow/runtime';
+import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
 const HOUR = 3_600_000;
@@ -88,5 +88,5 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseConfig(configSchema, env);
+  return parseServiceConfig(configSchema, env);
 }

@@ -2,13 +2,12 @@ import { pruneExpired } from '@hireflow/idempotency';
 import { type MessageObserver, SqsConsumer } from '@hireflow/messaging';
 import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
 import type { Config } from './config.ts';
-import { createLogger } from './infrastructure/logger.ts';
 import { createMailer } from './modules/email/mailer.ts';
 import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
 import { requeueStuckEmails } from './modules/email/sweep.ts';
 import { notificationHandlers } from './modules/notifications/consumers.ts';
-import { pruneNotificationLog } from './modules/notifications/log.ts';
+import { pruneNotificationLog } from './modules/notifications/store.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
 export interface WorkerHooks {
@@ -26,7 +25,7 @@ export async function startWorker(
   deps: ServiceDeps,
   hooks: WorkerHooks = {},
 ): Promise<Closeable[]> {
-  const log = createLogger(config.LOG_LEVEL, { role: 'worker' });
+  const log = deps.log.child({ role: 'worker' });
   const channels = await resolveChannels(deps);
   const backoff = { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS };
 
@@ -94,7 +93,7 @@ export async function startWorker(
             (keys) => keys.length > 0 && log.warn({ keys }, 'requeued stuck emails'),
           ),
       },
-      // DESIGN: the visibility timeout follows the handlers' measured p99.
+      // docs/design.md: the visibility timeout follows the handlers' measured p99.
       { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],
     log,

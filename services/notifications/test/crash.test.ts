@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { percentile } from '@hireflow/bench/report';
+import { topology } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { topology } from '@hireflow/infra';
 import { waitFor } from '@hireflow/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { percentile } from '../../../bench/report.ts';
 import { candidateRegistered, useNotificationsHarness, waitForSent } from './harness.ts';
 
 // The worker role as a real process, SIGKILLed in the middle of a burst of

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { idempotencyKey } from '@hireflow/idempotency';
 import { isPermanent, jobIdFor } from '@hireflow/messaging';
+import { createLogger } from '@hireflow/runtime';
 import { waitFor } from '@hireflow/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/infrastructure/logger.ts';
 import { createMailer } from '../src/modules/email/mailer.ts';
 import { emailProcessor } from '../src/modules/email/processor.ts';
 import { render } from '../src/modules/email/templates.ts';
@@ -110,7 +110,7 @@ describe('duplicates', () => {
       poolSize: 1,
       timeoutMs: 5000,
     });
-    const process = emailProcessor({ orm: h.deps.orm, mailer, log: createLogger('silent') });
+    const process = emailProcessor({ orm: h.deps.orm, mailer, log: createLogger('notifications', 'silent') });
     const job = { data: { key }, attemptsMade: 0, opts: { attempts: 3 } } as Parameters<typeof process>[0];
     try {
       // BullMQ retrying a job whose first run sent (a stalled job, a lost completion).
@@ -166,15 +166,15 @@ describe('permanent failures', () => {
   });
 });
 
-describe('GET /v1/notifications (internal)', () => {
+describe('GET /internal/notifications (admin listener)', () => {
   it("lists a recipient's notifications, newest first, whatever the address case", async () => {
     const event = candidateRegistered(tenantId, { email: `Grace-${randomUUID().slice(0, 8)}@Example.test` });
     const key = idempotencyKey('welcome-email', event.data.candidateId);
     await h.publish(event);
     await waitForSent(h, [key]);
-    const res = await h.app.inject({
+    const res = await h.admin.inject({
       method: 'GET',
-      url: `/v1/notifications?recipient=${encodeURIComponent(event.data.email.toLowerCase())}`,
+      url: `/internal/notifications?recipient=${encodeURIComponent(event.data.email.toLowerCase())}`,
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
@@ -199,10 +199,14 @@ describe('GET /v1/notifications (internal)', () => {
     const events = [1, 2, 3].map(() => candidateRegistered(tenantId, { email }));
     for (const event of events) await h.publish(event);
     await Promise.all(events.map((e) => h.spy.waitForHandled(e.id)));
-    const first = (await h.app.inject({ url: `/v1/notifications?recipient=${email}&limit=2` })).json();
+    const first = (
+      await h.admin.inject({ url: `/internal/notifications?recipient=${email}&limit=2` })
+    ).json();
     expect(first.items).toHaveLength(2);
     const second = (
-      await h.app.inject({ url: `/v1/notifications?recipient=${email}&limit=2&cursor=${first.nextCursor}` })
+      await h.admin.inject({
+        url: `/internal/notifications?recipient=${email}&limit=2&cursor=${first.nextCursor}`,
+      })
     ).json();
     expect(second).toMatchObject({ nextCursor: null });
     const keys = [...first.items, ...second.items].map((i: { key: string }) => i.key);
@@ -221,7 +225,7 @@ describe('GET /v1/notifications (internal)', () => {
       ['?recipient=a@example.test&cursor=9999999999999999999', 'cursor'],
       ['?recipient=a@example.test&to=x', 'to'],
     ] as const) {
-      const res = await h.app.inject({ url: `/v1/notifications${query}` });
+      const res = await h.admin.inject({ url: `/internal/notifications${query}` });
       expect(res.statusCode, query).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.json(), query).toMatchObject({
@@ -274,7 +278,7 @@ describe('review fixes', () => {
   });
 
   it('prunes settled notifications past the retention and keeps queued and recent ones', async () => {
-    const { pruneNotificationLog } = await import('../src/modules/notifications/log.ts');
+    const { pruneNotificationLog } = await import('../src/modules/notifications/store.ts');
     const candidate = candidateRegistered(tenantId, { email: `${randomUUID()}@example.test` });
     await h.publish(candidate);
     const key = idempotencyKey('welcome-email', candidate.data.candidateId);

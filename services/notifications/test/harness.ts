@@ -1,10 +1,11 @@
+import type { Topology } from '@hireflow/contracts';
 import { type CloudEvent, type EventType, topicOf } from '@hireflow/contracts';
-import type { ProvisionedTopology, Topology } from '@hireflow/infra';
+import type { ProvisionedTopology } from '@hireflow/infra';
 import { jobIdFor, SnsPublisher } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
-import { buildApp } from '@hireflow/notifications';
+import { buildAdmin, buildApp } from '@hireflow/notifications';
 import { type Config, loadConfig } from '@hireflow/notifications/config';
-import { type Closeable, connectDeps, type ServiceDeps } from '@hireflow/runtime';
+import { type Closeable, connectDeps, createLogger, type ServiceDeps } from '@hireflow/runtime';
 import {
   createTestDatabase,
   type TestDatabase,
@@ -13,16 +14,16 @@ import {
   uniqueName,
   waitFor,
 } from '@hireflow/testing';
+import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { entities, migrations } from '../src/db/schema.ts';
 import type { SentEmail } from '../src/modules/email/processor.ts';
 import { createEmailQueue, type EmailQueue } from '../src/modules/email/queue.ts';
 import { startWorker } from '../src/worker.ts';
-import { type SmtpCatcher, startSmtpCatcher } from './smtp-catcher.ts';
 
-export { candidateRegistered, jobMatched, jobPosted, matchFound } from './events.ts';
-export { type CaughtEmail, type SmtpCatcher, startSmtpCatcher } from './smtp-catcher.ts';
+export { candidateRegistered, jobMatched, jobPosted, matchFound } from '@hireflow/testing/events';
+export { type CaughtEmail, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 
 /**
  * Settings that keep the suite fast: waits for a missing dependency of 1 s,
@@ -70,6 +71,8 @@ export interface NotificationsHarness {
   config: Config;
   deps: ServiceDeps;
   app: FastifyInstance;
+  /** The admin listener (internal routes), not listening: use `inject()`. */
+  admin: FastifyInstance;
   smtp: SmtpCatcher;
   /** The `email` queue, for inspection (counts, dead letters). */
   emails: EmailQueue;
@@ -113,8 +116,15 @@ export async function startNotificationsHarness(
     ...options.env,
   };
   const config = loadConfig(env);
-  const deps = await connectDeps(config, { service: 'notifications', entities, migrations, env: {} });
+  const deps = await connectDeps(config, {
+    service: 'notifications',
+    entities,
+    migrations,
+    env: {},
+    log: createLogger('notifications', config.LOG_LEVEL),
+  });
   const app = await buildApp(config, deps);
+  const admin = await buildAdmin(config, deps);
   const emails = createEmailQueue({
     connection: deps.redis,
     prefix: config.REDIS_PREFIX,
@@ -140,6 +150,7 @@ export async function startNotificationsHarness(
     config,
     deps,
     app,
+    admin,
     smtp,
     emails,
     spy,
@@ -184,6 +195,7 @@ export async function startNotificationsHarness(
     close: async () => {
       await stopWorker();
       await app.close();
+      await admin.close();
       await emails.jobs.queue.obliterate({ force: true }).catch(() => undefined);
       await emails.close();
       await deps.close();

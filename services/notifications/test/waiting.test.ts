@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_MAX_RECEIVE_COUNT } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { DEFAULT_MAX_RECEIVE_COUNT, peekDeadLetters } from '@hireflow/infra';
+import { peekDeadLetters } from '@hireflow/infra';
 import { describe, expect, it } from 'vitest';
 import {
   candidateRegistered,

@@ -7,7 +7,7 @@ import { jobIdFor } from './job-id.ts';
 export interface JobQueueOptions {
   name: string;
   connection: RedisConnection;
-  /** Redis key prefix: the service's own (DESIGN.md). */
+  /** Redis key prefix: the service's own (docs/design.md). */
   prefix?: string;
   attempts?: number;
   /** Backoff in ms; `base` becomes each job's `backoff.delay`. */

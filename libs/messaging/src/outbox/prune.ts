@@ -1,4 +1,5 @@
 import type { EntityManager } from '@hireflow/db';
+import { deleteSent } from './store.ts';
 
 /** Sent rows are kept a week (to look into what was published), then pruned. */
 export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -16,14 +17,8 @@ export async function pruneOutbox(
   const limit = options.limit ?? 5000;
   let total = 0;
   while (true) {
-    const deleted: unknown[] = await em.execute(
-      `DELETE FROM outbox WHERE id IN (
-         SELECT id FROM outbox WHERE sent_at IS NOT NULL AND sent_at < now() - (? * interval '1 millisecond')
-         ORDER BY id LIMIT ?)
-       RETURNING id`,
-      [olderThanMs, limit],
-    );
-    total += deleted.length;
-    if (deleted.length < limit) return total;
+    const deleted = await deleteSent(em, olderThanMs, limit);
+    total += deleted;
+    if (deleted < limit) return total;
   }
 }

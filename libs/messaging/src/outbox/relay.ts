@@ -6,6 +6,7 @@ import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/pub
 import { Wakeup } from '../wake.ts';
 import { OUTBOX_CHANNEL } from './migrations.ts';
 import { DEFAULT_OUTBOX_RETENTION_MS, pruneOutbox } from './prune.ts';
+import { claimPending, markFailed, markSent, type PendingRow } from './store.ts';
 
 export const DEFAULT_RELAY_BATCH_SIZE = 100;
 export const DEFAULT_RELAY_POLL_INTERVAL_MS = 1000;
@@ -38,15 +39,6 @@ export interface RelayOutcome {
   claimed: number;
   published: number;
   failed: number;
-}
-
-interface PendingRow {
-  id: string;
-  topic: string;
-  payload: AnyEvent | string;
-  traceparent: string | null;
-  tracestate: string | null;
-  baggage: string | null;
 }
 
 /**
@@ -102,31 +94,13 @@ export class OutboxRelay {
   async relayOnce(): Promise<RelayOutcome> {
     const em = this.#options.orm.em.fork() as EntityManager;
     return em.transactional(async (tx) => {
-      const rows: PendingRow[] = await tx.execute(
-        `SELECT id, topic, payload, traceparent, tracestate, baggage FROM outbox
-         WHERE sent_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-         ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
-        [this.#options.batchSize],
-      );
+      const rows = await claimPending(tx, this.#options.batchSize);
       if (rows.length === 0) return { claimed: 0, published: 0, failed: 0 };
       const results = await Promise.all(this.#chunks(rows).map((chunk) => this.#publish(chunk)));
       const sent = results.flatMap((r) => r.sent);
       const failures = results.flatMap((r) => r.failures);
-      if (sent.length > 0) {
-        await tx.execute(
-          'UPDATE outbox SET sent_at = now(), attempts = attempts + 1 WHERE id = ANY(?::bigint[])',
-          [`{${sent.join(',')}}`],
-        );
-      }
-      for (const failure of failures) {
-        // Full jitter: random(0, min(5 min, 1 s * 2^attempts)).
-        await tx.execute(
-          `UPDATE outbox SET attempts = attempts + 1, last_error = ?,
-             next_attempt_at = now() + make_interval(secs => random() * least(300, power(2, least(attempts, 16))))
-           WHERE id = ?`,
-          [failure.error.slice(0, 2000), failure.id],
-        );
-      }
+      await markSent(tx, sent);
+      for (const failure of failures) await markFailed(tx, failure.id, failure.error);
       if (failures.length > 0)
         this.#log.warn({ failed: failures.length }, 'outbox rows not published; will retry');
       return { claimed: rows.length, published: sent.length, failed: failures.length };

@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type AnyEvent, type EventType, InvalidEventError, parseEvent } from '@hireflow/contracts';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { ATTR_DEFERRED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
 import { DeferError, isPermanent, retryAfterMs } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
@@ -232,7 +233,8 @@ export class SqsConsumer {
       const started = performance.now();
       let failure: unknown;
       try {
-        await handler(event, { ...base, attributes: decoded.attributes });
+        const deferredCount = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
+        await handler(event, { ...base, attributes: decoded.attributes, deferredCount });
       } catch (error) {
         failure = error;
         span.recordException(error as Error);

@@ -3,7 +3,7 @@ import { ATTR_DEFERRED_COUNT, ATTR_FIRST_SEEN } from '../attributes.ts';
 import { type DeadLetterTarget, deadLetter } from './dead-letter.ts';
 import { decodeMessage } from './message.ts';
 
-/** DESIGN.md: a message waits for a dependency at most an hour, then it is dead-lettered. */
+/** docs/design.md: a message waits for a dependency at most an hour, then it is dead-lettered. */
 export const DEFAULT_MAX_DEFER_MS = 60 * 60 * 1000;
 /** SQS's DelaySeconds maximum. */
 export const MAX_DELAY_SECONDS = 900;

@@ -11,6 +11,8 @@ export interface MessageContext {
   queueName: string;
   /** String message attributes (`type`, trace context, `deferred-count`, …). */
   attributes: Record<string, string>;
+  /** How many times the message was deferred (DeferError) so far: 0 on its first handling. */
+  deferredCount: number;
 }
 
 export type EventHandler<T extends EventType> = (

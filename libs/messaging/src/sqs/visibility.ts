@@ -1,5 +1,5 @@
 import { SetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { DEFAULT_VISIBILITY_TIMEOUT_SECONDS } from '@hireflow/infra';
+import { DEFAULT_VISIBILITY_TIMEOUT_SECONDS } from '@hireflow/contracts';
 import type { DurationWindow } from './durations.ts';
 
 export interface VisibilityResizeOptions {
@@ -21,7 +21,7 @@ export interface VisibilityResize {
 }
 
 /**
- * DESIGN.md: the visibility timeout starts from a documented default and is
+ * docs/design.md: the visibility timeout starts from a documented default and is
  * resized from the consumer's measured p99, not its average:
  * `clamp(max(min, ceil(p99 × factor)), max)`.
  */

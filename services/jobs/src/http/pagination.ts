@@ -5,10 +5,14 @@ import { z } from 'zod';
 
 const uuid = z.uuid();
 
+// Date.UTC maps years 0..99 to 1900..1999, so year 1 is spelled out.
+const YEAR_1 = Date.parse('0001-01-01T00:00:00.000Z');
+const YEAR_10000 = Date.parse('+010000-01-01T00:00:00.000Z');
+
 /** A time Postgres can compare with: ISO form, years 1..9999. */
 export function isCursorTime(at: string): boolean {
   const time = Date.parse(at);
-  return !Number.isNaN(time) && time >= Date.UTC(1, 0, 1) && time < Date.UTC(10_000, 0, 1);
+  return !Number.isNaN(time) && time >= YEAR_1 && time < YEAR_10000;
 }
 
 /** Opaque keyset cursor: the sort key and id of the last item of a page. */

@@ -3,13 +3,12 @@ import { HttpProblem } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Candidate } from '../../db/entities.ts';
-import { newestFirstPage } from '../../http/pagination.ts';
 import { accepted, email, pageQuery, problemSchema, skills, text, uuidParam } from '../../http/schemas.ts';
-import { listMatches } from '../postings/matches.ts';
 import { matchesPage } from '../postings/schemas.ts';
+import { matchesPage as readMatchesPage } from '../postings/store.ts';
 import { principalOf } from '../tenants/auth.ts';
-import { candidateView, registerCandidate } from './service.ts';
+import { registerCandidate, toCandidateView } from './service.ts';
+import { candidateExists, candidatesPage, findCandidate } from './store.ts';
 
 const registerBody = z
   .strictObject({
@@ -79,8 +78,8 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     },
     async (request) => {
       const { tenantId } = principalOf(request);
-      const result = await newestFirstPage(orm.em.fork(), Candidate, tenantId, 'createdAt', request.query);
-      return { items: result.items.map(candidateView), nextCursor: result.nextCursor };
+      const result = await candidatesPage(orm.em.fork(), tenantId, request.query);
+      return { items: result.items.map(toCandidateView), nextCursor: result.nextCursor };
     },
   );
 
@@ -96,9 +95,9 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     },
     async (request) => {
       const { tenantId } = principalOf(request);
-      const candidate = await orm.em.fork().findOne(Candidate, { id: request.params.id, tenantId });
+      const candidate = await findCandidate(orm.em.fork(), tenantId, request.params.id);
       if (!candidate) throw notFound(request.params.id);
-      return candidateView(candidate);
+      return toCandidateView(candidate);
     },
   );
 
@@ -116,9 +115,8 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     async (request) => {
       const { tenantId } = principalOf(request);
       const em = orm.em.fork();
-      if (!(await em.count(Candidate, { id: request.params.id, tenantId })))
-        throw notFound(request.params.id);
-      return listMatches(em, { tenantId, candidateId: request.params.id }, request.query);
+      if (!(await candidateExists(em, tenantId, request.params.id))) throw notFound(request.params.id);
+      return readMatchesPage(em, { tenantId, candidateId: request.params.id }, request.query);
     },
   );
 };

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent } from '@hireflow/messaging';
-import { Candidate, type CandidateEntity } from '../../db/entities.ts';
+import type { CandidateEntity } from '../../db/entities.ts';
+import { findCandidate, insertCandidate } from './store.ts';
 
 export interface NewCandidate {
   name: string;
@@ -24,45 +25,28 @@ export async function registerCandidate(
   input: NewCandidate,
 ): Promise<{ candidate: CandidateEntity; created: boolean }> {
   return em.transactional(async (tx) => {
-    const id = randomUUID();
-    const createdAt = new Date();
-    // The unique index decides between concurrent registrations of one email.
-    const inserted = await tx.execute<{ id: string }[]>(
-      `INSERT INTO candidate (id, tenant_id, name, email, headline, skills, location, created_at)
-       VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-       ON CONFLICT (tenant_id, lower(email)) DO NOTHING
-       RETURNING id`,
-      [
-        id,
-        tenantId,
-        input.name,
-        input.email,
-        input.headline,
-        JSON.stringify(input.skills),
-        input.location,
-        createdAt,
-      ],
-    );
-    if (inserted.length === 0) {
-      const existing = await tx.execute<{ id: string }[]>(
-        'SELECT id FROM candidate WHERE tenant_id = ? AND lower(email) = lower(?)',
-        [tenantId, input.email],
+    const { id, created } = await insertCandidate(tx, {
+      id: randomUUID(),
+      tenantId,
+      ...input,
+      createdAt: new Date(),
+    });
+    if (created) {
+      enqueueEvent(
+        tx,
+        createEvent(
+          'candidate.registered.v1',
+          { candidateId: id, tenantId, ...input },
+          { source: 'hireflow/jobs', subject: id },
+        ),
       );
-      return { candidate: await tx.findOneOrFail(Candidate, { id: existing[0]!.id }), created: false };
     }
-    enqueueEvent(
-      tx,
-      createEvent(
-        'candidate.registered.v1',
-        { candidateId: id, tenantId, ...input },
-        { source: 'hireflow/jobs', subject: id },
-      ),
-    );
-    return { candidate: await tx.findOneOrFail(Candidate, { id }), created: true };
+    return { candidate: (await findCandidate(tx, tenantId, id))!, created };
   });
 }
 
-export function candidateView(candidate: CandidateEntity) {
+/** The API's view of a candidate. */
+export function toCandidateView(candidate: CandidateEntity) {
   return {
     id: candidate.id,
     status: 'registered' as const,

@@ -1,9 +1,13 @@
 import type { MikroORM } from '@hireflow/db';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { createJobQueue, createJobWorker, type JobQueue, type JobWorker } from '@hireflow/messaging';
+import {
+  createJobQueue,
+  createJobWorker,
+  type JobQueue,
+  type JobWorker,
+  type Logger,
+} from '@hireflow/messaging';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { publishChange } from './routes.ts';
 import { closeJob } from './service.ts';
 import type { StatusFeed } from './status-feed.ts';
 
@@ -43,14 +47,10 @@ export function startAutoCloseWorker(options: {
     processor: async (job) => {
       // closeJob locks the row and emits job.closed.v1 only once, whoever closes first.
       const result = await closeJob(options.orm.em.fork(), job.data.tenantId, job.data.jobId);
-      if (result?.changed)
-        await publishChange(
-          options.feed,
-          job.data.jobId,
-          'closed',
-          result.posting.matchCount ?? null,
-          options.log,
-        );
+      if (result?.changed) {
+        const matchCount = result.posting.matchCount ?? null;
+        await options.feed.notify({ jobId: job.data.jobId, status: 'closed', matchCount }, options.log);
+      }
     },
   });
 }

@@ -27,7 +27,7 @@ const logo = z
   })
   .nullable();
 
-export const postingView = z.object({
+export const postingSchema = z.object({
   id: z.uuid(),
   status: z.enum(['processing', 'matched', 'closed']),
   title: z.string(),
@@ -54,4 +54,4 @@ export const matchView = z.object({
 });
 
 export const matchesPage = z.object({ items: z.array(matchView), nextCursor: z.string().nullable() });
-export const postingsPage = z.object({ items: z.array(postingView), nextCursor: z.string().nullable() });
+export const postingsPage = z.object({ items: z.array(postingSchema), nextCursor: z.string().nullable() });

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent, outboxInsert } from '@hireflow/messaging';
-import { LockMode } from '@mikro-orm/core';
-import { JobPosting, type JobPostingEntity } from '../../db/entities.ts';
+import type { JobPostingEntity } from '../../db/entities.ts';
+import { insertPostingWithEvent, lockPosting, overduePostings } from './store.ts';
 
 const SOURCE = 'hireflow/jobs' as const;
 
@@ -17,10 +17,10 @@ export interface NewPosting {
 }
 
 /**
- * Writes the posting and its `job.posted.v1` outbox row in one statement (a
- * CTE: atomic, one round trip, no unit of work on this hot path). A posting
- * whose id exists already (the id derives from an Idempotency-Key) is left as
- * it is and nothing is emitted: `created` is false.
+ * Writes the posting and its `job.posted.v1` outbox row in one statement
+ * (atomic, one round trip, no unit of work on this hot path). A posting whose
+ * id exists already (the id derives from an Idempotency-Key) is left as it is
+ * and nothing is emitted: `created` is false.
  */
 export async function postJob(
   em: EntityManager,
@@ -31,8 +31,8 @@ export async function postJob(
 ): Promise<{ id: string; created: boolean }> {
   const { tenantId } = tenant;
   const contactEmail = input.contactEmail ?? tenant.contactEmail;
-  const now = new Date();
-  const closeAt = new Date(now.getTime() + autoCloseAfterMs);
+  const postedAt = new Date();
+  const closeAt = new Date(postedAt.getTime() + autoCloseAfterMs);
   const event = createEvent(
     'job.posted.v1',
     {
@@ -44,37 +44,16 @@ export async function postJob(
       location: input.location,
       remote: input.remote,
       contactEmail,
-      postedAt: now.toISOString(),
+      postedAt: postedAt.toISOString(),
     },
     { source: SOURCE, subject: id },
   );
-  const outbox = outboxInsert(event, { from: 'posting' });
-  const rows = await em.execute<{ id: string }[]>(
-    `WITH posting AS (
-       INSERT INTO job_posting (id, tenant_id, title, description, skills, location, remote, contact_email,
-                                status, posted_at, close_at, updated_at)
-       VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, 'processing', ?, ?, ?)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id
-     )
-     ${outbox.sql}
-     RETURNING event_id`,
-    [
-      id,
-      tenantId,
-      input.title,
-      input.description,
-      JSON.stringify(input.skills),
-      input.location,
-      input.remote,
-      contactEmail,
-      now,
-      closeAt,
-      now,
-      ...outbox.params,
-    ],
+  const created = await insertPostingWithEvent(
+    em,
+    { id, tenantId, ...input, contactEmail, postedAt, closeAt },
+    outboxInsert(event, { from: 'posting' }),
   );
-  return { id, created: rows.length > 0 };
+  return { id, created };
 }
 
 /**
@@ -88,11 +67,7 @@ export async function closeJob(
   jobId: string,
 ): Promise<{ posting: JobPostingEntity; changed: boolean } | null> {
   return em.transactional(async (tx) => {
-    const posting = await tx.findOne(
-      JobPosting,
-      { id: jobId, tenantId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const posting = await lockPosting(tx, tenantId, jobId);
     if (!posting) return null;
     if (posting.status === 'closed') return { posting, changed: false };
     const now = new Date();
@@ -123,18 +98,15 @@ export function idFromKey(key: string): string {
  * add failed after commit): closed by the worker's periodic sweep.
  */
 export async function closeOverduePostings(em: EntityManager, limit = 100): Promise<string[]> {
-  const overdue = await em.execute<{ id: string; tenant_id: string }[]>(
-    `SELECT id, tenant_id FROM job_posting WHERE status <> 'closed' AND close_at <= now() ORDER BY close_at LIMIT ?`,
-    [limit],
-  );
   const closed: string[] = [];
-  for (const row of overdue) {
+  for (const row of await overduePostings(em, limit)) {
     if ((await closeJob(em.fork(), row.tenant_id, row.id))?.changed) closed.push(row.id);
   }
   return closed;
 }
 
-export function postingView(posting: JobPostingEntity) {
+/** The API's view of a posting. */
+export function toPostingView(posting: JobPostingEntity) {
   return {
     id: posting.id,
     status: posting.status,

@@ -2,6 +2,10 @@ import { once } from 'node:events';
 import { closeRedis } from '@hireflow/runtime';
 import type { Redis } from 'ioredis';
 
+interface ErrorLog {
+  error(obj: object, msg: string): void;
+}
+
 export interface JobStatusChange {
   jobId: string;
   status: 'processing' | 'matched' | 'closed';
@@ -51,6 +55,16 @@ export class StatusFeed {
     // Without an offline queue a command fails while connecting: wait a moment for the connection.
     if (publisher.status !== 'ready') await once(publisher, 'ready', { signal: AbortSignal.timeout(1000) });
     await publisher.publish(this.#prefix + change.jobId, JSON.stringify(change));
+  }
+
+  /**
+   * Publishes a committed change, best effort: a lost notice only delays an
+   * SSE client until the posting's next change, so a failure is logged, never thrown.
+   */
+  async notify(change: JobStatusChange, log: ErrorLog): Promise<void> {
+    await this.publish(change).catch((error) =>
+      log.error({ err: error, jobId: change.jobId }, 'status publish failed'),
+    );
   }
 
   /** Calls `listener` for each change of the job until the returned function is called. */

@@ -3,6 +3,7 @@ import { HttpProblem } from '@hireflow/runtime';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hashApiKey } from './api-keys.ts';
+import { findActiveKey } from './store.ts';
 
 export interface Principal {
   tenantId: string;
@@ -42,17 +43,7 @@ export const authPlugin = fp<AuthOptions>(
     const lookup = async (hash: string): Promise<Principal | null> => {
       const hit = cache.get(hash);
       if (hit && hit.until > Date.now()) return hit.principal;
-      const rows = await options.orm.em
-        .fork()
-        .execute<{ id: string; tenant_id: string; contact_email: string }[]>(
-          `SELECT k.id, k.tenant_id, t.contact_email FROM api_key k JOIN tenant t ON t.id = k.tenant_id
-            WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-          [hash],
-        );
-      const row = rows[0];
-      const principal = row
-        ? { tenantId: row.tenant_id, keyId: row.id, contactEmail: row.contact_email }
-        : null;
+      const principal = await findActiveKey(options.orm.em.fork(), hash);
       if (cache.size > 10_000) cache.clear();
       cache.set(hash, { principal, until: Date.now() + ttl });
       return principal;

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
+import type { Logger } from '@hireflow/messaging';
 import {
   createJobWorker,
   isPermanent,
@@ -10,8 +11,7 @@ import {
 } from '@hireflow/messaging';
 import { DelayedError } from 'bullmq';
 import type { TemplateName } from '../../db/entities.ts';
-import type { Logger } from '../../infrastructure/logger.ts';
-import { findNotification, markAttemptFailed, markSent } from '../notifications/log.ts';
+import { findNotification, markAttemptFailed, markSent } from '../notifications/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
 import { EMAIL_QUEUE, type EmailJob } from './queue.ts';
 import { render, type TemplateParams } from './templates.ts';

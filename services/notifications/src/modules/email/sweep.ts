@@ -1,6 +1,6 @@
 import type { EntityManager } from '@hireflow/db';
 import { jobIdFor } from '@hireflow/messaging';
-import type { TemplateName } from '../../db/entities.ts';
+import { stuckIntents } from '../notifications/store.ts';
 import type { EmailQueue } from './queue.ts';
 
 /**
@@ -16,12 +16,7 @@ export async function requeueStuckEmails(
   emails: EmailQueue,
   options: { olderThanMs: number; limit?: number },
 ): Promise<string[]> {
-  const stuck = await em.execute<{ key: string; template: TemplateName }[]>(
-    `SELECT key, template FROM notification_log
-      WHERE status = 'queued' AND updated_at < now() - ? * interval '1 millisecond'
-      ORDER BY updated_at LIMIT ?`,
-    [options.olderThanMs, options.limit ?? 100],
-  );
+  const stuck = await stuckIntents(em, { olderThanMs: options.olderThanMs, limit: options.limit ?? 100 });
   const requeued: string[] = [];
   for (const { key, template } of stuck) {
     const job = await emails.jobs.queue.getJob(jobIdFor(key));

@@ -2,6 +2,7 @@ import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { IdempotencyInProgressError, idempotencyKey, idempotent } from '@hireflow/idempotency';
 import {
+  backoffBound,
   DeferError,
   type EventHandlers,
   type MessageContext,
@@ -11,7 +12,7 @@ import {
 } from '@hireflow/messaging';
 import type { EmailQueue, EmailRequest } from '../email/queue.ts';
 import { findCandidate, findPosting, upsertCandidate, upsertPosting } from '../projections/store.ts';
-import { type EmailIntent, recordIntent } from './log.ts';
+import { type EmailIntent, recordIntent } from './store.ts';
 
 export interface NotificationHandlersOptions {
   orm: MikroORM;
@@ -27,9 +28,6 @@ export interface NotificationHandlersOptions {
  * bounds a frozen holder; a duplicate that meets a live one comes back soon.
  */
 const HANDLER_LEASE_MS = 10_000;
-
-/** The SQS attribute in which the consumer counts the deferrals of a message. */
-const DEFERRED_COUNT = 'deferred-count';
 
 /**
  * The notifications service's event handlers. Each runs once per event id
@@ -49,8 +47,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   const random = options.random ?? Math.random;
 
   const waitFor = (context: MessageContext, what: string): DeferError => {
-    const deferred = Number(context.attributes[DEFERRED_COUNT]) || 0;
-    const bound = Math.min(options.wait.capMs, options.wait.baseMs * 2 ** deferred);
+    const bound = backoffBound(context.deferredCount, { base: options.wait.baseMs, cap: options.wait.capMs });
     // Half fixed, half jitter: duplicates spread out, and no draw comes back at once.
     return new DeferError(Math.round(bound / 2 + random() * (bound / 2)), `waiting for ${what}`);
   };

@@ -1,11 +1,8 @@
 import type { MikroORM } from '@hireflow/db';
-import { type createHttpServer, pageLimit, problemSchema } from '@hireflow/runtime';
+import { type HttpServer, pageLimit, problemSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { NOTIFICATION_STATUSES, TEMPLATES } from '../../db/entities.ts';
-import { listByRecipient } from './log.ts';
-
-/** The app createHttpServer returns: zod type provider and compilers already set. */
-type App = ReturnType<typeof createHttpServer>;
+import { listByRecipient } from './store.ts';
 
 const listQuery = z.strictObject({
   recipient: z.email({ message: 'must be an email address' }).max(254, 'must be at most 254 characters'),
@@ -35,16 +32,16 @@ const notification = z.object({
 });
 
 /**
- * Internal-only (DESIGN: notifications has no public API): no authentication,
- * so it must only be reachable inside the service network, never through the
- * public ingress. Support tooling and tests read the log through it.
+ * Internal: served on the admin listener only (docs/design.md, "Listeners"),
+ * behind ADMIN_TOKEN when set, never on the service port. Support tooling and
+ * tests read the log through it.
  */
-export function registerNotificationRoutes(app: App, options: { orm: MikroORM }): void {
-  app.get(
-    '/v1/notifications',
+export function registerInternalRoutes(admin: HttpServer, options: { orm: MikroORM }): void {
+  admin.get(
+    '/internal/notifications',
     {
       schema: {
-        summary: "A recipient's notifications, newest first (internal only, unauthenticated)",
+        summary: "A recipient's notifications, newest first (admin listener only)",
         querystring: listQuery,
         response: {
           200: z.object({ items: z.array(notification), nextCursor: z.string().nullable() }),

@@ -7,7 +7,7 @@ import {
   type PostingProjectionEntity,
 } from '../../db/entities.ts';
 
-// The service's own copies of what other services own (DESIGN: a consumer
+// The service's own copies of what other services own (docs/design.md: a consumer
 // keeps a projection rather than calling another service). Upserts: the
 // same event applied twice leaves the same row.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, fingerprint } from '../src/fingerprint.ts';
-import { idempotencyKey } from '../src/index.ts';
+import { canonicalJson, fingerprint } from './fingerprint.ts';
+import { idempotencyKey } from './key.ts';
 
 describe('idempotencyKey', () => {
   it('joins the intent and its parts', () => {

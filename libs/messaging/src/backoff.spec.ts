@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffBound, fullJitter } from '../src/index.ts';
+import { backoffBound, fullJitter } from './backoff.ts';
 
 describe('full-jitter backoff', () => {
   const options = { base: 5, cap: 900 };

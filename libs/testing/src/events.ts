@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CloudEvent, createEvent, type EventData } from '@hireflow/contracts';
 
-// Events as the other services publish them (tests and bench/notifications.bench.ts).
+// Events as the services publish them, for tests and benchmarks of their consumers.
 
 const source = { jobs: 'hireflow/jobs', matching: 'hireflow/matching' } as const;
 

@@ -1,3 +1,4 @@
+// The notification log's data access: every statement on notification_log.
 import type { EntityManager } from '@hireflow/db';
 import {
   NotificationLog,
@@ -33,6 +34,19 @@ export async function recordIntent(em: EntityManager, intent: EmailIntent): Prom
       JSON.stringify(intent.params),
       messageIdFor(intent.key),
     ],
+  );
+}
+
+/** Intents still queued `olderThanMs` after their last change, oldest first. */
+export function stuckIntents(
+  em: EntityManager,
+  options: { olderThanMs: number; limit: number },
+): Promise<{ key: string; template: TemplateName }[]> {
+  return em.execute<{ key: string; template: TemplateName }[]>(
+    `SELECT key, template FROM notification_log
+      WHERE status = 'queued' AND updated_at < now() - ? * interval '1 millisecond'
+      ORDER BY updated_at LIMIT ?`,
+    [options.olderThanMs, options.limit],
   );
 }
 

@@ -1,5 +1,3 @@
-// The bench's baseline lives beside the library so it resolves the SQS client
-// the library depends on (bench/ declares no AWS SDK of its own).
 import { randomUUID } from 'node:crypto';
 import {
   DeleteMessageBatchCommand,

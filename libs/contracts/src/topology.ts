@@ -1,19 +1,23 @@
-// The one declarative definition of Hireflow's messaging topology (DESIGN.md,
-// "Topology"). The provisioner applies it to any SNS/SQS endpoint (the local
-// emulator, AWS) and the CloudFormation generator turns it into a stack.
+// The one declarative definition of Hireflow's messaging topology
+// (docs/design.md, "Topology"): which service owns which topic, queue and
+// bucket, and which event types each subscription takes. It is a contract,
+// like the catalog: services read it to find their channels, and the tooling
+// (infra/) applies it to the emulator and turns it into the AWS stack.
+// Subscriptions are typed by the catalog, so the compiler refuses a type that
+// is not published on the topic subscribed to.
+import type { EventTypeOn, ServiceName, TopicName } from './events.ts';
 
-export type ServiceName = 'jobs' | 'matching' | 'notifications' | 'media';
+export type { ServiceName, TopicName } from './events.ts';
 
 export interface TopicDefinition {
   /** The only service that publishes to this topic. */
   producer: ServiceName;
 }
 
-export interface SubscriptionDefinition {
-  topic: string;
-  /** Event types (the `type` message attribute) this queue receives from the topic. */
-  types: string[];
-}
+/** A queue's subscription to one topic: the `type` attribute values it receives from it. */
+export type SubscriptionDefinition = {
+  [T in TopicName]: { topic: T; types: EventTypeOn<T>[] };
+}[TopicName];
 
 export interface QueueDefinition {
   consumer: ServiceName;
@@ -23,9 +27,16 @@ export interface QueueDefinition {
   maxReceiveCount: number;
 }
 
+export interface BucketDefinition {
+  /** The only service that reads and writes the bucket. */
+  owner: ServiceName;
+}
+
 export interface Topology {
-  topics: Record<string, TopicDefinition>;
+  topics: Partial<Record<TopicName, TopicDefinition>>;
   queues: Record<string, QueueDefinition>;
+  /** S3 buckets (logical names; the prefix applies as to queues). */
+  buckets?: Record<string, BucketDefinition>;
   /** Retention of queues and their DLQs: SQS's maximum, so a dead letter waits two weeks for a human. */
   messageRetentionSeconds: number;
   /** Long-poll wait the queues default to. */
@@ -61,11 +72,14 @@ export const topology: Topology = {
       { topic: 'jobs-events', types: ['job.posted.v1', 'candidate.registered.v1'] },
       { topic: 'matching-events', types: ['match.found.v1', 'job.matched.v1'] },
     ]),
-    // DESIGN.md lists three inboxes, but media consumes apikey.* events to keep
-    // its projection of key hashes, so it needs one too (docs/decisions.md).
+    // media consumes apikey.* events to keep its projection of key hashes.
     'media-inbox': queue('media', [
       { topic: 'jobs-events', types: ['apikey.issued.v1', 'apikey.revoked.v1'] },
     ]),
+  },
+  buckets: {
+    // Originals and image variants (docs/media.md has the key layout).
+    media: { owner: 'media' },
   },
   messageRetentionSeconds: 14 * 24 * 3600,
   receiveWaitTimeSeconds: 20,
@@ -73,12 +87,15 @@ export const topology: Topology = {
 
 export const dlqName = (queueName: string): string => `${queueName}-dlq`;
 
-/** The topic a service publishes to and the queue it consumes. */
+/** The topic a service publishes to, the queue it consumes and the bucket it owns (logical names). */
 export function serviceChannels(
   service: ServiceName,
   t: Topology = topology,
-): { topic?: string; inbox?: string } {
-  const topic = Object.entries(t.topics).find(([, def]) => def.producer === service)?.[0];
+): { topic?: TopicName; inbox?: string; bucket?: string } {
+  const topic = (Object.entries(t.topics) as [TopicName, TopicDefinition][]).find(
+    ([, def]) => def.producer === service,
+  )?.[0];
   const inbox = Object.entries(t.queues).find(([, def]) => def.consumer === service)?.[0];
-  return { topic, inbox };
+  const bucket = Object.entries(t.buckets ?? {}).find(([, def]) => def.owner === service)?.[0];
+  return { topic, inbox, bucket };
 }

@@ -1,0 +1,98 @@
+import { ConfigError } from '@hireflow/config';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminPortOf,
+  createAdminServer,
+  createLogger,
+  parseServiceConfig,
+  serviceConfigSchema,
+} from '../src/index.ts';
+
+const TOKEN = 'a-token-of-the-tests-own-0123456789';
+const log = createLogger('runtime-test', 'silent');
+
+describe('the admin listener', () => {
+  let admin: FastifyInstance;
+  beforeAll(async () => {
+    admin = createAdminServer({ ADMIN_TOKEN: TOKEN }, { log });
+    admin.get('/internal/ping', async () => ({ pong: true }));
+    await admin.ready();
+  });
+  afterAll(() => admin.close());
+
+  const get = (authorization?: string) =>
+    admin.inject({ method: 'GET', url: '/internal/ping', headers: authorization ? { authorization } : {} });
+  const basic = (user: string, password: string) =>
+    `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+  it('with a token set, refuses a request without it: 401 problem+json with both challenges', async () => {
+    const res = await get();
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers['www-authenticate']).toEqual([
+      'Basic realm="hireflow admin"',
+      'Bearer realm="hireflow admin"',
+    ]);
+    expect(res.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
+  it('takes the token as a Bearer token or as the Basic password (any user name)', async () => {
+    expect((await get(`Bearer ${TOKEN}`)).json()).toEqual({ pong: true });
+    expect((await get(basic('ops', TOKEN))).statusCode).toBe(200);
+    expect((await get(basic('', TOKEN))).statusCode).toBe(200);
+  });
+
+  it('refuses a wrong token, a wrong password, a token sent as the user name, and garbage', async () => {
+    for (const header of [
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(1)}`,
+      basic('ops', 'wrong'),
+      basic(TOKEN, ''),
+      'Basic !!!',
+      `Token ${TOKEN}`,
+    ]) {
+      expect((await get(header)).statusCode, header).toBe(401);
+    }
+  });
+
+  it('without a token (development), answers anyone on its loopback port', async () => {
+    const open = createAdminServer({}, { log });
+    open.get('/internal/ping', async () => ({ pong: true }));
+    try {
+      expect((await open.inject({ method: 'GET', url: '/internal/ping' })).statusCode).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+describe('admin configuration', () => {
+  const schema = serviceConfigSchema('media', 3004);
+
+  it('refuses NODE_ENV=production without ADMIN_TOKEN, naming the variable', () => {
+    try {
+      parseServiceConfig(schema, { NODE_ENV: 'production' });
+      expect.unreachable('a production config without a token was accepted');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).issues.map((i) => i.variable)).toEqual(['ADMIN_TOKEN']);
+    }
+    expect(parseServiceConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: TOKEN }).ADMIN_TOKEN).toBe(
+      TOKEN,
+    );
+  });
+
+  it('refuses a token too short to guard anything', () => {
+    expect(() => parseServiceConfig(schema, { ADMIN_TOKEN: 'short' })).toThrow(
+      /ADMIN_TOKEN: must be at least 16/,
+    );
+  });
+
+  it('puts the admin port at PORT + 1000, 0 when PORT is 0, or ADMIN_PORT', () => {
+    expect(adminPortOf(parseServiceConfig(schema, {}))).toBe(4004);
+    expect(adminPortOf(parseServiceConfig(schema, { PORT: '0' }))).toBe(0);
+    expect(adminPortOf(parseServiceConfig(schema, { PORT: '0', ADMIN_PORT: '9100' }))).toBe(9100);
+    expect(parseServiceConfig(schema, {}).ADMIN_HOST).toBe('127.0.0.1');
+  });
+});

@@ -1,0 +1,222 @@
+import type { EntityManager } from '@hireflow/db';
+import { LockMode } from '@mikro-orm/core';
+import { JobPosting, type JobPostingEntity, type Logo } from '../../db/entities.ts';
+import { decodeCursor, encodeCursor, newestFirstPage } from '../../http/pagination.ts';
+
+// The postings module's data access: every statement on job_posting and
+// job_match lives here; routes, services and consumers call these.
+
+export interface PostingRow {
+  id: string;
+  tenantId: string;
+  title: string;
+  description: string;
+  skills: string[];
+  location: string;
+  remote: boolean;
+  contactEmail: string;
+  postedAt: Date;
+  closeAt: Date;
+}
+
+/**
+ * Inserts the posting and, in the same statement, the outbox row that
+ * announces it (`outbox` is `outboxInsert(event, { from: 'posting' })`): a
+ * CTE writes both or neither in one round trip. A posting whose id exists
+ * already is left as it is and nothing is emitted: false.
+ */
+export async function insertPostingWithEvent(
+  em: EntityManager,
+  row: PostingRow,
+  outbox: { sql: string; params: unknown[] },
+): Promise<boolean> {
+  const rows = await em.execute<{ event_id: string }[]>(
+    `WITH posting AS (
+       INSERT INTO job_posting (id, tenant_id, title, description, skills, location, remote, contact_email,
+                                status, posted_at, close_at, updated_at)
+       VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, 'processing', ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id
+     )
+     ${outbox.sql}
+     RETURNING event_id`,
+    [
+      row.id,
+      row.tenantId,
+      row.title,
+      row.description,
+      JSON.stringify(row.skills),
+      row.location,
+      row.remote,
+      row.contactEmail,
+      row.postedAt,
+      row.closeAt,
+      row.postedAt,
+      ...outbox.params,
+    ],
+  );
+  return rows.length > 0;
+}
+
+export function findPosting(
+  em: EntityManager,
+  tenantId: string,
+  id: string,
+): Promise<JobPostingEntity | null> {
+  return em.findOne(JobPosting, { id, tenantId });
+}
+
+/** The posting, locked for update until the transaction ends. */
+export function lockPosting(
+  tx: EntityManager,
+  tenantId: string,
+  id: string,
+): Promise<JobPostingEntity | null> {
+  return tx.findOne(JobPosting, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+export async function postingExists(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
+  return (await em.count(JobPosting, { id, tenantId })) > 0;
+}
+
+export function postingsPage(
+  em: EntityManager,
+  tenantId: string,
+  query: { limit: number; cursor?: string | undefined },
+) {
+  return newestFirstPage(em, JobPosting, tenantId, 'postedAt', query);
+}
+
+/** Open postings past their close time, oldest first. */
+export function overduePostings(em: EntityManager, limit: number) {
+  return em.execute<{ id: string; tenant_id: string }[]>(
+    `SELECT id, tenant_id FROM job_posting WHERE status <> 'closed' AND close_at <= now() ORDER BY close_at LIMIT ?`,
+    [limit],
+  );
+}
+
+/**
+ * Applies a match computation, never backwards: a closed posting stays
+ * closed, and an older computation arriving late does not replace a newer
+ * one. True when the posting changed.
+ */
+export async function applyMatched(
+  em: EntityManager,
+  change: { jobId: string; tenantId: string; matchCount: number; computedAt: string },
+): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `UPDATE job_posting
+        SET status = 'matched', match_count = ?, matches_computed_at = ?, updated_at = now()
+      WHERE id = ? AND tenant_id = ? AND status <> 'closed'
+        AND (matches_computed_at IS NULL OR matches_computed_at < ?)
+      RETURNING id`,
+    [change.matchCount, change.computedAt, change.jobId, change.tenantId, change.computedAt],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Records a match. A recomputation may find the same pair again under a new
+ * match id: the newest finding wins, whatever order the events arrive in.
+ */
+export async function upsertMatch(
+  em: EntityManager,
+  match: {
+    matchId: string;
+    tenantId: string;
+    jobId: string;
+    candidateId: string;
+    score: number;
+    foundAt: string;
+  },
+): Promise<void> {
+  await em.execute(
+    `INSERT INTO job_match (match_id, tenant_id, job_id, candidate_id, score, found_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (job_id, candidate_id) DO UPDATE
+       SET score = EXCLUDED.score, match_id = EXCLUDED.match_id, found_at = EXCLUDED.found_at
+       WHERE job_match.found_at <= EXCLUDED.found_at`,
+    [match.matchId, match.tenantId, match.jobId, match.candidateId, match.score, match.foundAt],
+  );
+}
+
+/** Sets the posting's logo (the tenant must own the posting). */
+export async function setLogo(em: EntityManager, tenantId: string, jobId: string, logo: Logo): Promise<void> {
+  await em.execute(
+    'UPDATE job_posting SET logo = ?::jsonb, updated_at = now() WHERE id = ? AND tenant_id = ?',
+    [JSON.stringify(logo), jobId, tenantId],
+  );
+}
+
+interface MatchRow {
+  match_id: string;
+  job_id: string;
+  candidate_id: string;
+  score: number;
+  found_at: Date;
+  candidate_name: string | null;
+  candidate_headline: string | null;
+  candidate_location: string | null;
+  job_title: string | null;
+  job_status: string | null;
+}
+
+const validScore = (at: string) => {
+  // Passed to Postgres as a number, so any finite score in [0, 1] is safe.
+  const score = Number(at);
+  return at.trim() !== '' && Number.isFinite(score) && score >= 0 && score <= 1;
+};
+
+/**
+ * A page of the match read model (fed by `match.found.v1`), best score first,
+ * for one posting or one candidate of the tenant. The keyset cursor carries
+ * the last score and match id.
+ */
+export async function matchesPage(
+  em: EntityManager,
+  filter: { tenantId: string; jobId?: string; candidateId?: string },
+  query: { limit: number; cursor?: string | undefined },
+) {
+  const after = decodeCursor(query.cursor, validScore);
+  const column = filter.jobId ? 'm.job_id' : 'm.candidate_id';
+  const params: unknown[] = [filter.tenantId, filter.jobId ?? filter.candidateId];
+  let keyset = '';
+  if (after) {
+    keyset = 'AND (m.score < ? OR (m.score = ? AND m.match_id > ?))';
+    params.push(Number(after.at), Number(after.at), after.id);
+  }
+  params.push(query.limit + 1);
+  const rows = await em.execute<MatchRow[]>(
+    `SELECT m.match_id, m.job_id, m.candidate_id, m.score, m.found_at,
+            c.name AS candidate_name, c.headline AS candidate_headline, c.location AS candidate_location,
+            j.title AS job_title, j.status AS job_status
+       FROM job_match m
+       LEFT JOIN candidate c ON c.id = m.candidate_id AND c.tenant_id = m.tenant_id
+       LEFT JOIN job_posting j ON j.id = m.job_id AND j.tenant_id = m.tenant_id
+      WHERE m.tenant_id = ? AND ${column} = ? ${keyset}
+      ORDER BY m.score DESC, m.match_id ASC
+      LIMIT ?`,
+    params,
+  );
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  return {
+    items: items.map(toMatchView),
+    nextCursor:
+      rows.length > query.limit && last ? encodeCursor({ at: String(last.score), id: last.match_id }) : null,
+  };
+}
+
+function toMatchView(r: MatchRow) {
+  return {
+    matchId: r.match_id,
+    jobId: r.job_id,
+    candidateId: r.candidate_id,
+    score: Number(r.score),
+    foundAt: new Date(r.found_at).toISOString(),
+    candidate: r.candidate_name
+      ? { name: r.candidate_name, headline: r.candidate_headline ?? '', location: r.candidate_location ?? '' }
+      : null,
+    job: r.job_title ? { title: r.job_title, status: r.job_status ?? '' } : null,
+  };
+}

@@ -1,0 +1,21 @@
+import type { EntityManager } from '@hireflow/db';
+
+// The tenants module's data access (keys and tenants are also written through
+// the unit of work in api-keys.ts).
+
+export interface ActiveKey {
+  keyId: string;
+  tenantId: string;
+  contactEmail: string;
+}
+
+/** The active (not revoked) key with this hash, with its tenant's contact address. */
+export async function findActiveKey(em: EntityManager, keyHash: string): Promise<ActiveKey | null> {
+  const rows = await em.execute<{ id: string; tenant_id: string; contact_email: string }[]>(
+    `SELECT k.id, k.tenant_id, t.contact_email FROM api_key k JOIN tenant t ON t.id = k.tenant_id
+      WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+    [keyHash],
+  );
+  const row = rows[0];
+  return row ? { keyId: row.id, tenantId: row.tenant_id, contactEmail: row.contact_email } : null;
+}

@@ -1,0 +1,15 @@
+import type { ServiceDefinition } from '@hireflow/runtime';
+import { buildApp } from './app.ts';
+import { type Config, loadConfig } from './config.ts';
+import { entities, migrations } from './db/schema.ts';
+import { startWorker } from './worker.ts';
+
+/** The media service as `runService` runs it. */
+export const mediaService: ServiceDefinition<Config> = {
+  name: 'media',
+  loadConfig,
+  entities,
+  migrations,
+  buildApp,
+  startWorker,
+};

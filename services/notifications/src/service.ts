@@ -1,0 +1,16 @@
+import type { ServiceDefinition } from '@hireflow/runtime';
+import { buildAdmin, buildApp } from './app.ts';
+import { type Config, loadConfig } from './config.ts';
+import { entities, migrations } from './db/schema.ts';
+import { startWorker } from './worker.ts';
+
+/** The notifications service as `runService` runs it. */
+export const notificationsService: ServiceDefinition<Config> = {
+  name: 'notifications',
+  loadConfig,
+  entities,
+  migrations,
+  buildApp,
+  buildAdmin,
+  startWorker: (config, deps) => startWorker(config, deps),
+};

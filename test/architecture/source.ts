@@ -1,0 +1,101 @@
+// Reading the workspace as text: its packages, their files and the module
+// specifiers each file imports. What the architecture tests check is built
+// on this, so that a rule is a few lines over data.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface WorkspacePackage {
+  name: string;
+  dir: string;
+  manifest: {
+    name: string;
+    exports?: Record<string, string>;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+}
+
+/** Every package of the workspace, the root included (its files: `test/`, `vitest.config.ts`). */
+export function workspacePackages(): WorkspacePackage[] {
+  const dirs = [ROOT, join(ROOT, 'infra'), join(ROOT, 'bench')];
+  for (const group of ['libs', 'services']) {
+    for (const name of readdirSync(join(ROOT, group))) dirs.push(join(ROOT, group, name));
+  }
+  return dirs
+    .filter((dir) => existsSync(join(dir, 'package.json')))
+    .map((dir) => {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      return { name: manifest.name, dir, manifest };
+    });
+}
+
+const SKIP = new Set(['node_modules', '.git', '.local', '.toolchain', 'cdk.out']);
+
+/** The `.ts` files of a package (for the root: only its own, not the nested packages'). */
+export function packageFiles(pkg: WorkspacePackage): string[] {
+  if (pkg.dir === ROOT) {
+    // The architecture tests' own fixtures are import statements inside strings.
+    const own = (f: string) => f.includes(`${join(ROOT, 'test', 'architecture')}`);
+    return [...walk(join(ROOT, 'test')).filter((f) => !own(f)), join(ROOT, 'vitest.config.ts')];
+  }
+  return walk(pkg.dir);
+}
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const files: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    if (SKIP.has(entry)) continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) files.push(...walk(path));
+    else if (/\.(ts|mts)$/.test(entry) && !entry.endsWith('.d.ts')) files.push(path);
+  }
+  return files;
+}
+
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+/** The module specifiers a source text imports (static, side-effect and literal dynamic imports). */
+export function importsOf(source: string): string[] {
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const found: string[] = [];
+  for (const m of text.matchAll(IMPORT)) found.push((m[1] ?? m[2] ?? m[3])!);
+  return found;
+}
+
+const BUILTIN = new Set(builtinModules);
+
+export function isBuiltin(specifier: string): boolean {
+  return specifier.startsWith('node:') || BUILTIN.has(specifier);
+}
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`; undefined for relative and builtin. */
+export function packageNameOf(specifier: string): string | undefined {
+  if (specifier.startsWith('.') || specifier.startsWith('/') || isBuiltin(specifier)) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** Resolves a specifier from `file` to a workspace file, or a package name when it leaves the workspace. */
+export function resolveImport(
+  file: string,
+  specifier: string,
+  packages: Map<string, WorkspacePackage>,
+): { file: string } | { external: string } | undefined {
+  if (isBuiltin(specifier)) return undefined;
+  if (specifier.startsWith('.')) return { file: resolve(dirname(file), specifier) };
+  const name = packageNameOf(specifier)!;
+  const pkg = packages.get(name);
+  if (!pkg) return { external: name };
+  const sub = `.${specifier.slice(name.length)}`;
+  const target = pkg.manifest.exports?.[sub === '.' ? '.' : sub];
+  if (!target) throw new Error(`${relative(ROOT, file)}: ${specifier} is not exported by ${name}`);
+  return { file: join(pkg.dir, target) };
+}
+
+export const rel = (file: string) => relative(ROOT, file);
