@@ -46,3 +46,33 @@ describe('deferMessage near the end of its bound', () => {
     expect(late.reason).toContain('waiting for the candidate');
   });
 });
+
+describe('deferMessage after a backlog', () => {
+  it('counts the wait from the first time a consumer looked at the message, not from when it was sent', async () => {
+    const topo = await testTopology(env.aws, 'defer-backlog', smallTopology());
+    const queue = topo.queues.inbox!;
+    const target = { queueUrl: queue.url, dlqUrl: queue.dlq.url };
+    const now = Date.now();
+    // Sent two hours ago (a consumer outage), deferred for the first time now.
+    const message: Message = {
+      MessageId: 'm-2',
+      ReceiptHandle: 'handle-2',
+      Body: JSON.stringify(jobClosed()),
+      Attributes: { SentTimestamp: String(now - 2 * HOUR) },
+      MessageAttributes: {},
+    };
+    const sent = env.calls.length;
+    const first = await deferMessage(env.aws.sqs, target, message, {
+      delayMs: 5000,
+      reason: 'waiting for the candidate',
+      maxDeferMs: HOUR,
+      now,
+    });
+    expect(first.outcome).toBe('deferred');
+    const resend = env.calls.slice(sent).find((c) => c.name === 'SendMessageCommand')?.input as {
+      MessageAttributes: Record<string, { StringValue: string }>;
+    };
+    expect(Number(resend.MessageAttributes['first-seen-at']!.StringValue)).toBe(now);
+    expect(resend.MessageAttributes['deferred-count']!.StringValue).toBe('1');
+  });
+});

@@ -32,6 +32,11 @@ export interface SmtpCatcher {
   mode: CatcherMode;
   /** Recipients refused at RCPT TO with `550 no such user`. */
   refuse: RegExp | undefined;
+  /**
+   * Awaited after a message is received and before the server answers 250:
+   * a slow provider (a delay), or a fault timed right after the accept.
+   */
+  beforeAccept: ((email: CaughtEmail) => Promise<void> | void) | undefined;
   byKey(key: string): CaughtEmail[];
   /** Open client connections plus messages still being received: 0 once every client is gone. */
   readonly busy: number;
@@ -67,7 +72,11 @@ export async function startSmtpCatcher(
   let port = options.port ?? 0;
   let receiving = 0;
 
-  const state: { mode: CatcherMode; refuse: RegExp | undefined } = { mode: 'accept', refuse: undefined };
+  const state: {
+    mode: CatcherMode;
+    refuse: RegExp | undefined;
+    beforeAccept: SmtpCatcher['beforeAccept'];
+  } = { mode: 'accept', refuse: undefined, beforeAccept: undefined };
 
   const onData = (
     stream: SMTPServerDataStream,
@@ -108,6 +117,10 @@ export async function startSmtpCatcher(
         };
       };
       record()
+        .then(async (email) => {
+          await state.beforeAccept?.(email);
+          return email;
+        })
         .then(
           (email) => {
             email.acceptedAt = now();
@@ -178,6 +191,12 @@ export async function startSmtpCatcher(
     },
     set refuse(pattern: RegExp | undefined) {
       state.refuse = pattern;
+    },
+    get beforeAccept() {
+      return state.beforeAccept;
+    },
+    set beforeAccept(hook: SmtpCatcher['beforeAccept']) {
+      state.beforeAccept = hook;
     },
     byKey: (key) => emails.filter((e) => e.key === key),
     get busy() {

@@ -11,7 +11,7 @@ export const MAX_DELAY_SECONDS = 900;
 export interface DeferOptions {
   delayMs: number;
   reason: string;
-  /** Total wait since the message was first seen, after which it is dead-lettered. */
+  /** Total wait since a consumer first deferred the message, after which it is dead-lettered. */
   maxDeferMs?: number;
   now?: number;
 }
@@ -32,7 +32,10 @@ export async function deferMessage(
   const now = options.now ?? Date.now();
   const maxDeferMs = options.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
   const decoded = decodeMessage(message);
-  const firstSeen = Number(decoded.attributes[ATTR_FIRST_SEEN]) || decoded.sentTimestamp || now;
+  // The wait starts when a consumer first looked at the message, not when it
+  // was sent: after a backlog or an outage longer than the bound, a message
+  // seen for the first time still gets its whole wait.
+  const firstSeen = Number(decoded.attributes[ATTR_FIRST_SEEN]) || now;
   const count = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
   const waitedMs = now - firstSeen;
   // The last wait is cut to the time left, so a dependency arriving late in
