@@ -70,3 +70,16 @@ describe('notifications config', () => {
     expect(errorOf(() => notificationsConfig({ SMTP_URL: 'http://mail' })).message).toContain('SMTP_URL:');
   });
 });
+
+describe('notifications shutdown budget', () => {
+  it('refuses a SHUTDOWN_TIMEOUT_MS that cannot hold a send running at shutdown, naming it', () => {
+    const error = errorOf(() =>
+      notificationsConfig({ SMTP_TIMEOUT_MS: '20000', SHUTDOWN_TIMEOUT_MS: '25000' }),
+    );
+    expect(error.issues.map((i) => i.variable)).toEqual(['SHUTDOWN_TIMEOUT_MS']);
+    expect(error.message).toContain('must be at least 30000');
+    expect(
+      notificationsConfig({ SMTP_TIMEOUT_MS: '20000', SHUTDOWN_TIMEOUT_MS: '30000' }).SHUTDOWN_TIMEOUT_MS,
+    ).toBe(30_000);
+  });
+});

@@ -15,6 +15,12 @@ import { withTimeout } from './timeout.ts';
 export interface Closeable {
   name: string;
   close(): Promise<void>;
+  /**
+   * How long its close may take (default: a third of SHUTDOWN_TIMEOUT_MS):
+   * a worker whose running work has a longer bound of its own (an SMTP send)
+   * says so, and its service checks at start that the budget holds it.
+   */
+  timeoutMs?: number;
 }
 
 /** A service as its entrypoint runs it: config, schema, the two listeners and the worker role. */
@@ -67,11 +73,11 @@ export async function runService<C extends ServiceConfig>(
     // Each step gets a bounded share of the shutdown budget: one that hangs
     // (a dependency gone) must not keep the later ones (flushing what is
     // committed, closing connections) from running.
-    const stepTimeoutMs = Math.max(1000, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 3));
-    const step = async (name: string, fn: () => Promise<void>) => {
+    const defaultStepMs = Math.max(1000, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 3));
+    const step = async (name: string, fn: () => Promise<void>, timeoutMs = defaultStepMs) => {
       const started = performance.now();
       try {
-        await withTimeout(fn(), stepTimeoutMs);
+        await withTimeout(fn(), timeoutMs);
         log.debug({ step: name, ms: Math.round(performance.now() - started) }, 'shutdown step done');
       } catch (error) {
         failed = true;
@@ -79,7 +85,7 @@ export async function runService<C extends ServiceConfig>(
       }
     };
     if (app) await step('http', () => app!.close());
-    for (const worker of workers) await step(worker.name, () => worker.close());
+    for (const worker of workers) await step(worker.name, () => worker.close(), worker.timeoutMs);
     // Last among the listeners: metrics stay scrapeable while the workers drain.
     if (admin) await step('admin', () => admin!.close());
     if (deps) await step('connections', () => deps!.close());

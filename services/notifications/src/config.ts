@@ -1,4 +1,4 @@
-import { positiveInt, smtpUrl } from '@hireflow/config';
+import { ConfigError, positiveInt, smtpUrl } from '@hireflow/config';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
@@ -87,6 +87,25 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
 
 export type Config = z.output<typeof configSchema>;
 
+/** What an email send still running at shutdown may take beyond SMTP_TIMEOUT_MS: recording it. */
+export const SEND_RECORD_GRACE_MS = 5000;
+/** What the other shutdown steps (HTTP, the inbox, connections, telemetry) need around it. */
+const OTHER_SHUTDOWN_STEPS_MS = 5000;
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseServiceConfig(configSchema, env);
+  const config = parseServiceConfig(configSchema, env);
+  // A graceful stop waits for running sends to end (each bounded by
+  // SMTP_TIMEOUT_MS) and be recorded before the database closes: a budget
+  // that cannot hold them would abandon an accepted email unrecorded, to be
+  // sent again by the next worker.
+  const needed = config.SMTP_TIMEOUT_MS + SEND_RECORD_GRACE_MS + OTHER_SHUTDOWN_STEPS_MS;
+  if (config.SHUTDOWN_TIMEOUT_MS < needed) {
+    throw new ConfigError([
+      {
+        variable: 'SHUTDOWN_TIMEOUT_MS',
+        message: `must be at least ${needed} (SMTP_TIMEOUT_MS ${config.SMTP_TIMEOUT_MS} + ${SEND_RECORD_GRACE_MS + OTHER_SHUTDOWN_STEPS_MS}), so a send running at shutdown can finish and be recorded`,
+      },
+    ]);
+  }
+  return config;
 }

@@ -1,7 +1,7 @@
 import { pruneExpired } from '@hireflow/idempotency';
 import { type MessageObserver, SqsConsumer } from '@hireflow/messaging';
 import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
-import type { Config } from './config.ts';
+import { type Config, SEND_RECORD_GRACE_MS } from './config.ts';
 import { createMailer } from './modules/email/mailer.ts';
 import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
@@ -28,6 +28,7 @@ export async function startWorker(
   const log = deps.log.child({ role: 'worker' });
   const channels = await resolveChannels(deps);
   const backoff = { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS };
+  const emailCloseMs = config.SMTP_TIMEOUT_MS + SEND_RECORD_GRACE_MS;
 
   const emails = createEmailQueue({
     connection: deps.redis,
@@ -50,10 +51,10 @@ export async function startWorker(
     rateLimit: { max: config.EMAIL_RATE_MAX, duration: config.EMAIL_RATE_DURATION_MS },
     stalledCheckMs: config.EMAIL_STALLED_CHECK_MS,
     lockDurationMs: config.EMAIL_LOCK_MS,
-    // Inside the shutdown step's budget (a third of SHUTDOWN_TIMEOUT_MS), so a
-    // send still running is abandoned by the worker itself, before the SMTP
-    // pool and the database close behind it.
-    closeTimeoutMs: Math.max(1000, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 3) - 2000),
+    // A send running at shutdown ends within SMTP_TIMEOUT_MS and is then
+    // recorded, before the SMTP pool and the database close behind it (the
+    // config refuses a SHUTDOWN_TIMEOUT_MS that cannot hold this).
+    closeTimeoutMs: emailCloseMs,
     backoff,
     log,
     ...(hooks.onSent ? { onSent: hooks.onSent } : {}),
@@ -103,7 +104,11 @@ export async function startWorker(
   return [
     housekeeping,
     { name: 'sqs-consumer', close: () => consumer.close() },
-    { name: 'email-worker', close: async () => void (await emailWorker.close()) },
+    {
+      name: 'email-worker',
+      close: async () => void (await emailWorker.close()),
+      timeoutMs: emailCloseMs + 1000,
+    },
     { name: 'email-queue', close: () => emails.close() },
     { name: 'smtp-pool', close: async () => mailer.close() },
   ];

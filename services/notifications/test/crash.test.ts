@@ -1,19 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import { percentile } from '@hireflow/bench/report';
 import { topology } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
 import { waitFor } from '@hireflow/testing';
-import { afterAll, describe, expect, it } from 'vitest';
-import { candidateRegistered, useNotificationsHarness, waitForSent } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { candidateRegistered, spawnWorkerProcess, useNotificationsHarness, waitForSent } from './harness.ts';
 
 // The worker role as a real process, SIGKILLed in the middle of a burst of
 // 200 emails and started again: none may be lost; a duplicate may only be an
 // email the SMTP server accepted whose log write had not committed when the
 // process died (the window the design leaves open; docs/notifications.md).
 
-const root = resolve(import.meta.dirname, '../../..');
 const BURST = 200;
 const inbox = topology.queues['notifications-inbox']!;
 const h = useNotificationsHarness('notif-crash', {
@@ -23,36 +20,12 @@ const h = useNotificationsHarness('notif-crash', {
   // A provider limit of 100 emails/s spreads the burst over at least 2 s.
   env: { EMAIL_RATE_MAX: '100', EMAIL_RATE_DURATION_MS: '1000' },
 });
-const workers = new Set<ChildProcess>();
-afterAll(() => {
-  for (const worker of workers) worker.kill('SIGKILL');
-});
-
-async function spawnWorker(): Promise<{ child: ChildProcess; exit: Promise<number | string | null> }> {
-  const child = spawn(process.execPath, [join(root, 'services/notifications/src/main.ts')], {
-    env: { ...process.env, ...h.env, ROLE: 'worker', PORT: '0', OTEL_SDK_DISABLED: 'true' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  workers.add(child);
-  const exit = new Promise<number | string | null>((res) =>
-    child.once('exit', (code, signal) => {
-      workers.delete(child);
-      res(code ?? signal);
-    }),
-  );
-  await new Promise<void>((res, rej) => {
-    child.on('message', (m: { type?: string }) => m.type === 'started' && res());
-    exit.then((code) => rej(new Error(`worker exited with ${code} during start`)));
-  });
-  return { child, exit };
-}
-
 describe('a worker killed mid-burst', () => {
   it('delivers every email after a restart; duplicates only from the accept → log-write window', async () => {
     const events = Array.from({ length: BURST }, () => candidateRegistered(randomUUID()));
     const keys = events.map((e) => idempotencyKey('welcome-email', e.data.candidateId));
 
-    let worker = await spawnWorker();
+    let worker = await spawnWorkerProcess(h);
     await h.publishAll(events);
     await waitFor(() => h.smtp.emails.length >= 60, { timeoutMs: 60_000, intervalMs: 2 });
     worker.child.kill('SIGKILL');
@@ -66,7 +39,7 @@ describe('a worker killed mid-burst', () => {
     const inWindow = [...acceptedAtKill].filter((k) => k !== undefined && !loggedAtKill.has(k));
     expect(acceptedAtKill.size).toBeLessThan(BURST);
 
-    worker = await spawnWorker();
+    worker = await spawnWorkerProcess(h);
     // Jobs the dead process held come back once BullMQ's lock (30 s) runs out.
     const rows = await waitForSent(h, keys, 120_000);
     await waitFor(

@@ -1,3 +1,5 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import type { Topology } from '@hireflow/contracts';
 import { type CloudEvent, type EventType, topicOf } from '@hireflow/contracts';
 import type { ProvisionedTopology } from '@hireflow/infra';
@@ -261,3 +263,39 @@ export async function sqsCall<T>(action: string, input: Record<string, unknown>)
   if (!res.ok) throw new Error(`SQS ${action} failed: ${res.status} ${body}`);
   return JSON.parse(body || '{}') as T;
 }
+
+const root = resolve(import.meta.dirname, '../../..');
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** The exit code, or the signal that ended it. */
+  exit: Promise<number | string | null>;
+}
+
+/** The notifications worker role as a real process of the harness's own (killed after the file's tests). */
+export async function spawnWorkerProcess(
+  h: NotificationsHarness,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [join(root, 'services/notifications/src/main.ts')], {
+    env: { ...process.env, ...h.env, ROLE: 'worker', PORT: '0', OTEL_SDK_DISABLED: 'true', ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  spawned.add(child);
+  const exit = new Promise<number | string | null>((res) =>
+    child.once('exit', (code, signal) => {
+      spawned.delete(child);
+      res(code ?? signal);
+    }),
+  );
+  await new Promise<void>((res, rej) => {
+    child.on('message', (m: { type?: string }) => m.type === 'started' && res());
+    exit.then((code) => rej(new Error(`worker exited with ${code} during start`)));
+  });
+  return { child, exit };
+}
+
+const spawned = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of spawned) child.kill('SIGKILL');
+});
