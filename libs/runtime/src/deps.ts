@@ -50,6 +50,8 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
     throw error;
   }
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
+  // ioredis reconnects by itself; without a listener each failed attempt is an unhandled error event.
+  redis.on('error', (error: Error) => options.log.warn({ err: error }, 'Redis connection error'));
   await redis.connect().catch(async (error: Error) => {
     redis.disconnect();
     await orm.close();

@@ -57,7 +57,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   await registerOpenApi(app);
 
   const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
-  const autoClose = createAutoCloseQueue(deps.redis, config.REDIS_PREFIX);
+  const autoClose = createAutoCloseQueue(deps.redis, config.REDIS_PREFIX, deps.log);
   app.addHook('onClose', async () => {
     await feed.close();
     await autoClose.close();

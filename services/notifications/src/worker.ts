@@ -35,6 +35,7 @@ export async function startWorker(
     prefix: config.REDIS_PREFIX,
     attempts: config.EMAIL_ATTEMPTS,
     backoff,
+    logger: log,
   });
   const mailer = createMailer({
     url: config.SMTP_URL,

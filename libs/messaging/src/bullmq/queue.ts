@@ -1,5 +1,7 @@
+import { withTimeout } from '@hireflow/runtime/timeout';
 import { type JobsOptions, Queue } from 'bullmq';
 import type { BackoffOptions } from '../backoff.ts';
+import { type Logger, resolveLogger } from '../logger.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_JOB_ATTEMPTS, DEFAULT_JOB_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
 import { jobIdFor } from './job-id.ts';
@@ -10,9 +12,17 @@ export interface JobQueueOptions {
   /** Redis key prefix: the service's own (docs/design.md). */
   prefix?: string;
   attempts?: number;
+  /**
+   * How long `add` may wait for Redis (default 5 s). With Redis away, ioredis
+   * would queue the command until it is back: a handler that adds a job
+   * would hang and hold its message instead of failing and letting it come
+   * back later.
+   */
+  addTimeoutMs?: number;
   /** Backoff in ms; `base` becomes each job's `backoff.delay`. */
   backoff?: BackoffOptions;
   tracerName?: string;
+  logger?: Logger;
 }
 
 export interface DeadLetter<Data> {
@@ -35,8 +45,11 @@ export interface JobQueue<Data> {
 }
 
 /** A BullMQ queue with the project's defaults (attempts, full-jitter backoff, bounded retention, tracing). */
+export const DEFAULT_ADD_TIMEOUT_MS = 5000;
+
 export function createJobQueue<Data>(options: JobQueueOptions): JobQueue<Data> {
   const connection = openConnection(options.connection, false);
+  const addTimeoutMs = options.addTimeoutMs ?? DEFAULT_ADD_TIMEOUT_MS;
   const queue = new Queue<Data>(options.name, {
     connection: connection.redis,
     prefix: options.prefix,
@@ -46,11 +59,17 @@ export function createJobQueue<Data>(options: JobQueueOptions): JobQueue<Data> {
       options.backoff ?? DEFAULT_JOB_BACKOFF,
     ),
   });
+  // A Redis outage makes the queue emit errors while it reconnects: log them, do not crash or print.
+  const log = resolveLogger(options.logger, 'job-queue').child({ queue: options.name });
+  queue.on('error', (error) => log.warn({ err: error }, 'queue connection error'));
   return {
     queue,
     async add(name, data, { intentKey, ...rest }) {
       // biome-ignore lint/suspicious/noExplicitAny: BullMQ's name/data generics do not narrow here
-      const job = await (queue as Queue<any>).add(name, data, { ...rest, jobId: jobIdFor(intentKey) });
+      const adding = (queue as Queue<any>).add(name, data, { ...rest, jobId: jobIdFor(intentKey) });
+      // Should Redis come back later, the queued add still lands: harmless, the job id is the intent's.
+      adding.catch(() => undefined);
+      const job = await withTimeout(adding, addTimeoutMs, `adding job ${name} to ${options.name}`);
       return job.id!;
     },
     deadLetterCount: () => queue.getFailedCount(),

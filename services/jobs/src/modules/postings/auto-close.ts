@@ -19,8 +19,8 @@ export interface AutoCloseJob {
 }
 
 /** Postings close themselves after a configurable time: one delayed BullMQ job each. */
-export function createAutoCloseQueue(redis: Redis, prefix: string): JobQueue<AutoCloseJob> {
-  return createJobQueue<AutoCloseJob>({ name: AUTO_CLOSE_QUEUE, connection: redis, prefix });
+export function createAutoCloseQueue(redis: Redis, prefix: string, logger: Logger): JobQueue<AutoCloseJob> {
+  return createJobQueue<AutoCloseJob>({ name: AUTO_CLOSE_QUEUE, connection: redis, prefix, logger });
 }
 
 export function scheduleAutoClose(

@@ -1,4 +1,4 @@
-import { createJobQueue, type JobQueue, type RedisConnection } from '@hireflow/messaging';
+import { createJobQueue, type JobQueue, type Logger, type RedisConnection } from '@hireflow/messaging';
 import type { TemplateName } from '../../db/entities.ts';
 
 export const EMAIL_QUEUE = 'email';
@@ -29,6 +29,7 @@ export function createEmailQueue(options: {
   prefix: string;
   attempts: number;
   backoff: { base: number; cap: number };
+  logger?: Logger;
 }): EmailQueue {
   const jobs = createJobQueue<EmailJob>({
     name: EMAIL_QUEUE,
@@ -37,6 +38,7 @@ export function createEmailQueue(options: {
     attempts: options.attempts,
     backoff: options.backoff,
     tracerName: '@hireflow/notifications',
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   return {
     jobs,
