@@ -67,6 +67,11 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
     HOUR,
   ),
   EMAIL_BACKOFF_CAP_MS: positiveInt('Cap of the SMTP retry backoff.', 15 * 60_000, 24 * HOUR),
+  EMAIL_RECORD_RETRY_MS: positiveInt(
+    'How long a worker keeps trying to record an email the SMTP server accepted, while Postgres is away (a failover takes 30–120 s); giving up means the retry sends it again.',
+    300_000,
+    HOUR,
+  ),
   DEPENDENCY_WAIT_BASE_MS: positiveInt(
     'An event whose candidate or posting is not known yet is re-sent to the inbox after about this long, doubling each time.',
     5000,

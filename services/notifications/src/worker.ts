@@ -57,6 +57,7 @@ export async function startWorker(
     // config refuses a SHUTDOWN_TIMEOUT_MS that cannot hold this).
     closeTimeoutMs: emailCloseMs,
     backoff,
+    recordRetryMs: config.EMAIL_RECORD_RETRY_MS,
     log,
     ...(hooks.onSent ? { onSent: hooks.onSent } : {}),
   });

@@ -110,7 +110,12 @@ describe('duplicates', () => {
       poolSize: 1,
       timeoutMs: 5000,
     });
-    const process = emailProcessor({ orm: h.deps.orm, mailer, log: createLogger('notifications', 'silent') });
+    const process = emailProcessor({
+      orm: h.deps.orm,
+      mailer,
+      recordRetryMs: 1000,
+      log: createLogger('notifications', 'silent'),
+    });
     const job = { data: { key }, attemptsMade: 0, opts: { attempts: 3 } } as Parameters<typeof process>[0];
     try {
       // BullMQ retrying a job whose first run sent (a stalled job, a lost completion).

@@ -4,6 +4,7 @@ import { IdempotencyInProgressError, IdempotencyLeaseLostError, idempotent } fro
 import type { Logger } from '@hireflow/messaging';
 import {
   createJobWorker,
+  fullJitter,
   isPermanent,
   type JobWorker,
   type JobWorkerOptions,
@@ -52,6 +53,8 @@ export interface EmailWorkerOptions {
   /** How long close() waits for running sends before it abandons them (they come back as stalled). */
   closeTimeoutMs?: number;
   backoff: { base: number; cap: number };
+  /** How long to keep trying to record a send the SMTP server accepted (a database failover). */
+  recordRetryMs: number;
   log: Logger;
   onSent?: (sent: SentEmail) => void;
 }
@@ -77,7 +80,9 @@ type EmailJobOf = Parameters<Processor>[0];
  * message and before step 3 committed. The retry sends the same Message-ID
  * and X-Idempotency-Key, so a provider or a mail client can still drop it.
  */
-export function emailProcessor(options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent'>) {
+export function emailProcessor(
+  options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs'>,
+) {
   const { orm, mailer, log } = options;
   return async (job: EmailJobOf, token?: string): Promise<SendResult> => {
     const { key } = job.data;
@@ -94,7 +99,7 @@ export function emailProcessor(options: Pick<EmailWorkerOptions, 'orm' | 'mailer
         const content = renderStored(notification.template, notification.params);
         const accepted = await mailer.send({ key, to: notification.recipient, ...content });
         const acceptedAt = now();
-        await recordSent(em, key, accepted, log);
+        await recordSent(em, key, accepted, { retryMs: options.recordRetryMs, log });
         options.onSent?.({ key, acceptedAt, loggedAt: now() });
         return accepted;
       });
@@ -118,27 +123,32 @@ export function emailProcessor(options: Pick<EmailWorkerOptions, 'orm' | 'mailer
 }
 
 /**
- * The server has the message: that fact is worth a few tries to record (a
- * Postgres blip, a failover), since giving up means the retry sends again.
+ * The server has the message: that fact must be recorded, or the retry sends
+ * it again. A Postgres failover takes 30–120 s, so the record is retried
+ * (full-jitter backoff, at most 2 s apart) for up to `retryMs`, while this
+ * worker still holds the job: BullMQ keeps renewing its lock on Redis, so no
+ * other worker can take the job meanwhile.
  */
 async function recordSent(
   em: EntityManager,
   key: string,
   accepted: AcceptedEmail,
-  log: Logger,
+  options: { retryMs: number; log: Logger },
 ): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  const giveUpAt = Date.now() + options.retryMs;
+  for (let attempt = 0; ; attempt++) {
     try {
       return await markSent(em, key, accepted);
     } catch (error) {
-      if (attempt >= RECORD_SENT_ATTEMPTS) throw error;
-      log.warn({ err: error, key, attempt }, 'recording a sent email failed; trying again');
-      await delay(100 * 2 ** attempt);
+      if (Date.now() >= giveUpAt) throw error;
+      options.log.warn({ err: error, key, attempt }, 'recording a sent email failed; trying again');
+      await delay(Math.max(50, fullJitter(attempt, RECORD_BACKOFF)));
     }
   }
 }
 
-const RECORD_SENT_ATTEMPTS = 5;
+/** Milliseconds between tries to record a send: the bound doubles from 100 ms to 2 s. */
+const RECORD_BACKOFF = { base: 100, cap: 2000 };
 
 function renderStored(template: TemplateName, params: Record<string, unknown>) {
   // The params were written from the same TemplateParams type when the intent was recorded.
