@@ -45,7 +45,14 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
     .min(16, 'must be at least 16 (longer than any redelivery of the events: SQS keeps 14 days)')
     .max(3650, 'must be at most 3650')
     .default(180)
-    .describe('Sent and failed notifications are deleted this many days after their last change.'),
+    .describe(
+      'Sent and failed notifications lose their recipient and parameters this many days after their last change; the record (key, status) stays until its intent cannot recur, so a late event never sends the email again.',
+    ),
+  NOTIFICATION_REPLAY_HORIZON_DAYS: positiveInt(
+    "How long the producers keep their events for a replay (pnpm replay): an email intent's record is kept at least this long, so a replayed event never sends an email again.",
+    400,
+    3650,
+  ),
   EMAIL_LOCK_MS: positiveInt(
     "How long an email job stays locked to its worker without renewal: a dead worker's jobs are retried after it.",
     30_000,

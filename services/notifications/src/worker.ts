@@ -68,6 +68,7 @@ export async function startWorker(
       orm: deps.orm,
       emails,
       wait: { baseMs: config.DEPENDENCY_WAIT_BASE_MS, capMs: config.DEPENDENCY_WAIT_CAP_MS },
+      replayHorizonMs: config.NOTIFICATION_REPLAY_HORIZON_DAYS * 24 * 3_600_000,
     }),
     concurrency: config.INBOX_CONCURRENCY,
     maxDeferMs: config.DEPENDENCY_WAIT_MAX_MS,

@@ -281,30 +281,4 @@ describe('review fixes', () => {
     expect(requeued).toEqual([key]);
     await waitForSent(h, [key]);
   });
-
-  it('prunes settled notifications past the retention and keeps queued and recent ones', async () => {
-    const { pruneNotificationLog } = await import('../src/modules/notifications/store.ts');
-    const candidate = candidateRegistered(tenantId, { email: `${randomUUID()}@example.test` });
-    await h.publish(candidate);
-    const key = idempotencyKey('welcome-email', candidate.data.candidateId);
-    await waitForSent(h, [key]);
-    const em = h.deps.orm.em.fork();
-    expect(await pruneNotificationLog(em, { olderThanMs: 60_000 })).toBe(0);
-    await em.execute(`UPDATE notification_log SET updated_at = now() - interval '200 days' WHERE key = ?`, [
-      key,
-    ]);
-    await em.execute(
-      `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, updated_at)
-       VALUES (?, ?, ?, 'old@example.test', 'welcome', '{}'::jsonb, 'm', now() - interval '200 days')`,
-      [`welcome-email:${randomUUID()}`, tenantId, randomUUID()],
-    );
-    const queuedOld = (
-      await em.execute<{ key: string }[]>(
-        `SELECT key FROM notification_log WHERE recipient = 'old@example.test'`,
-      )
-    )[0]!.key;
-    expect(await pruneNotificationLog(em, { olderThanMs: 180 * 24 * 3_600_000 })).toBeGreaterThanOrEqual(1);
-    expect(await h.notification(key)).toBeUndefined();
-    expect(await h.notification(queuedOld)).toBeDefined();
-  });
 });

@@ -42,4 +42,13 @@ export const notificationsMigrations = [
     // The stuck-intent sweep (queued, oldest first) and retention (sent/failed, oldest first).
     'CREATE INDEX notification_log_status_updated_idx ON notification_log (status, updated_at)',
   ]),
+  defineSqlMigration('1002-notifications-intent-horizon', [
+    // Each intent's record is kept until no event can ask for it again
+    // (modules/notifications/retention.ts); rows from before this migration
+    // get the longest horizon a posting's summary can need.
+    'ALTER TABLE notification_log ADD COLUMN keep_until timestamptz',
+    "UPDATE notification_log SET keep_until = created_at + interval '400 days'",
+    'ALTER TABLE notification_log ALTER COLUMN keep_until SET NOT NULL',
+    "CREATE INDEX notification_log_keep_until_idx ON notification_log (keep_until) WHERE status <> 'queued'",
+  ]),
 ];

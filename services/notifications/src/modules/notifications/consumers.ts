@@ -12,6 +12,7 @@ import {
 } from '@hireflow/messaging';
 import type { EmailQueue, EmailRequest } from '../email/queue.ts';
 import { findCandidate, findPosting, upsertCandidate, upsertPosting } from '../projections/store.ts';
+import { intentKeepUntil } from './retention.ts';
 import { type EmailIntent, recordIntent } from './store.ts';
 
 export interface NotificationHandlersOptions {
@@ -19,6 +20,8 @@ export interface NotificationHandlersOptions {
   emails: EmailQueue;
   /** How long an event waits for a candidate or posting it has not seen (ms): base, doubling up to cap. */
   wait: { baseMs: number; capMs: number };
+  /** How long the producers keep their events for a replay: no intent is forgotten sooner. */
+  replayHorizonMs: number;
   random?: RandomSource;
 }
 
@@ -61,8 +64,17 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     await emails.enqueue(requests);
   };
 
-  const intend = async (em: EntityManager, intent: EmailIntent): Promise<EmailRequest[]> => {
-    await recordIntent(em, intent);
+  const intend = async (
+    em: EntityManager,
+    intent: Omit<EmailIntent, 'keepUntil'>,
+    postedAt?: Date,
+  ): Promise<EmailRequest[]> => {
+    const keepUntil = intentKeepUntil(intent.template, {
+      recordedAt: new Date(),
+      postedAt,
+      replayHorizonMs: options.replayHorizonMs,
+    });
+    await recordIntent(em, { ...intent, keepUntil });
     return [{ key: intent.key, template: intent.template }];
   };
 
@@ -122,14 +134,18 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
           throw new PermanentError(`job.matched.v1 ${event.id} names a posting of another tenant`);
         }
         // One summary per posting, on its first computation: later ones hit the same key.
-        return intend(em, {
-          key: idempotencyKey('job-matched', jobId),
-          tenantId,
-          eventId: event.id,
-          recipient: posting.contactEmail,
-          template: 'job-matched',
-          params: { title: posting.title, matchCount, computedAt },
-        });
+        return intend(
+          em,
+          {
+            key: idempotencyKey('job-matched', jobId),
+            tenantId,
+            eventId: event.id,
+            recipient: posting.contactEmail,
+            template: 'job-matched',
+            params: { title: posting.title, matchCount, computedAt },
+          },
+          posting.postedAt,
+        );
       }),
   };
 }

@@ -17,13 +17,15 @@ export interface EmailIntent<T extends TemplateName = TemplateName> {
   recipient: string;
   template: T;
   params: TemplateParams[T];
+  /** Until when the record is kept, so no later event can make the same email again (retention.ts). */
+  keepUntil: Date;
 }
 
 /** Records the intent as `queued`; a key already recorded keeps its first row (and its params). */
 export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<void> {
   await em.execute(
-    `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id)
-     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)
+    `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
+     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)
      ON CONFLICT (key) DO NOTHING`,
     [
       intent.key,
@@ -33,6 +35,7 @@ export async function recordIntent(em: EntityManager, intent: EmailIntent): Prom
       intent.template,
       JSON.stringify(intent.params),
       messageIdFor(intent.key),
+      intent.keepUntil,
     ],
   );
 }
@@ -94,29 +97,46 @@ export async function markFailed(em: EntityManager, key: string, error: string):
 }
 
 /**
- * Deletes settled notifications (sent or failed) older than the retention,
- * batch by batch. The retention must outlast every redelivery of the events
- * that made them (SQS keeps a message 14 days; the idempotency keys 15), or a
- * late duplicate could find no trace of its email: the config enforces 16 days.
+ * Retention of the log, batch by batch: settled notifications (sent or
+ * failed) lose their personal data (recipient, template parameters) once
+ * their last change is older than `olderThanMs`, and the row itself (key,
+ * status) goes only once its intent can no longer recur (`keep_until`), so a
+ * late event finds the email already sent. Queued rows are never touched.
+ * Returns how many rows were scrubbed and deleted.
  */
 export async function pruneNotificationLog(
   em: EntityManager,
   options: { olderThanMs: number; batchSize?: number },
-): Promise<number> {
+): Promise<{ scrubbed: number; deleted: number }> {
   const batchSize = options.batchSize ?? 1000;
-  let total = 0;
-  while (true) {
-    const { affectedRows } = await em.execute<{ affectedRows: number }>(
-      `DELETE FROM notification_log WHERE id IN (
-         SELECT id FROM notification_log
-          WHERE status IN ('sent', 'failed') AND updated_at < now() - ? * interval '1 millisecond'
-          LIMIT ?)`,
-      [options.olderThanMs, batchSize],
-      'run',
-    );
-    total += affectedRows;
-    if (affectedRows < batchSize) return total;
+  const total = { scrubbed: 0, deleted: 0 };
+  const batches = [
+    {
+      counter: 'scrubbed' as const,
+      sql: `UPDATE notification_log SET recipient = '', params = '{}'::jsonb WHERE id IN (
+              SELECT id FROM notification_log
+               WHERE status IN ('sent', 'failed') AND recipient <> ''
+                 AND updated_at < now() - ? * interval '1 millisecond'
+               LIMIT ?)`,
+      params: [options.olderThanMs, batchSize],
+    },
+    {
+      counter: 'deleted' as const,
+      sql: `DELETE FROM notification_log WHERE id IN (
+              SELECT id FROM notification_log
+               WHERE status IN ('sent', 'failed') AND keep_until < now()
+               LIMIT ?)`,
+      params: [batchSize],
+    },
+  ];
+  for (const batch of batches) {
+    while (true) {
+      const { affectedRows } = await em.execute<{ affectedRows: number }>(batch.sql, batch.params, 'run');
+      total[batch.counter] += affectedRows;
+      if (affectedRows < batchSize) break;
+    }
   }
+  return total;
 }
 
 interface LogRow {

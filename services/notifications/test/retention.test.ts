@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { idempotencyKey } from '@hireflow/idempotency';
+import { jobIdFor } from '@hireflow/messaging';
+import { waitFor } from '@hireflow/testing';
+import { describe, expect, it } from 'vitest';
+import { requeueStuckEmails } from '../src/modules/email/sweep.ts';
+import { pruneNotificationLog } from '../src/modules/notifications/store.ts';
+import { jobMatched, jobPosted, useNotificationsHarness, waitForSent } from './harness.ts';
+
+// An intent key such as job-matched:{jobId} collapses different events (each
+// recomputation of a posting's matches): its record must outlive every event
+// that can still ask for it, not only SQS's redelivery window.
+const h = useNotificationsHarness('notif-retention');
+const DAY = 24 * 3_600_000;
+
+async function age(key: string, days: number) {
+  await h.deps.orm.em
+    .fork()
+    .execute(
+      `UPDATE notification_log SET created_at = created_at - ? * interval '1 day', updated_at = updated_at - ? * interval '1 day' WHERE key = ?`,
+      [days, days, key],
+    );
+}
+
+describe('notification log retention', () => {
+  it('keeps a summary intent past the log retention: a later recomputation sends no second summary', async () => {
+    const tenantId = randomUUID();
+    const posting = jobPosted(tenantId);
+    const { jobId } = posting.data;
+    const key = idempotencyKey('job-matched', jobId);
+    await h.publish(posting);
+    await h.publish(jobMatched(tenantId, jobId, 2));
+    await waitForSent(h, [key]);
+
+    // 200 days on: past NOTIFICATION_LOG_RETENTION_DAYS (180), within the posting's life.
+    await age(key, 200);
+    await pruneNotificationLog(h.deps.orm.em.fork(), { olderThanMs: 180 * DAY });
+    const kept = await h.notification(key);
+    expect(kept).toMatchObject({ status: 'sent', recipient: '' });
+    // BullMQ forgot the completed job long ago (it keeps them a day).
+    await (await h.emails.jobs.queue.getJob(jobIdFor(key)))?.remove();
+
+    const recomputed = jobMatched(tenantId, jobId, 3);
+    await h.publish(recomputed);
+    await h.spy.waitForHandled(recomputed.id);
+    await waitFor(async () => (await h.jobState(key)) === 'completed', { timeoutMs: 20_000 });
+    expect(h.smtp.byKey(key)).toHaveLength(1);
+  });
+
+  it('erases the personal data of settled notifications after the retention, deletes them once their intent cannot recur', async () => {
+    const tenantId = randomUUID();
+    const posting = jobPosted(tenantId);
+    const key = idempotencyKey('job-matched', posting.data.jobId);
+    await h.publish(posting);
+    await h.publish(jobMatched(tenantId, posting.data.jobId, 1));
+    await waitForSent(h, [key]);
+    const em = h.deps.orm.em.fork();
+
+    await pruneNotificationLog(em, { olderThanMs: 180 * DAY });
+    expect(await h.notification(key)).toMatchObject({ status: 'sent', recipient: posting.data.contactEmail });
+    await age(key, 500);
+    await em.execute(
+      `UPDATE notification_log SET keep_until = keep_until - interval '500 days' WHERE key = ?`,
+      [key],
+    );
+    await pruneNotificationLog(em, { olderThanMs: 180 * DAY });
+    expect(await h.notification(key)).toBeUndefined();
+  });
+
+  it('the stuck-intent sweep sends an intent whose old job is still kept as completed', async () => {
+    const tenantId = randomUUID();
+    const posting = jobPosted(tenantId);
+    const key = idempotencyKey('job-matched', posting.data.jobId);
+    await h.publish(posting);
+    await h.publish(jobMatched(tenantId, posting.data.jobId, 1));
+    await waitForSent(h, [key]);
+    expect(await h.jobState(key)).toBe('completed');
+    // The intent is queued again (say its row was lost and recorded anew) while BullMQ still keeps the old job.
+    const em = h.deps.orm.em.fork();
+    await em.execute(
+      `UPDATE notification_log SET status = 'queued', updated_at = now() - interval '1 hour' WHERE key = ?`,
+      [key],
+    );
+    await em.execute('DELETE FROM processed_message WHERE key = ?', [key]);
+    expect(await requeueStuckEmails(em, h.emails, { olderThanMs: 60_000 })).toEqual([key]);
+    await waitForSent(h, [key]);
+    expect(h.smtp.byKey(key)).toHaveLength(2);
+  });
+});
