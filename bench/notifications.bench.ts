@@ -21,7 +21,7 @@ import {
   createSqsClient,
 } from '@hireflow/runtime';
 import { candidateRegistered } from '@hireflow/testing/events';
-import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
+import { keyDigest, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import { type BenchReport, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
@@ -137,8 +137,9 @@ export default async function notificationsBench(): Promise<BenchReport> {
       const wait = started + i * interval - performance.now();
       if (wait > 1) await delay(wait);
       const event = candidateRegistered(tenantId);
+      // Emails carry the digest of their intent key.
       publishedAt.set(
-        idempotencyKey('welcome-email', event.data.candidateId),
+        keyDigest(idempotencyKey('welcome-email', event.data.candidateId)),
         performance.timeOrigin + performance.now(),
       );
       publishes.push(publisher.publish(arn, event));
@@ -184,7 +185,8 @@ export default async function notificationsBench(): Promise<BenchReport> {
 
   const acceptedAt = new Map(smtp.emails.map((e) => [e.key, e.acceptedAt]));
   // From the server's 250 to the log UPDATE's commit; the client sees nodemailer resolve a little later.
-  const window = (list: SentEmail[]) => list.map((s) => s.loggedAt - (acceptedAt.get(s.key) ?? s.acceptedAt));
+  const window = (list: SentEmail[]) =>
+    list.map((s) => s.loggedAt - (acceptedAt.get(keyDigest(s.key)) ?? s.acceptedAt));
   const steady = new Set(steadySent.map((s) => s.key));
   const burstWindow = window(sent.filter((s) => !steady.has(s.key)));
   const steadyWindow = window(steadySent);

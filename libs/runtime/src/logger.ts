@@ -1,3 +1,4 @@
+import { scrubUrl } from '@hireflow/telemetry';
 import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
@@ -10,6 +11,15 @@ function loggerOptions(service: string, level: string): LoggerOptions {
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'],
       censor: '[redacted]',
+    },
+    serializers: {
+      // Request logs keep the path and the query's parameter names, never their
+      // values (`?recipient=<an email>`); no headers.
+      req: (req: { method?: string; url?: string; ip?: string; socket?: { remoteAddress?: string } }) => ({
+        method: req.method,
+        url: scrubUrl(req.url ?? ''),
+        remoteAddress: req.ip ?? req.socket?.remoteAddress,
+      }),
     },
   };
 }

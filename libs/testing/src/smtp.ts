@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
@@ -11,7 +11,7 @@ import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 export type CatcherMode = 'accept' | 'tempfail';
 
 export interface CaughtEmail {
-  /** X-Idempotency-Key header. */
+  /** X-Idempotency-Key header: the SHA-256 (hex) of the intent key (`keyDigest`). */
   key: string | undefined;
   messageId: string | undefined;
   /** The id this server gave in its 250 reply (`queued as <id>`). */
@@ -37,6 +37,7 @@ export interface SmtpCatcher {
    * a slow provider (a delay), or a fault timed right after the accept.
    */
   beforeAccept: ((email: CaughtEmail) => Promise<void> | void) | undefined;
+  /** The emails of an intent key (matched by its digest). */
   byKey(key: string): CaughtEmail[];
   /** Open client connections plus messages still being received: 0 once every client is gone. */
   readonly busy: number;
@@ -48,6 +49,11 @@ export interface SmtpCatcher {
 }
 
 const now = () => performance.timeOrigin + performance.now();
+
+/** What the emails carry for an intent key (X-Idempotency-Key, Message-ID): its SHA-256 in hex. */
+export function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
 
 function smtpError(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
@@ -198,7 +204,7 @@ export async function startSmtpCatcher(
     set beforeAccept(hook: SmtpCatcher['beforeAccept']) {
       state.beforeAccept = hook;
     },
-    byKey: (key) => emails.filter((e) => e.key === key),
+    byKey: (key) => emails.filter((e) => e.key === keyDigest(key)),
     get busy() {
       return (server?.connections.size ?? 0) + receiving;
     },

@@ -3,6 +3,7 @@ import { percentile } from '@hireflow/bench/report';
 import { topology } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
 import { waitFor } from '@hireflow/testing';
+import { keyDigest } from '@hireflow/testing/smtp';
 import { describe, expect, it } from 'vitest';
 import { candidateRegistered, spawnWorkerProcess, useNotificationsHarness, waitForSent } from './harness.ts';
 
@@ -32,7 +33,9 @@ describe('a worker killed mid-burst', () => {
     expect(await worker.exit).toBe('SIGKILL');
     // Whatever the dead process had on the wire is read (or dropped) before looking.
     await waitFor(() => h.smtp.busy === 0, { timeoutMs: 10_000, message: 'SMTP clients gone' });
-    const acceptedAtKill = new Set(h.smtp.emails.map((e) => e.key));
+    // The emails carry the digest of their key; map it back.
+    const keyOf = new Map(keys.map((k) => [keyDigest(k), k]));
+    const acceptedAtKill = new Set(h.smtp.emails.map((e) => keyOf.get(e.key!)));
     const loggedAtKill = new Set(
       (await h.notifications(keys)).filter((r) => r.status === 'sent').map((r) => r.key),
     );
@@ -51,7 +54,10 @@ describe('a worker killed mid-burst', () => {
     );
 
     const copies = new Map<string, number>();
-    for (const email of h.smtp.emails) copies.set(email.key!, (copies.get(email.key!) ?? 0) + 1);
+    for (const email of h.smtp.emails) {
+      const key = keyOf.get(email.key!)!;
+      copies.set(key, (copies.get(key) ?? 0) + 1);
+    }
     const lost = keys.filter((k) => !copies.has(k));
     const duplicated = keys.filter((k) => (copies.get(k) ?? 0) > 1);
     expect(lost).toEqual([]);
@@ -59,7 +65,7 @@ describe('a worker killed mid-burst', () => {
     expect(duplicated.filter((k) => !inWindow.includes(k))).toEqual([]);
 
     // The logged send is a key's last accept (server clock) → its sent_at (database clock, same machine).
-    const lastAccept = new Map(h.smtp.emails.map((e) => [e.key!, e.acceptedAt]));
+    const lastAccept = new Map(h.smtp.emails.map((e) => [keyOf.get(e.key!)!, e.acceptedAt]));
     const widths = rows.map((r) => new Date(r.sent_at!).getTime() - lastAccept.get(r.key)!);
     console.info(
       `crash test: ${BURST} emails, killed after ${acceptedAtKill.size} accepted; lost 0; ` +

@@ -11,16 +11,22 @@ export const MESSAGE_ID_DOMAIN = 'hireflow.local';
 export const IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
 
 /**
- * The Message-ID of an intent key: a hash, so the key (which names a
- * candidate) does not leak into headers, and stable, so every retry of one
- * email carries the same id and a provider or mail client can drop a copy.
+ * What an email says of its intent key: a SHA-256 (hex), so the key (which
+ * names a candidate or a posting) never reaches a recipient, and stable, so
+ * every retry of one email carries the same value and a provider or a mail
+ * client can drop a copy. Sent as `X-Idempotency-Key` and in the Message-ID.
  */
+export function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The Message-ID of an intent key (its digest at our domain). */
 export function messageIdFor(key: string): string {
-  return `<${createHash('sha256').update(key).digest('hex')}@${MESSAGE_ID_DOMAIN}>`;
+  return `<${keyDigest(key)}@${MESSAGE_ID_DOMAIN}>`;
 }
 
 export interface OutgoingEmail extends RenderedEmail {
-  /** The intent key: it travels to the provider as Message-ID (hashed) and X-Idempotency-Key. */
+  /** The intent key: it travels to the provider hashed, as Message-ID and X-Idempotency-Key. */
   key: string;
   to: string;
 }
@@ -64,7 +70,8 @@ export function createMailer(options: MailerOptions): Mailer {
   return {
     async send(email) {
       if (!address.safeParse(email.to).success) {
-        throw new PermanentError(`invalid recipient address ${JSON.stringify(email.to)}`);
+        // The address itself stays out of the error: it ends up in logs and the notification log's error.
+        throw new PermanentError('the recipient is not a valid email address');
       }
       const messageId = messageIdFor(email.key);
       // nodemailer has no instrumentation: the SMTP hop gets its own client span
@@ -81,7 +88,7 @@ export function createMailer(options: MailerOptions): Mailer {
               text: email.text,
               html: email.html,
               messageId,
-              headers: { [IDEMPOTENCY_HEADER]: email.key },
+              headers: { [IDEMPOTENCY_HEADER]: keyDigest(email.key) },
             });
             return { messageId, providerMessageId: providerIdOf(String(info.response ?? '')) };
           } catch (error) {
