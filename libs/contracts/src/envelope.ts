@@ -91,7 +91,19 @@ export function parseEvent(input: unknown): AnyEvent {
   }
   const result = envelopes.get(type)!.safeParse(value);
   if (!result.success) throw new InvalidEventError(toIssues(result.error), type);
+  checkProducer(result.data as AnyEvent);
   return result.data as AnyEvent;
+}
+
+/** Only the catalog's producer of a type may send it: `job.matched.v1` from `hireflow/matching`. */
+function checkProducer(event: { type: EventType; source: string }): void {
+  const expected = `hireflow/${eventCatalog[event.type].producer}`;
+  if (event.source !== expected) {
+    throw new InvalidEventError(
+      [{ path: 'source', message: `must be ${expected}, the producer of ${event.type}` }],
+      event.type,
+    );
+  }
 }
 
 export interface CreateEventOptions {
@@ -124,5 +136,6 @@ export function createEvent<T extends EventType>(
   };
   const result = envelopes.get(type)!.safeParse(candidate);
   if (!result.success) throw new InvalidEventError(toIssues(result.error), type);
+  checkProducer(result.data as AnyEvent);
   return result.data as CloudEvent<T>;
 }

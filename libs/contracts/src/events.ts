@@ -3,20 +3,25 @@
 // and consumers validate against these; the AsyncAPI document is generated
 // from them.
 import { z } from 'zod';
+import { text } from './text.ts';
 
 const id = z.uuid();
 const isoTime = z.iso.datetime({ offset: true });
-const shortText = (max: number) => z.string().trim().min(1).max(max);
+// The same text rules as the HTTP API: an event breaking them is poison.
+const shortText = (max: number) => text(max);
+const optionalText = (max: number, multiline = false) => text(max, { min: 0, multiline });
 const skills = z.array(shortText(64)).max(50);
 const email = z.email().max(254);
+/** Variant URLs are served over HTTP(S) only: no `javascript:`, `file:` or `data:`. */
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http or https URL' }).max(2048);
 
 export const jobPostedData = z.object({
   jobId: id,
   tenantId: id,
   title: shortText(200),
-  description: z.string().max(20_000),
+  description: optionalText(20_000, true),
   skills,
-  location: z.string().max(200),
+  location: optionalText(200),
   remote: z.boolean(),
   contactEmail: email,
   postedAt: isoTime,
@@ -29,9 +34,9 @@ export const candidateRegisteredData = z.object({
   tenantId: id,
   name: shortText(200),
   email,
-  headline: z.string().max(300),
+  headline: optionalText(300),
   skills,
-  location: z.string().max(200),
+  location: optionalText(200),
 });
 
 export const matchFoundData = z.object({
@@ -58,7 +63,7 @@ export const mediaVariant = z.object({
     .string()
     .regex(/^image\/[a-z0-9.+-]+$/)
     .max(100),
-  url: z.url().max(2048),
+  url: httpUrl,
 });
 
 export const mediaProcessedData = z.object({

@@ -18,6 +18,7 @@ export {
   mediaVariant,
   topicOf,
 } from './events.ts';
+export { containsLinkOrAddress, hasControlCharacter, hasLoneSurrogate, text } from './text.ts';
 export type {
   BucketDefinition,
   QueueDefinition,

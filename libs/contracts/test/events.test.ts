@@ -104,4 +104,66 @@ describe('event catalog', () => {
     );
     expect(error.issues.map((i) => i.path).sort()).toEqual(['data.reason', 'source', 'specversion', 'time']);
   });
+
+  it('API10: refuses an event from a service that is not its producer', () => {
+    const event = createEvent(
+      'job.matched.v1',
+      { jobId: randomUUID(), tenantId: randomUUID(), matchCount: 1, computedAt: new Date().toISOString() },
+      { source: 'hireflow/matching' },
+    );
+    const error = issuesOf(() => parseEvent({ ...event, source: 'hireflow/jobs' }));
+    expect(error.issues).toEqual([
+      { path: 'source', message: 'must be hireflow/matching, the producer of job.matched.v1' },
+    ]);
+    expect(() =>
+      createEvent(
+        'job.closed.v1',
+        { jobId: randomUUID(), tenantId: randomUUID(), closedAt: event.time },
+        {
+          source: 'hireflow/media',
+        },
+      ),
+    ).toThrow(InvalidEventError);
+  });
+
+  it('API10: refuses text that Postgres or a reader cannot take (NUL, control characters, lone surrogates)', () => {
+    const event = createEvent(
+      'candidate.registered.v1',
+      {
+        candidateId: randomUUID(),
+        tenantId: randomUUID(),
+        name: 'Ada',
+        email: 'ada@example.test',
+        headline: 'Engineer',
+        skills: ['node'],
+        location: 'London',
+      },
+      { source: 'hireflow/jobs' },
+    );
+    const bad = { ...event.data, name: 'Ada\u0000', headline: 'two\nlines', skills: ['\ud800'] };
+    const error = issuesOf(() => parseEvent({ ...event, data: bad }));
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['data.headline', 'data.name', 'data.skills.0']);
+  });
+
+  it('API10: refuses variant URLs that are not http(s): javascript:, file:, data:', () => {
+    const variant = { name: 'thumb', width: 10, height: 10, contentType: 'image/webp' };
+    const data = (url: string) => ({
+      uploadId: randomUUID(),
+      tenantId: randomUUID(),
+      ownerType: 'job' as const,
+      ownerId: randomUUID(),
+      variants: [{ ...variant, url }],
+    });
+    for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:image/png;base64,AAAA']) {
+      expect(
+        () => createEvent('media.processed.v1', data(url) as never, { source: 'hireflow/media' }),
+        url,
+      ).toThrow(InvalidEventError);
+    }
+    expect(() =>
+      createEvent('media.processed.v1', data('https://media.example/v.webp') as never, {
+        source: 'hireflow/media',
+      }),
+    ).not.toThrow();
+  });
 });

@@ -19,7 +19,7 @@ export function startTelemetry(): void {
     // Scrubbed first, then batched to the exporter: no personal data leaves the process.
     spanProcessors: [
       new PrivacySpanProcessor(),
-      new BatchSpanProcessor({ exporter: new OTLPTraceExporter() }),
+      new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchSettings(process.env) }),
     ],
     instrumentations: [
       getNodeAutoInstrumentations({

@@ -1,36 +1,13 @@
+import { hasLoneSurrogate, text } from '@hireflow/contracts';
 import { pageLimit } from '@hireflow/runtime';
 import { z } from 'zod';
 
-// Text a person typed: trimmed, bounded, and free of what Postgres or a reader
-// cannot take (NUL and other control characters, lone UTF-16 surrogates).
-const LONE_SURROGATE = /\p{Cs}/u;
-
-function hasControlCharacter(value: string, multiline: boolean): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    const allowedWhitespace = multiline && (code === 0x09 || code === 0x0a || code === 0x0d);
-    if ((code < 0x20 && !allowedWhitespace) || code === 0x7f) return true;
-  }
-  return false;
-}
-
-export const text = (max: number, options: { multiline?: boolean; min?: number } = {}) =>
-  z
-    .string()
-    .trim()
-    .min(options.min ?? 1, options.min === 0 ? undefined : 'must not be empty')
-    .max(max, `must be at most ${max} characters`)
-    .refine((s) => !hasControlCharacter(s, options.multiline ?? false), {
-      message: options.multiline
-        ? 'must not contain control characters'
-        : 'must be a single line without control characters',
-    })
-    .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be valid Unicode (no lone surrogates)' });
+export { text };
 
 export const email = z
   .email({ message: 'must be an email address' })
   .max(254, 'must be at most 254 characters')
-  .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be valid Unicode' });
+  .refine((s) => !hasLoneSurrogate(s), { message: 'must be valid Unicode' });
 
 export const skills = z
   .array(text(64), { message: 'must be an array of strings' })

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+// Text a person typed, as every schema takes it (HTTP bodies and event data):
+// trimmed, bounded, and free of what Postgres or a reader cannot take (NUL
+// and other control characters, lone UTF-16 surrogates). An event breaking
+// these rules is poison at once, never a retried database error.
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+export function hasControlCharacter(value: string, multiline: boolean): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    const allowedWhitespace = multiline && (code === 0x09 || code === 0x0a || code === 0x0d);
+    if ((code < 0x20 && !allowedWhitespace) || code === 0x7f) return true;
+  }
+  return false;
+}
+
+export function hasLoneSurrogate(value: string): boolean {
+  return LONE_SURROGATE.test(value);
+}
+
+/** A bounded, trimmed string without control characters (but tab and newlines when multiline). */
+export const text = (max: number, options: { multiline?: boolean; min?: number } = {}) =>
+  z
+    .string()
+    .trim()
+    .min(options.min ?? 1, options.min === 0 ? undefined : 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !hasControlCharacter(s, options.multiline ?? false), {
+      message: options.multiline
+        ? 'must not contain control characters'
+        : 'must be a single line without control characters',
+    })
+    .refine((s) => !hasLoneSurrogate(s), { message: 'must be valid Unicode (no lone surrogates)' });
+
+// Top-level domains common in spam and phishing, to refuse a bare
+// "example.com" in a name. Those that are also technology names (ASP.NET,
+// socket.io, Vue.js, .dev, .app) are left out: a scheme, "www." or an
+// address is caught whatever the domain.
+const COMMON_TLDS =
+  'com|org|info|biz|xyz|top|online|site|shop|club|click|link|live|email|support|help|login|tk|ml|ga|cf|gq|ru|cn|de|uk|fr|nl|eu|us|br|pl|ch|se|be|at|dk|fi|pt|cz|ro|hu|gr|tr|ua|jp|kr|au|ca|mx|za|example|test';
+const LINK_OR_ADDRESS = new RegExp(
+  [
+    String.raw`\b[a-z][a-z0-9+.-]*:\/\/`, // a scheme: https://, ftp://, javascript://
+    String.raw`\bwww\.`,
+    String.raw`[^\s@]+@[^\s@]+\.[^\s@]+`, // an email address
+    String.raw`\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(${COMMON_TLDS})(\b|\/)`, // a bare domain
+  ].join('|'),
+  'i',
+);
+
+/**
+ * Whether text contains a link or an email address. Text a tenant supplies
+ * that reaches a subject line or an email body (a candidate's name, a
+ * posting's title) must not: Hireflow's sender would otherwise carry a
+ * stranger's phishing link.
+ */
+export function containsLinkOrAddress(value: string): boolean {
+  return LINK_OR_ADDRESS.test(value);
+}
