@@ -1,10 +1,14 @@
 export { createAdminServer } from './admin.ts';
+export type { ApiKeyAuthOptions, ApiPrincipal } from './api-key-auth.ts';
+export { apiKeyAuthPlugin, hashApiKey, isPublicApiRoute, principalOf } from './api-key-auth.ts';
 export type { AwsSettings } from './aws.ts';
 export { awsConfigSchema, awsSettings, createS3Client, createSnsClient, createSqsClient } from './aws.ts';
 export type { ServiceChannels } from './channels.ts';
 export { resolveChannels } from './channels.ts';
 export type { ConnectOptions, ServiceDeps } from './deps.ts';
 export { connectDeps } from './deps.ts';
+export type { ConcurrencySlots, FailedAuthLimiter } from './front-door.ts';
+export { concurrencySlots, failedAuthLimiter, limiterConnection } from './front-door.ts';
 export type { HealthOptions, ReadinessCheck } from './health.ts';
 export { registerHealthRoutes } from './health.ts';
 export type { HttpServer, HttpServerOptions } from './http.ts';
@@ -21,7 +25,13 @@ export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './pr
 export { readinessChecks } from './readiness.ts';
 export { closeRedis } from './redis.ts';
 export type { ServiceConfig } from './service-config.ts';
-export { adminPortOf, parseConfig, parseServiceConfig, serviceConfigSchema } from './service-config.ts';
+export {
+  adminPortOf,
+  parseConfig,
+  parseServiceConfig,
+  serviceConfigSchema,
+  trustProxyOf,
+} from './service-config.ts';
 export type { AppState } from './service-server.ts';
 export { createServiceServer } from './service-server.ts';
 export { withTimeout } from './timeout.ts';

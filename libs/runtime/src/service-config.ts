@@ -36,6 +36,23 @@ export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
       .default('127.0.0.1')
       .describe('Address the service port binds (0.0.0.0 in containers).'),
     PORT: port(defaultPort).describe('Service port: health and the public API (0 picks a free one).'),
+    TRUST_PROXY: z
+      .string()
+      .regex(
+        /^(true|false|\d+|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/,
+        'must be true, false, a number of hops, or proxy addresses/CIDRs separated by commas',
+      )
+      .default('false')
+      .describe(
+        "Whose X-Forwarded-For to believe for the client address (rate limits by address): false (the socket), true, a hop count, or the proxies' addresses/CIDRs (behind an ALB: its subnets).",
+      ),
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce
+      .number({ message: 'must be a number' })
+      .int('must be a whole number')
+      .min(1000, 'must be at least 1000')
+      .max(600_000, 'must be at most 600000')
+      .default(30_000)
+      .describe('Longest time a client may take to send a whole request (a trickled body is cut: 408).'),
     ADMIN_HOST: z
       .string()
       .min(1)
@@ -93,4 +110,17 @@ export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSche
 export function adminPortOf(config: Pick<ServiceConfig, 'PORT' | 'ADMIN_PORT'>): number {
   if (config.ADMIN_PORT !== undefined) return config.ADMIN_PORT;
   return config.PORT === 0 ? 0 : config.PORT + 1000;
+}
+
+/** Fastify's `trustProxy` from TRUST_PROXY. */
+export function trustProxyOf(
+  value: string,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value.split(',');
 }

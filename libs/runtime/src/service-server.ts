@@ -2,7 +2,7 @@ import type { ServiceDeps } from './deps.ts';
 import { registerHealthRoutes } from './health.ts';
 import { createHttpServer } from './http.ts';
 import { readinessChecks } from './readiness.ts';
-import type { ServiceConfig } from './service-config.ts';
+import { type ServiceConfig, trustProxyOf } from './service-config.ts';
 
 /** What a service's `buildApp` learns from its lifecycle. */
 export interface AppState {
@@ -19,14 +19,16 @@ const ACCEPTING: AppState = { accepting: () => true };
  * administrative is ever served here (that is the admin listener's).
  */
 export function createServiceServer(
-  _config: ServiceConfig,
+  config: ServiceConfig,
   deps: ServiceDeps,
   state: AppState = ACCEPTING,
-  options: { bodyLimit?: number } = {},
+  options: { bodyLimit?: number; relaxedCsp?: string[] } = {},
 ) {
   const app = createHttpServer({
     log: deps.log,
-    ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
+    ...options,
   });
   registerHealthRoutes(app, { checks: readinessChecks(deps), accepting: state.accepting, log: deps.log });
   return app;

@@ -1,18 +1,31 @@
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import { idempotencyPlugin } from '@hireflow/idempotency';
-import { type AppState, createServiceServer, HttpProblem, type ServiceDeps } from '@hireflow/runtime';
+import {
+  type AppState,
+  apiKeyAuthPlugin,
+  concurrencySlots,
+  createServiceServer,
+  failedAuthLimiter,
+  HttpProblem,
+  isPublicApiRoute,
+  limiterConnection,
+  type ServiceDeps,
+} from '@hireflow/runtime';
 import type { Config } from './config.ts';
-import { registerOpenApi } from './http/openapi.ts';
+import { DOCS_PREFIX, registerOpenApi } from './http/openapi.ts';
 import { candidateRoutes } from './modules/candidates/routes.ts';
 import { createAutoCloseQueue, scheduleAutoClose } from './modules/postings/auto-close.ts';
 import { postingRoutes } from './modules/postings/routes.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
-import { authPlugin, isPublicApiRoute } from './modules/tenants/auth.ts';
+import { keyLookup } from './modules/tenants/auth.ts';
 
 /** The jobs service's HTTP app, ready but not listening (tests use `inject()`). */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
-  const app = createServiceServer(config, deps, state, { bodyLimit: config.BODY_LIMIT_BYTES });
+  const app = createServiceServer(config, deps, state, {
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    relaxedCsp: [DOCS_PREFIX],
+  });
   if (config.ROLE === 'worker') {
     await app.ready();
     return app;
@@ -23,18 +36,21 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     retryAfter: 5,
     exposeStatusRoute: false,
   });
-  await app.register(authPlugin, { orm: deps.orm });
-  // The limiter fails open on its own fail-fast connection: with Redis away,
+  // The limiters fail open on their own fail-fast connection: with Redis away,
   // requests go on unlimited rather than hang (docs/decisions.md).
-  const limiterRedis = deps.redis.duplicate({
-    lazyConnect: false,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 500,
-  });
-  limiterRedis.on('error', () => undefined);
+  const limiterRedis = limiterConnection(deps.redis);
   app.addHook('onClose', async () => {
     limiterRedis.disconnect();
+  });
+  await app.register(apiKeyAuthPlugin, {
+    lookup: keyLookup(deps.orm),
+    limiter: failedAuthLimiter({
+      redis: limiterRedis,
+      prefix: config.REDIS_PREFIX,
+      max: config.FAILED_AUTH_MAX,
+      windowMs: config.FAILED_AUTH_WINDOW_MS,
+      log: deps.log,
+    }),
   });
   await app.register(rateLimit, {
     // After authentication (onRequest): the limit is per API key.
@@ -54,7 +70,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
       ),
   });
   await app.register(idempotencyPlugin, { orm: deps.orm, scope: (request) => request.principal?.tenantId });
-  await registerOpenApi(app);
+  await registerOpenApi(app, { docsPage: config.API_DOCS });
 
   const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
   const autoClose = createAutoCloseQueue(deps.redis, config.REDIS_PREFIX, deps.log);
@@ -65,6 +81,14 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   await app.register(postingRoutes, {
     orm: deps.orm,
     feed,
+    streamSlots: concurrencySlots({
+      redis: limiterRedis,
+      prefix: `${config.REDIS_PREFIX}:sse`,
+      limit: config.SSE_MAX_STREAMS_PER_KEY,
+      leaseMs: 45_000,
+      log: deps.log,
+    }),
+    maxStreamMs: config.SSE_MAX_STREAM_MS,
     autoCloseAfterMs: config.JOB_AUTO_CLOSE_AFTER_MS,
     scheduleAutoClose: (job, delayMs) => scheduleAutoClose(autoClose, job, delayMs),
   });

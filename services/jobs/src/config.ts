@@ -1,6 +1,6 @@
 import { positiveInt } from '@hireflow/config';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Every variable the jobs service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('jobs', 3001).extend({
@@ -21,6 +21,27 @@ export const configSchema = serviceConfigSchema('jobs', 3001).extend({
     60_000,
   ),
   BODY_LIMIT_BYTES: positiveInt('Largest accepted request body.', 64 * 1024, 10 * 1024 * 1024),
+  FAILED_AUTH_MAX: positiveInt(
+    'Requests with missing or wrong credentials one client address may make per FAILED_AUTH_WINDOW_MS; beyond, 429 before any lookup.',
+    30,
+    100_000,
+  ),
+  FAILED_AUTH_WINDOW_MS: positiveInt('Window of the failed-credentials limit.', 60_000, 3_600_000),
+  SSE_MAX_STREAMS_PER_KEY: positiveInt(
+    'Status streams (SSE) one API key may hold open at once, across every API process (429 beyond).',
+    20,
+    10_000,
+  ),
+  SSE_MAX_STREAM_MS: positiveInt(
+    'A status stream ends after this long with a retry hint; the client reconnects (EventSource does by itself).',
+    600_000,
+    86_400_000,
+  ),
+  API_DOCS: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('true')
+    .transform((value) => value === 'true')
+    .describe('Serve the API reference page at /docs (the OpenAPI document stays at /openapi.json).'),
 });
 
 export type Config = z.output<typeof configSchema>;

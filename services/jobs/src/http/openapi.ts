@@ -3,8 +3,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 
-/** OpenAPI 3.1 generated from the route schemas: `/openapi.json` and `/docs`. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/** Where the API reference page is served (its page runs scripts: its own content security policy). */
+export const DOCS_PREFIX = '/docs';
+
+/** OpenAPI 3.1 generated from the route schemas: `/openapi.json`, and `/docs` unless turned off. */
+export async function registerOpenApi(app: FastifyInstance, options: { docsPage: boolean }): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -21,6 +24,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: jsonSchemaTransform,
     hideUntagged: true,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  if (options.docsPage) await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

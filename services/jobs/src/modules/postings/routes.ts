@@ -1,5 +1,5 @@
 import type { MikroORM } from '@hireflow/db';
-import { HttpProblem, withTimeout } from '@hireflow/runtime';
+import { type ConcurrencySlots, HttpProblem, withTimeout } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -14,6 +14,9 @@ import * as store from './store.ts';
 export interface PostingRoutesOptions {
   orm: MikroORM;
   feed: StatusFeed;
+  /** Open status streams per API key, across processes. */
+  streamSlots: ConcurrencySlots;
+  maxStreamMs: number;
   autoCloseAfterMs: number;
   /** Schedules the delayed auto-close of a new posting (after its commit). */
   scheduleAutoClose(job: { jobId: string; tenantId: string }, delayMs: number): Promise<unknown>;
@@ -25,7 +28,7 @@ const idParams = z.strictObject({ id: uuidParam });
 
 export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async (app, options) => {
   const { orm, feed } = options;
-  const streams = new StatusStreams(feed);
+  const streams = new StatusStreams({ feed, slots: options.streamSlots, maxStreamMs: options.maxStreamMs });
   app.addHook('preClose', async () => streams.endAll());
 
   app.post(
@@ -160,10 +163,10 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const { tenantId } = principalOf(request);
+      const { tenantId, keyId } = principalOf(request);
       const jobId = request.params.id;
       if (!(await store.postingExists(orm.em.fork(), tenantId, jobId))) throw notFound(jobId);
-      await streams.stream(request, reply, jobId, async () => {
+      await streams.stream(request, reply, { jobId, keyId }, async () => {
         const current = await store.findPosting(orm.em.fork(), tenantId, jobId);
         return current && { jobId, status: current.status, matchCount: current.matchCount ?? null };
       });

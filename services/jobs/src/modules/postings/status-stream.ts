@@ -1,20 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { type ConcurrencySlots, HttpProblem } from '@hireflow/runtime';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JobStatusChange, StatusFeed } from './status-feed.ts';
 
 const KEEP_ALIVE_MS = 15_000;
+/** What a client waits before reconnecting after the server ended a stream at its maximum life. */
+const RECONNECT_HINT_MS = 3000;
+
+export interface StatusStreamsOptions {
+  feed: StatusFeed;
+  /** At most N open streams per API key, across processes. */
+  slots: ConcurrencySlots;
+  /** A stream ends after this long, with a `retry:` hint: the client reconnects. */
+  maxStreamMs: number;
+}
 
 /**
  * The Server-Sent Events streams of posting statuses one API process holds:
- * each sends the status now, then every change the feed relays. Ended when
- * the client goes or the server closes (`endAll`), so shutdown is not held
- * up by them.
+ * each sends the status now, then every change the feed relays. A key holds
+ * a bounded number of them (a slot, renewed while the stream lives), each
+ * for a bounded time. Ended when the client goes, at its maximum life, or
+ * when the server closes (`endAll`), so shutdown is not held up by them.
  */
 export class StatusStreams {
-  readonly #feed: StatusFeed;
+  readonly #options: StatusStreamsOptions;
   readonly #open = new Set<() => void>();
 
-  constructor(feed: StatusFeed) {
-    this.#feed = feed;
+  constructor(options: StatusStreamsOptions) {
+    this.#options = options;
   }
 
   endAll(): void {
@@ -25,9 +38,20 @@ export class StatusStreams {
   async stream(
     request: FastifyRequest,
     reply: FastifyReply,
-    jobId: string,
+    target: { jobId: string; keyId: string },
     readCurrent: () => Promise<JobStatusChange | null>,
   ): Promise<void> {
+    const { jobId, keyId } = target;
+    const { slots, feed } = this.#options;
+    const streamId = randomUUID();
+    if (!(await slots.acquire(keyId, streamId))) {
+      throw new HttpProblem(
+        429,
+        'TOO_MANY_STREAMS',
+        'This API key holds as many open status streams as it may; close one first',
+        { headers: { 'retry-after': '5' } },
+      );
+    }
     reply.hijack();
     const raw = reply.raw;
     // Registered before any await: a client gone while we subscribe must
@@ -35,16 +59,20 @@ export class StatusStreams {
     let keepAlive: NodeJS.Timeout | undefined;
     let unsubscribe: (() => Promise<void>) | undefined;
     let ended = false;
-    const end = () => {
+    const end = (hint?: string) => {
       if (ended) return;
       ended = true;
-      this.#open.delete(end);
+      this.#open.delete(endNow);
       clearInterval(keepAlive);
+      clearTimeout(lifetime);
       void unsubscribe?.();
-      raw.end();
+      void slots.release(keyId, streamId);
+      raw.end(hint);
     };
-    this.#open.add(end);
-    request.raw.once('close', end);
+    const endNow = () => end();
+    this.#open.add(endNow);
+    request.raw.once('close', endNow);
+    const lifetime = setTimeout(() => end(`retry: ${RECONNECT_HINT_MS}\n\n`), this.#options.maxStreamMs);
 
     let sequence = 0;
     const send = (change: JobStatusChange) => {
@@ -53,20 +81,24 @@ export class StatusStreams {
     try {
       raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
+        'cache-control': 'no-store, no-transform',
+        'x-content-type-options': 'nosniff',
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
       // Subscribe first, then read the current state: a change committed in
       // between is sent (perhaps twice, harmlessly), never missed.
-      unsubscribe = await this.#feed.subscribe(jobId, send);
+      unsubscribe = await feed.subscribe(jobId, send);
       if (ended) {
         await unsubscribe();
         return;
       }
       const current = await readCurrent();
       if (current) send(current);
-      keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+      keepAlive = setInterval(() => {
+        raw.write(': keep-alive\n\n');
+        void slots.renew(keyId, streamId);
+      }, KEEP_ALIVE_MS);
       if (ended) clearInterval(keepAlive);
     } catch (error) {
       request.log.error({ err: error, jobId }, 'status stream failed');

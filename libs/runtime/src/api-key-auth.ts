@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { FailedAuthLimiter } from './front-door.ts';
+import { HttpProblem } from './problem.ts';
+
+/** Who called: the tenant and key of a valid API key. */
+export interface ApiPrincipal {
+  tenantId: string;
+  keyId: string;
+  /** The tenant's contact address, where the service that issued the key knows it. */
+  contactEmail?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated API client; set on every public route (`/v1/…`). */
+    principal: ApiPrincipal | null;
+  }
+}
+
+/**
+ * The stored form of an API key. Keys carry 256 random bits, so a plain
+ * SHA-256 is safe (slow password hashes guard low-entropy secrets); every
+ * service that authenticates keys compares this hash.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export interface ApiKeyAuthOptions {
+  /** The principal of an active key by its hash, or null for an unknown or revoked key. */
+  lookup(keyHash: string): Promise<ApiPrincipal | null>;
+  /** Counts failed credentials per client address; blocked addresses get 429 before any lookup. */
+  limiter: FailedAuthLimiter;
+  /** How long a known key is cached in this process: a revocation takes effect within it (10 s). */
+  cacheTtlMs?: number;
+  /** How long an unknown key is remembered as unknown (5 s): random keys cost one lookup each, at most. */
+  unknownTtlMs?: number;
+  /** Entries per cache; the oldest goes first, so a flood of unknown keys cannot evict known ones. */
+  cacheSize?: number;
+}
+
+/** A time-bounded, size-bounded cache: the oldest entry goes first (Map keeps insertion order). */
+class ExpiringCache<V> {
+  readonly #entries = new Map<string, { value: V; until: number }>();
+  readonly #size: number;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  get(key: string): V | undefined {
+    const hit = this.#entries.get(key);
+    if (!hit) return undefined;
+    if (hit.until > Date.now()) return hit.value;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: V, ttlMs: number): void {
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#size) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, { value, until: Date.now() + ttlMs });
+  }
+}
+
+const unauthorized = (detail: string) =>
+  new HttpProblem(401, 'UNAUTHORIZED', detail, {
+    errors: [{ field: 'authorization', message: detail }],
+    headers: { 'www-authenticate': 'Bearer realm="hireflow"' },
+  });
+
+/** Whether the request was routed to a public API route (everything under /v1): the matched route, not the raw URL. */
+export function isPublicApiRoute(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.startsWith('/v1/') ?? false;
+}
+
+/**
+ * `Authorization: Bearer <key>` on every public route; 401 problem+json
+ * otherwise. Before any lookup, an address that sent too many failed
+ * credentials lately gets 429 (docs/security.md, API2/API4).
+ */
+export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
+  async (app: FastifyInstance, options: ApiKeyAuthOptions) => {
+    const size = options.cacheSize ?? 10_000;
+    const known = new ExpiringCache<ApiPrincipal>(size);
+    const unknown = new ExpiringCache<true>(size);
+    const lookup = async (hash: string): Promise<ApiPrincipal | null> => {
+      const cached = known.get(hash);
+      if (cached) return cached;
+      if (unknown.get(hash)) return null;
+      const principal = await options.lookup(hash);
+      if (principal) known.set(hash, principal, options.cacheTtlMs ?? 10_000);
+      else unknown.set(hash, true, options.unknownTtlMs ?? 5000);
+      return principal;
+    };
+    const refuse = async (request: FastifyRequest, detail: string): Promise<never> => {
+      await options.limiter.recordFailure(request.ip);
+      throw unauthorized(detail);
+    };
+
+    app.decorateRequest('principal', null);
+    app.addHook('onRequest', async (request) => {
+      if (!isPublicApiRoute(request)) return;
+      const { blocked, retryAfterSeconds } = await options.limiter.blocked(request.ip);
+      if (blocked) {
+        throw new HttpProblem(
+          429,
+          'TOO_MANY_FAILED_AUTHENTICATIONS',
+          `Too many requests with missing or wrong credentials from this address; retry in ${retryAfterSeconds} s`,
+          { headers: { 'retry-after': String(retryAfterSeconds) } },
+        );
+      }
+      const header = request.headers.authorization;
+      if (!header)
+        return refuse(request, 'Authorization header is missing; send "Authorization: Bearer <api key>"');
+      const match = /^Bearer\s+(\S{1,512})$/i.exec(header);
+      if (!match) return refuse(request, 'Authorization header must be "Bearer <api key>"');
+      const principal = await lookup(hashApiKey(match[1]!));
+      if (!principal) return refuse(request, 'The API key is unknown or revoked');
+      request.principal = principal;
+    });
+  },
+  { name: 'hireflow-api-key-auth' },
+);
+
+/** The request's principal; public routes always have one. */
+export function principalOf(request: FastifyRequest): ApiPrincipal {
+  if (!request.principal) throw new HttpProblem(401, 'UNAUTHORIZED', 'Not authenticated');
+  return request.principal;
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { buildApp } from '@hireflow/jobs';
+import { loadConfig } from '@hireflow/jobs/config';
+import { waitFor } from '@hireflow/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type JobsHarness, startJobsHarness, validJob } from './harness.ts';
+
+// The front door of the public API (docs/security.md): limits that hold
+// before authentication and across API processes.
+
+let h: JobsHarness;
+/** A second API process of the same service (same Redis prefix and database). */
+let other: FastifyInstance;
+const urls: string[] = [];
+
+beforeAll(async () => {
+  h = await startJobsHarness('jobs-front-door', {
+    FAILED_AUTH_MAX: '5',
+    SSE_MAX_STREAMS_PER_KEY: '2',
+    SSE_MAX_STREAM_MS: '1500',
+  });
+  other = await buildApp(loadConfig(h.env), h.deps);
+  for (const app of [h.app, other]) {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    urls.push(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await other?.close();
+  await h?.close();
+});
+
+const randomKey = () => `hf_${randomBytes(32).toString('base64url')}`;
+
+describe('API2 broken authentication / API4 resource consumption: failed credentials per address', () => {
+  it('answers 429 with Retry-After once an address sent too many unknown or missing keys, before any lookup', async () => {
+    const from = { remoteAddress: '198.51.100.7' };
+    for (let i = 0; i < 5; i++) {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: '/v1/jobs',
+        headers: i % 2 ? { authorization: `Bearer ${randomKey()}` } : {},
+        ...from,
+      });
+      expect(res.statusCode).toBe(401);
+    }
+    const blocked = await h.app.inject({
+      method: 'GET',
+      url: '/v1/jobs',
+      headers: { authorization: `Bearer ${randomKey()}` },
+      ...from,
+    });
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.json().code).toBe('TOO_MANY_FAILED_AUTHENTICATIONS');
+    // The limit lives in Redis: the other API process blocks the address too.
+    const elsewhere = await other.inject({ method: 'GET', url: '/v1/jobs', ...from });
+    expect(elsewhere.statusCode).toBe(429);
+    // Another address, and a spoofed X-Forwarded-For without TRUST_PROXY, are judged by the socket.
+    const spoofed = await h.app.inject({
+      method: 'GET',
+      url: '/v1/jobs',
+      headers: { ...h.tenants.a.auth, 'x-forwarded-for': '203.0.113.9' },
+      ...from,
+    });
+    expect(spoofed.statusCode).toBe(429);
+    const fine = await h.app.inject({
+      method: 'GET',
+      url: '/v1/jobs',
+      headers: h.tenants.a.auth,
+      remoteAddress: '198.51.100.8',
+    });
+    expect(fine.statusCode).toBe(200);
+  });
+});
+
+describe('API4 resource consumption: status streams', () => {
+  async function open(base: string, jobId: string, auth: Record<string, string>) {
+    const controller = new AbortController();
+    const res = await fetch(`${base}/v1/jobs/${jobId}/events`, { headers: auth, signal: controller.signal });
+    return { res, close: () => controller.abort() };
+  }
+
+  it('caps the open streams of one key across API processes (429), and frees a slot when a stream ends', async () => {
+    const posted = await h.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: h.tenants.a.auth,
+      payload: validJob,
+    });
+    const jobId = posted.json().id as string;
+    const auth = h.tenants.a.auth;
+    const first = await open(urls[0]!, jobId, auth);
+    const second = await open(urls[1]!, jobId, auth);
+    expect([first.res.status, second.res.status]).toEqual([200, 200]);
+    const third = await open(urls[0]!, jobId, auth);
+    expect(third.res.status).toBe(429);
+    expect((await third.res.json()).code).toBe('TOO_MANY_STREAMS');
+    // Another key is not affected.
+    const otherKey = await open(urls[1]!, jobId, h.tenants.b.auth);
+    expect(otherKey.res.status).toBe(404); // tenant b cannot see tenant a's posting
+    first.close();
+    // The slot is released when the server sees the client go.
+    const again = await waitFor(async () => {
+      const attempt = await open(urls[1]!, jobId, auth);
+      if (attempt.res.status === 200) return attempt;
+      await attempt.res.body?.cancel();
+      return undefined;
+    });
+    second.close();
+    again.close();
+  });
+
+  it('ends a stream at its maximum life with a retry hint', async () => {
+    const posted = await h.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: h.tenants.b.auth,
+      payload: validJob,
+    });
+    const stream = await open(urls[0]!, posted.json().id, h.tenants.b.auth);
+    expect(stream.res.status).toBe(200);
+    const body = await stream.res.text(); // resolves when the server ends the stream
+    expect(body).toMatch(/event: status/);
+    expect(body.endsWith('retry: 3000\n\n')).toBe(true);
+  });
+});
