@@ -25,6 +25,8 @@ const jobFields: Record<string, Case[]> = {
     ['a newline', 'two\nlines'],
     ['a lone surrogate', `bad${LONE_SURROGATE}`],
     ['an object', { text: 'x' }],
+    ['API6: a link', 'Urgent: verify your account at https://evil.example/login'],
+    ['API6: an email address', 'Write to hr@evil.example'],
   ],
   description: [
     ['a boolean', true],
@@ -72,6 +74,8 @@ const candidateFields: Record<string, Case[]> = {
     ['too long', 'x'.repeat(201)],
     ['a NUL character', 'a\u0000'],
     ['a lone surrogate', LONE_SURROGATE],
+    ['API6: a link', 'Bob, your account is locked: www.evil.example'],
+    ['API6: an email address', 'Bob bob@victim.test'],
   ],
   email: [
     ['missing', undefined],
@@ -83,6 +87,7 @@ const candidateFields: Record<string, Case[]> = {
     ['a number', 3],
     ['missing', undefined],
     ['too long', 'x'.repeat(301)],
+    ['API6: a link', 'verify at https://evil.example/login'],
   ],
   skills: [
     ['an object', {}],

@@ -99,7 +99,7 @@ describe('API4 resource consumption: status streams', () => {
     expect([first.res.status, second.res.status]).toEqual([200, 200]);
     const third = await open(urls[0]!, jobId, auth);
     expect(third.res.status).toBe(429);
-    expect((await third.res.json()).code).toBe('TOO_MANY_STREAMS');
+    expect(((await third.res.json()) as { code: string }).code).toBe('TOO_MANY_STREAMS');
     // Another key is not affected.
     const otherKey = await open(urls[1]!, jobId, h.tenants.b.auth);
     expect(otherKey.res.status).toBe(404); // tenant b cannot see tenant a's posting

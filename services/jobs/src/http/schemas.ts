@@ -1,8 +1,19 @@
-import { hasLoneSurrogate, text } from '@hireflow/contracts';
+import { containsLinkOrAddress, hasLoneSurrogate, text } from '@hireflow/contracts';
 import { pageLimit } from '@hireflow/runtime';
 import { z } from 'zod';
 
 export { text };
+
+/**
+ * Text a tenant supplies that reaches an email's subject or body (a
+ * candidate's name and headline, a posting's title): no links and no email
+ * addresses, so Hireflow's sender never carries a stranger's phishing text
+ * (docs/security.md, API6).
+ */
+export const emailSafeText = (max: number, options: { min?: number } = {}) =>
+  text(max, options).refine((value) => !containsLinkOrAddress(value), {
+    message: 'must not contain a link or an email address',
+  });
 
 export const email = z
   .email({ message: 'must be an email address' })

@@ -3,7 +3,16 @@ import { HttpProblem } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accepted, email, pageQuery, problemSchema, skills, text, uuidParam } from '../../http/schemas.ts';
+import {
+  accepted,
+  email,
+  emailSafeText,
+  pageQuery,
+  problemSchema,
+  skills,
+  text,
+  uuidParam,
+} from '../../http/schemas.ts';
 import { matchesPage } from '../postings/schemas.ts';
 import { matchesPage as readMatchesPage } from '../postings/store.ts';
 import { principalOf } from '../tenants/auth.ts';
@@ -12,9 +21,9 @@ import { candidateExists, candidatesPage, findCandidate } from './store.ts';
 
 const registerBody = z
   .strictObject({
-    name: text(200),
+    name: emailSafeText(200),
     email,
-    headline: text(300, { min: 0 }),
+    headline: emailSafeText(300, { min: 0 }),
     skills,
     location: text(200, { min: 0 }),
   })

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { email, skills, text } from '../../http/schemas.ts';
+import { email, emailSafeText, skills, text } from '../../http/schemas.ts';
 
 export const postJobBody = z
   .strictObject({
-    title: text(200),
+    title: emailSafeText(200),
     description: text(20_000, { multiline: true }),
     skills,
     location: text(200),
