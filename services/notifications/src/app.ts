@@ -1,13 +1,22 @@
 import { type AppState, createAdminServer, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
 import { registerInternalRoutes } from './modules/notifications/routes.ts';
+import { registerUnsubscribeRoutes } from './modules/suppression/routes.ts';
+import { unsubscribeTokens } from './modules/suppression/token.ts';
 
 /**
  * The notifications service port, ready but not listening (tests use
- * `inject()`): health only, since notifications has no public API.
+ * `inject()`): health, and the one public route, the one-click unsubscribe
+ * link every email carries.
  */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
   const app = createServiceServer(config, deps, state);
+  if (config.ROLE !== 'worker') {
+    registerUnsubscribeRoutes(app, {
+      orm: deps.orm,
+      tokens: unsubscribeTokens(config.UNSUBSCRIBE_SIGNING_KEY),
+    });
+  }
   await app.ready();
   return app;
 }

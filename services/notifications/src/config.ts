@@ -3,6 +3,8 @@ import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
 const HOUR = 3_600_000;
+/** Only for development and tests: production refuses it. */
+const DEVELOPMENT_SIGNING_KEY = 'hireflow-development-unsubscribe-signing-key';
 
 /** Every variable the notifications service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('notifications', 3003).extend({
@@ -95,6 +97,27 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
     14 * 24 * HOUR,
   ),
   INBOX_CONCURRENCY: positiveInt('Inbox events handled at once by one worker process.', 10, 100),
+  UNSUBSCRIBE_SIGNING_KEY: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .default(DEVELOPMENT_SIGNING_KEY)
+    .describe(
+      'Secret that seals the one-click unsubscribe links (nobody can unsubscribe someone else); required in production.',
+    ),
+  UNSUBSCRIBE_BASE_URL: z
+    .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
+    .default('http://127.0.0.1:3003')
+    .describe("Public base URL of the notifications service port, where emails' unsubscribe links point."),
+  WELCOME_EMAILS_PER_ADDRESS_PER_DAY: positiveInt(
+    'Welcome emails one address gets in 24 h, whatever the tenants registering it.',
+    1,
+    100,
+  ),
+  TENANT_DAILY_EMAIL_QUOTA: positiveInt(
+    "Emails one tenant's events may cause per UTC day; beyond, they are held (logged) and sent on a later day.",
+    1000,
+    10_000_000,
+  ),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -106,6 +129,14 @@ const OTHER_SHUTDOWN_STEPS_MS = 5000;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const config = parseServiceConfig(configSchema, env);
+  if (config.NODE_ENV === 'production' && config.UNSUBSCRIBE_SIGNING_KEY === DEVELOPMENT_SIGNING_KEY) {
+    throw new ConfigError([
+      {
+        variable: 'UNSUBSCRIBE_SIGNING_KEY',
+        message: 'is required when NODE_ENV=production (it seals unsubscribe links)',
+      },
+    ]);
+  }
   // A graceful stop waits for running sends to end (each bounded by
   // SMTP_TIMEOUT_MS) and be recorded before the database closes: a budget
   // that cannot hold them would abandon an accepted email unrecorded, to be

@@ -5,9 +5,11 @@ import { type Config, SEND_RECORD_GRACE_MS } from './config.ts';
 import { createMailer } from './modules/email/mailer.ts';
 import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
+import { releaseHeldEmails } from './modules/email/release-held.ts';
 import { requeueStuckEmails } from './modules/email/sweep.ts';
 import { notificationHandlers } from './modules/notifications/consumers.ts';
 import { pruneNotificationLog } from './modules/notifications/store.ts';
+import { unsubscribeTokens } from './modules/suppression/token.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
 export interface WorkerHooks {
@@ -58,6 +60,7 @@ export async function startWorker(
     closeTimeoutMs: emailCloseMs,
     backoff,
     recordRetryMs: config.EMAIL_RECORD_RETRY_MS,
+    unsubscribeUrl: unsubscribeLinks(config),
     log,
     ...(hooks.onSent ? { onSent: hooks.onSent } : {}),
   });
@@ -69,6 +72,11 @@ export async function startWorker(
       emails,
       wait: { baseMs: config.DEPENDENCY_WAIT_BASE_MS, capMs: config.DEPENDENCY_WAIT_CAP_MS },
       replayHorizonMs: config.NOTIFICATION_REPLAY_HORIZON_DAYS * 24 * 3_600_000,
+      admission: {
+        welcomePerAddressPerDay: config.WELCOME_EMAILS_PER_ADDRESS_PER_DAY,
+        tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA,
+      },
+      log,
     }),
     concurrency: config.INBOX_CONCURRENCY,
     maxDeferMs: config.DEPENDENCY_WAIT_MAX_MS,
@@ -97,6 +105,15 @@ export async function startWorker(
             (keys) => keys.length > 0 && log.warn({ keys }, 'requeued stuck emails'),
           ),
       },
+      {
+        // Emails held over a tenant's quota go out as a new day's quota allows.
+        name: 'release-held-emails',
+        intervalMs: config.EMAIL_SWEEP_INTERVAL_MS,
+        run: () =>
+          releaseHeldEmails(deps.orm, emails, { tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA }).then(
+            (keys) => keys.length > 0 && log.info({ released: keys.length }, 'released held emails'),
+          ),
+      },
       // docs/design.md: the visibility timeout follows the handlers' measured p99.
       { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],
@@ -115,4 +132,11 @@ export async function startWorker(
     { name: 'email-queue', close: () => emails.close() },
     { name: 'smtp-pool', close: async () => mailer.close() },
   ];
+}
+
+/** The one-click unsubscribe link of a recipient, under UNSUBSCRIBE_BASE_URL. */
+function unsubscribeLinks(config: Config): (recipient: string) => string {
+  const tokens = unsubscribeTokens(config.UNSUBSCRIBE_SIGNING_KEY);
+  const base = config.UNSUBSCRIBE_BASE_URL.replace(/\/$/, '');
+  return (recipient) => `${base}/v1/unsubscribe?token=${tokens.issue(recipient)}`;
 }

@@ -114,6 +114,7 @@ describe('duplicates', () => {
       orm: h.deps.orm,
       mailer,
       recordRetryMs: 1000,
+      unsubscribeUrl: () => 'http://127.0.0.1/v1/unsubscribe?token=t',
       log: createLogger('notifications', 'silent'),
     });
     const job = { data: { key }, attemptsMade: 0, opts: { attempts: 3 } } as Parameters<typeof process>[0];

@@ -51,4 +51,27 @@ export const notificationsMigrations = [
     'ALTER TABLE notification_log ALTER COLUMN keep_until SET NOT NULL',
     "CREATE INDEX notification_log_keep_until_idx ON notification_log (keep_until) WHERE status <> 'queued'",
   ]),
+  defineSqlMigration('1003-notifications-abuse-controls', [
+    // suppressed: never sent (the address unsubscribed, or a cap refused it);
+    // held: over its tenant's daily quota, sent once a later day's quota allows.
+    'ALTER TABLE notification_log DROP CONSTRAINT notification_log_status_check',
+    `ALTER TABLE notification_log ADD CONSTRAINT notification_log_status_check
+       CHECK (status IN ('queued', 'sent', 'failed', 'suppressed', 'held'))`,
+    // Addresses that asked for no more email (RFC 8058 one-click unsubscribe), lowercased.
+    `CREATE TABLE suppression (
+      address text PRIMARY KEY,
+      reason text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    // Emails each tenant had recorded per UTC day, against TENANT_DAILY_EMAIL_QUOTA.
+    `CREATE TABLE tenant_email_quota (
+      tenant_id uuid NOT NULL,
+      day date NOT NULL,
+      used integer NOT NULL,
+      PRIMARY KEY (tenant_id, day)
+    )`,
+    // The welcome cap counts an address's recent welcome emails.
+    "CREATE INDEX notification_log_welcome_idx ON notification_log (lower(recipient), created_at) WHERE template = 'welcome'",
+    "CREATE INDEX notification_log_held_idx ON notification_log (created_at) WHERE status = 'held'",
+  ]),
 ];

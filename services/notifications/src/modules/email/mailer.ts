@@ -29,6 +29,8 @@ export interface OutgoingEmail extends RenderedEmail {
   /** The intent key: it travels to the provider hashed, as Message-ID and X-Idempotency-Key. */
   key: string;
   to: string;
+  /** RFC 8058 one-click unsubscribe: sent as List-Unsubscribe with List-Unsubscribe-Post. */
+  unsubscribeUrl?: string;
 }
 
 export interface AcceptedEmail {
@@ -88,7 +90,15 @@ export function createMailer(options: MailerOptions): Mailer {
               text: email.text,
               html: email.html,
               messageId,
-              headers: { [IDEMPOTENCY_HEADER]: keyDigest(email.key) },
+              headers: {
+                [IDEMPOTENCY_HEADER]: keyDigest(email.key),
+                ...(email.unsubscribeUrl
+                  ? {
+                      'List-Unsubscribe': `<${email.unsubscribeUrl}>`,
+                      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+                    }
+                  : {}),
+              },
             });
             return { messageId, providerMessageId: providerIdOf(String(info.response ?? '')) };
           } catch (error) {

@@ -12,7 +12,8 @@ import {
 } from '@hireflow/messaging';
 import { DelayedError } from 'bullmq';
 import type { TemplateName } from '../../db/entities.ts';
-import { findNotification, markAttemptFailed, markSent } from '../notifications/store.ts';
+import { findNotification, markAttemptFailed, markSent, setIntentStatus } from '../notifications/store.ts';
+import { isSuppressed } from '../suppression/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
 import { EMAIL_QUEUE, type EmailJob } from './queue.ts';
 import { render, type TemplateParams } from './templates.ts';
@@ -55,6 +56,8 @@ export interface EmailWorkerOptions {
   backoff: { base: number; cap: number };
   /** How long to keep trying to record a send the SMTP server accepted (a database failover). */
   recordRetryMs: number;
+  /** The one-click unsubscribe link of a recipient (RFC 8058), carried by every email. */
+  unsubscribeUrl: (recipient: string) => string;
   log: Logger;
   onSent?: (sent: SentEmail) => void;
 }
@@ -81,7 +84,7 @@ type EmailJobOf = Parameters<Processor>[0];
  * and X-Idempotency-Key, so a provider or a mail client can still drop it.
  */
 export function emailProcessor(
-  options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs'>,
+  options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs' | 'unsubscribeUrl'>,
 ) {
   const { orm, mailer, log } = options;
   return async (job: EmailJobOf, token?: string): Promise<SendResult> => {
@@ -90,14 +93,21 @@ export function emailProcessor(
       return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em) => {
         const notification = await findNotification(em, key);
         if (!notification) throw new PermanentError(`no notification is recorded under ${key}`);
-        if (notification.status === 'sent') {
+        if (notification.status !== 'queued') {
+          // Sent by an earlier holder, or refused (suppressed) or held: nothing to send now.
           return {
             messageId: notification.messageId,
             providerMessageId: notification.providerMessageId ?? '',
           };
         }
-        const content = renderStored(notification.template, notification.params);
-        const accepted = await mailer.send({ key, to: notification.recipient, ...content });
+        if (await isSuppressed(em, notification.recipient)) {
+          // The address unsubscribed after this email was decided.
+          await setIntentStatus(em, key, 'suppressed', 'the recipient unsubscribed');
+          return { messageId: notification.messageId, providerMessageId: '' };
+        }
+        const unsubscribeUrl = options.unsubscribeUrl(notification.recipient);
+        const content = renderStored(notification.template, notification.params, unsubscribeUrl);
+        const accepted = await mailer.send({ key, to: notification.recipient, unsubscribeUrl, ...content });
         const acceptedAt = now();
         await recordSent(em, key, accepted, { retryMs: options.recordRetryMs, log });
         options.onSent?.({ key, acceptedAt, loggedAt: now() });
@@ -150,9 +160,9 @@ async function recordSent(
 /** Milliseconds between tries to record a send: the bound doubles from 100 ms to 2 s. */
 const RECORD_BACKOFF = { base: 100, cap: 2000 };
 
-function renderStored(template: TemplateName, params: Record<string, unknown>) {
+function renderStored(template: TemplateName, params: Record<string, unknown>, unsubscribeUrl: string) {
   // The params were written from the same TemplateParams type when the intent was recorded.
-  return render(template, params as unknown as TemplateParams[typeof template]);
+  return render(template, params as unknown as TemplateParams[typeof template], { unsubscribeUrl });
 }
 
 /** The BullMQ worker of the `email` queue: concurrency, the provider's rate limit, full-jitter retries. */

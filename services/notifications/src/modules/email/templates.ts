@@ -43,6 +43,20 @@ function page(title: string, paragraphs: string[]): string {
   ].join('');
 }
 
+/** Every email ends with the way out: the one-click unsubscribe link, also in the body. */
+function withFooter(email: RenderedEmail, unsubscribeUrl: string | undefined): RenderedEmail {
+  if (!unsubscribeUrl) return email;
+  const link = escapeHtml(unsubscribeUrl);
+  return {
+    subject: email.subject,
+    text: `${email.text}\nTo get no more email from Hireflow: ${unsubscribeUrl}\n`,
+    html: email.html.replace(
+      '</body>',
+      `<p style="font-size:12px;color:#666"><a href="${link}">Unsubscribe</a> from Hireflow's emails.</p></body>`,
+    ),
+  };
+}
+
 const percent = (score: number) => `${Math.round(score * 100)} %`;
 
 const templates: { [T in TemplateName]: (params: TemplateParams[T]) => RenderedEmail } = {
@@ -81,6 +95,10 @@ const templates: { [T in TemplateName]: (params: TemplateParams[T]) => RenderedE
   },
 };
 
-export function render<T extends TemplateName>(template: T, params: TemplateParams[T]): RenderedEmail {
-  return templates[template](params);
+export function render<T extends TemplateName>(
+  template: T,
+  params: TemplateParams[T],
+  options: { unsubscribeUrl?: string } = {},
+): RenderedEmail {
+  return withFooter(templates[template](params), options.unsubscribeUrl);
 }

@@ -5,6 +5,7 @@ import {
   backoffBound,
   DeferError,
   type EventHandlers,
+  type Logger,
   type MessageContext,
   PermanentError,
   type RandomSource,
@@ -12,8 +13,9 @@ import {
 } from '@hireflow/messaging';
 import type { EmailQueue, EmailRequest } from '../email/queue.ts';
 import { findCandidate, findPosting, upsertCandidate, upsertPosting } from '../projections/store.ts';
+import { type AdmissionPolicy, admit } from './admission.ts';
 import { intentKeepUntil } from './retention.ts';
-import { type EmailIntent, recordIntent } from './store.ts';
+import { type EmailIntent, intentStatus, recordIntent, setIntentStatus } from './store.ts';
 
 export interface NotificationHandlersOptions {
   orm: MikroORM;
@@ -22,6 +24,9 @@ export interface NotificationHandlersOptions {
   wait: { baseMs: number; capMs: number };
   /** How long the producers keep their events for a replay: no intent is forgotten sooner. */
   replayHorizonMs: number;
+  /** Abuse controls: suppression, the welcome cap, tenants' daily quotas. */
+  admission: AdmissionPolicy;
+  log: Logger;
   random?: RandomSource;
 }
 
@@ -74,8 +79,13 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       postedAt,
       replayHorizonMs: options.replayHorizonMs,
     });
-    await recordIntent(em, { ...intent, keepUntil });
-    return [{ key: intent.key, template: intent.template }];
+    if (await recordIntent(em, { ...intent, keepUntil })) {
+      const refusal = await admit(em, intent, options.admission, options.log);
+      if (refusal) await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
+    }
+    // Only a queued intent gets a job (again, after a crash before the enqueue).
+    const status = await intentStatus(em, intent.key);
+    return status === 'queued' ? [{ key: intent.key, template: intent.template }] : [];
   };
 
   return {

@@ -21,12 +21,16 @@ export interface EmailIntent<T extends TemplateName = TemplateName> {
   keepUntil: Date;
 }
 
-/** Records the intent as `queued`; a key already recorded keeps its first row (and its params). */
-export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<void> {
-  await em.execute(
+/**
+ * Records the intent as `queued`; a key already recorded keeps its first row
+ * (and its params). True when this call recorded it.
+ */
+export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<boolean> {
+  const inserted = await em.execute<{ id: string }[]>(
     `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
      VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-     ON CONFLICT (key) DO NOTHING`,
+     ON CONFLICT (key) DO NOTHING
+     RETURNING id`,
     [
       intent.key,
       intent.tenantId,
@@ -37,6 +41,74 @@ export async function recordIntent(em: EntityManager, intent: EmailIntent): Prom
       messageIdFor(intent.key),
       intent.keepUntil,
     ],
+  );
+  return inserted.length > 0;
+}
+
+export async function intentStatus(em: EntityManager, key: string): Promise<NotificationStatus | undefined> {
+  const rows = await em.execute<{ status: NotificationStatus }[]>(
+    'SELECT status FROM notification_log WHERE key = ?',
+    [key],
+  );
+  return rows[0]?.status;
+}
+
+/** Moves an intent that was not sent to `suppressed` (never sent) or `held` (over quota), with why. */
+export async function setIntentStatus(
+  em: EntityManager,
+  key: string,
+  status: 'suppressed' | 'held' | 'queued',
+  reason: string | null,
+): Promise<void> {
+  await em.execute(
+    `UPDATE notification_log SET status = ?, error = ?, updated_at = now() WHERE key = ? AND status <> 'sent'`,
+    [status, reason, key],
+  );
+}
+
+/**
+ * Serialises intents to one address for the rest of the transaction (the
+ * welcome cap counts them): two tenants registering it at once wait in turn.
+ */
+export async function lockAddress(em: EntityManager, address: string): Promise<void> {
+  await em.execute('SELECT pg_advisory_xact_lock(hashtextextended(lower(?), 7))', [address]);
+}
+
+/** Welcome emails to this address (any tenant) recorded within `withinMs`, other than `key`, not refused. */
+export async function recentWelcomes(
+  em: EntityManager,
+  address: string,
+  options: { withinMs: number; exceptKey: string },
+): Promise<number> {
+  const rows = await em.execute<{ n: string }[]>(
+    `SELECT count(*) AS n FROM notification_log
+      WHERE template = 'welcome' AND lower(recipient) = lower(?) AND key <> ? AND status <> 'suppressed'
+        AND created_at > now() - ? * interval '1 millisecond'`,
+    [address, options.exceptKey, options.withinMs],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Takes one email of the tenant's quota for today (UTC); false when today's quota is used up. */
+export async function takeDailyQuota(em: EntityManager, tenantId: string, quota: number): Promise<boolean> {
+  const rows = await em.execute<{ used: number }[]>(
+    `INSERT INTO tenant_email_quota (tenant_id, day, used) VALUES (?, (now() AT TIME ZONE 'utc')::date, 1)
+     ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
+       WHERE tenant_email_quota.used < ?
+     RETURNING used`,
+    [tenantId, quota],
+  );
+  return rows.length > 0;
+}
+
+/** Held intents, oldest first: what a new day's quota may release. */
+export function heldIntents(
+  em: EntityManager,
+  limit: number,
+): Promise<{ key: string; tenant_id: string; template: TemplateName }[]> {
+  return em.execute<{ key: string; tenant_id: string; template: TemplateName }[]>(
+    `SELECT key, tenant_id, template FROM notification_log WHERE status = 'held' ORDER BY created_at LIMIT ?`,
+    [limit],
   );
 }
 

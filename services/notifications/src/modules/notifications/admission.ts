@@ -1,0 +1,54 @@
+import type { EntityManager } from '@hireflow/db';
+import type { Logger } from '@hireflow/messaging';
+import { isSuppressed } from '../suppression/store.ts';
+import { type EmailIntent, lockAddress, recentWelcomes, takeDailyQuota } from './store.ts';
+
+const DAY_MS = 24 * 3_600_000;
+
+/** The abuse controls every new email intent passes (docs/security.md, API6). */
+export interface AdmissionPolicy {
+  /** Welcome emails one address gets per 24 h, whatever the tenants registering it. */
+  welcomePerAddressPerDay: number;
+  /** Emails one tenant's events may cause per UTC day; beyond, they are held, never dropped. */
+  tenantDailyQuota: number;
+}
+
+export type Refusal = { status: 'suppressed' | 'held'; reason: string };
+
+/**
+ * Whether a newly recorded intent may go out now: not to an address that
+ * unsubscribed, not a welcome email beyond the per-address cap (a tenant
+ * registering strangers' addresses cannot make Hireflow mail them), and
+ * within its tenant's daily quota (an intent beyond it is held, counted and
+ * logged, and goes out once a later day's quota allows). Runs in the
+ * handler's transaction; an intent admitted takes one email of the quota.
+ */
+export async function admit(
+  em: EntityManager,
+  intent: Pick<EmailIntent, 'key' | 'tenantId' | 'recipient' | 'template'>,
+  policy: AdmissionPolicy,
+  log: Logger,
+): Promise<Refusal | undefined> {
+  if (await isSuppressed(em, intent.recipient)) {
+    return { status: 'suppressed', reason: 'the recipient unsubscribed' };
+  }
+  if (intent.template === 'welcome') {
+    await lockAddress(em, intent.recipient);
+    const recent = await recentWelcomes(em, intent.recipient, { withinMs: DAY_MS, exceptKey: intent.key });
+    if (recent >= policy.welcomePerAddressPerDay) {
+      log.warn(
+        { tenantId: intent.tenantId, key: intent.key },
+        'welcome email refused: the address had its welcomes today',
+      );
+      return { status: 'suppressed', reason: `the address got ${recent} welcome emails in the last 24 h` };
+    }
+  }
+  if (!(await takeDailyQuota(em, intent.tenantId, policy.tenantDailyQuota))) {
+    log.warn(
+      { tenantId: intent.tenantId, key: intent.key, quota: policy.tenantDailyQuota },
+      'tenant over its daily email quota: email held until a later day',
+    );
+    return { status: 'held', reason: `over the tenant's daily email quota (${policy.tenantDailyQuota})` };
+  }
+  return undefined;
+}
