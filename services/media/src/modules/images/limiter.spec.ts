@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as fixtures from '../../../test/fixtures/images.ts';
-import { ImageTimeoutError } from './errors.ts';
+import { ImageError, ImageTimeoutError } from './errors.ts';
 import { createImageLimiter } from './limiter.ts';
 import { configureSharp } from './sharp-settings.ts';
 import { makeVariants } from './variants.ts';
@@ -85,6 +85,42 @@ describe('createImageLimiter', () => {
     await expect(hung).rejects.toBeInstanceOf(ImageTimeoutError);
     const { variants } = await good;
     expect(variants.map((v) => v.name)).toEqual(['medium', 'thumb']);
+  });
+
+  it('ends every bad input of a mixed batch in an ImageError with a reason, and the good ones in variants', async () => {
+    const limiter = createImageLimiter({ concurrency: 4 });
+    const big = await fixtures.png(200, 200);
+    const batch = {
+      'zero bytes': Buffer.alloc(0),
+      'text named .png': fixtures.text(),
+      'truncated PNG': await fixtures.truncatedPng(),
+      '30000×30000 PNG header': fixtures.pngClaiming(30_000, 30_000),
+      PDF: fixtures.pdf(),
+      'over the byte limit': Buffer.concat([big, Buffer.alloc(10 * 1024 * 1024)]),
+      'good JPEG': await fixtures.jpeg(640, 480),
+      'good PNG': big,
+    };
+    const settled = await Promise.allSettled(
+      Object.values(batch).map((bytes) => limiter.run((signal) => makeVariants(bytes, { signal }))),
+    );
+    const outcomes = Object.fromEntries(
+      Object.keys(batch).map((label, i) => {
+        const result = settled[i]!;
+        if (result.status === 'fulfilled') return [label, 'ready'];
+        expect(result.reason).toBeInstanceOf(ImageError);
+        return [label, (result.reason as ImageError).code];
+      }),
+    );
+    expect(outcomes).toEqual({
+      'zero bytes': 'UNSUPPORTED_IMAGE_TYPE',
+      'text named .png': 'UNSUPPORTED_IMAGE_TYPE',
+      'truncated PNG': 'CORRUPT_IMAGE',
+      '30000×30000 PNG header': 'TOO_MANY_PIXELS',
+      PDF: 'UNSUPPORTED_IMAGE_TYPE',
+      'over the byte limit': 'FILE_TOO_LARGE',
+      'good JPEG': 'ready',
+      'good PNG': 'ready',
+    });
   });
 
   it('ends makeVariants with a timeout failure when the image takes longer than the limit', async () => {
