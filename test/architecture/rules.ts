@@ -43,7 +43,7 @@ export function dependencyViolations(files: SourceFile[]): string[] {
   return violations;
 }
 
-const SQL_CALL = /\.(execute|createQueryBuilder|qb|getKnex|raw)\s*[(<]/;
+const SQL_CALL = /\.(execute|createQueryBuilder|qb|getKnex)\s*[(<]/;
 
 /** SQL lives in each module's data-access file (`store.ts`); libs/db is the data layer itself. */
 export function sqlViolations(files: SourceFile[]): string[] {

@@ -50,6 +50,7 @@ try {
 
 const urls: Record<string, string> = { ...platform.services, 'sns/sqs': platform.awsEndpoint };
 if (platform.mail) urls.mail = platform.mail.uiUrl;
+if (platform.traces.uiUrl) urls.traces = platform.traces.uiUrl;
 await writeRunning(names.stateDir, { pid: process.pid, startedAt: new Date().toISOString(), urls });
 write(`\nHireflow is ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
 for (const [name, url] of Object.entries(platform.services)) {
@@ -57,6 +58,9 @@ for (const [name, url] of Object.entries(platform.services)) {
 }
 write(`  ${'sns/sqs'.padEnd(14)} ${platform.awsEndpoint}`);
 if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP ${platform.mail.smtpUrl})`);
+if (platform.traces.uiUrl) {
+  write(`  ${'traces'.padEnd(14)} ${platform.traces.uiUrl}  (OTLP ${platform.traces.otlpEndpoint})`);
+} else write(`  ${'traces'.padEnd(14)} sent to ${platform.traces.otlpEndpoint}`);
 write(`\nDemo tenant API key (kept in ${names.stateDir}/demo-api-key.json):\n  ${platform.demo.key}`);
 write(
   `  curl -s -X POST ${platform.services.jobs}/v1/jobs -H "authorization: Bearer ${platform.demo.key}" -H 'content-type: application/json' \\`,
@@ -65,6 +69,9 @@ write(
   `    -d '{"title":"Backend engineer","description":"Node, Postgres","skills":["node","postgres"],"location":"Berlin","remote":true}'`,
 );
 write(`  API docs: ${platform.services.jobs}/docs`);
+write(
+  `  The 202's traceId: pnpm trace <traceId>${platform.traces.uiUrl ? `, or open ${platform.traces.uiUrl}/trace/<traceId>` : ''}`,
+);
 write('Ctrl-C stops everything.\n');
 
 let stopping = false;

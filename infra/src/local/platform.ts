@@ -8,6 +8,7 @@ import { type Child, spawnService, waitForReady } from './children.ts';
 import { type DemoKey, ensureDemoKey } from './demo-tenant.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
+import { startTraceBackend, type TraceBackend } from './traces.ts';
 
 export interface RunningPlatform {
   services: Record<string, string>;
@@ -16,9 +17,11 @@ export interface RunningPlatform {
   awsEndpoint: string;
   demo: DemoKey;
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
+  /** Where the services send traces; `uiUrl` when the launcher runs the local trace viewer. */
+  traces: { otlpEndpoint: string; uiUrl: string | undefined };
   /** Resolves when a service exits without being asked to. */
   unexpectedExit: Promise<string>;
-  /** SIGTERM every service, wait for each, stop the emulator and mail catcher. 0 when every child exited 0. */
+  /** SIGTERM every service, wait for each, stop the emulator, mail catcher and trace viewer. 0 when every child exited 0. */
   stop(): Promise<number>;
 }
 
@@ -39,6 +42,7 @@ export async function startPlatform(
   const log = (line: string) => options.write(`launcher      | ${line}`);
   let emulator: Emulator | undefined;
   let mail: MailCatcher | undefined;
+  let traces: TraceBackend | undefined;
   const children: Child[] = [];
   let stopping = false;
 
@@ -58,6 +62,8 @@ export async function startPlatform(
       if (result.code !== 0) code = 1;
     }
     await mail?.stop();
+    // After the services: their last spans are exported as they shut down.
+    await traces?.viewer?.stop();
     await emulator?.stop();
     return code;
   };
@@ -119,6 +125,10 @@ export async function startPlatform(
       log(`mail catcher: SMTP ${mail.smtpUrl}, read mail at ${mail.uiUrl}`);
     }
 
+    const tracing = await startTraceBackend(settings);
+    traces = tracing;
+    log(tracing.description);
+
     const register = join(options.root, 'libs/telemetry/src/register.ts');
     const envOf = (service: string, index: number): Record<string, string | undefined> => ({
       ...options.env,
@@ -133,7 +143,7 @@ export async function startPlatform(
       AWS_EC2_METADATA_DISABLED: 'true',
       HIREFLOW_TOPOLOGY_PREFIX: names.topologyPrefix,
       SMTP_URL: smtpUrl,
-      OTEL_EXPORTER_OTLP_ENDPOINT: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
+      OTEL_EXPORTER_OTLP_ENDPOINT: tracing.endpoint,
       PORT: String(settings.HIREFLOW_PORT_BASE === 0 ? 0 : settings.HIREFLOW_PORT_BASE + index),
       HOST: '127.0.0.1',
       ROLE: 'all',
@@ -190,6 +200,7 @@ export async function startPlatform(
       awsEndpoint,
       demo,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
+      traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
       unexpectedExit,
       stop: stopAll,
     };

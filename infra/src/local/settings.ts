@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { logLevel, otelEndpoint, parseConfig, port, redisUrl } from '@hireflow/config';
 import { awsConfigSchema } from '@hireflow/runtime/aws';
 import { z } from 'zod';
+import { traceOtlpPort, traceUiPort } from '../trace-viewer/config.ts';
 
 const portNumber = (fallback: number, what: string) => port(fallback).describe(what);
 
@@ -25,7 +26,13 @@ export const launcherSchema = z.object({
     .regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL')
     .optional()
     .describe('Where email goes; unset: a local mail catcher is started.'),
-  OTEL_EXPORTER_OTLP_ENDPOINT: otelEndpoint(),
+  // Optional here, unlike in a service: unset means the launcher decides.
+  OTEL_EXPORTER_OTLP_ENDPOINT: otelEndpoint()
+    .unwrap()
+    .optional()
+    .describe(
+      'OTLP/HTTP endpoint for traces (Jaeger or a collector); unset: a collector already on 127.0.0.1:TRACE_OTLP_PORT, else a local trace viewer is started.',
+    ),
   LOG_LEVEL: logLevel(),
   HIREFLOW_PORT_BASE: portNumber(
     3001,
@@ -34,6 +41,8 @@ export const launcherSchema = z.object({
   EMULATOR_PORT: portNumber(4566, 'Port of the embedded SNS/SQS emulator (when AWS_ENDPOINT_URL is unset).'),
   MAIL_SMTP_PORT: portNumber(1025, 'SMTP port of the local mail catcher.'),
   MAIL_UI_PORT: portNumber(8025, 'Web page of the local mail catcher.'),
+  TRACE_OTLP_PORT: traceOtlpPort(),
+  TRACE_UI_PORT: traceUiPort(),
   HIREFLOW_STATE_DIR: z
     .string()
     .min(1)
