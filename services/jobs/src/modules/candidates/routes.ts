@@ -3,7 +3,16 @@ import { HttpProblem } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accepted, email, pageQuery, problemSchema, skills, text, uuidParam } from '../../http/schemas.ts';
+import {
+  accepted,
+  email,
+  mediaImage,
+  pageQuery,
+  problemSchema,
+  skills,
+  text,
+  uuidParam,
+} from '../../http/schemas.ts';
 import { matchesPage } from '../postings/schemas.ts';
 import { matchesPage as readMatchesPage } from '../postings/store.ts';
 import { principalOf } from '../tenants/auth.ts';
@@ -28,6 +37,9 @@ const candidateSchema = z.object({
   headline: z.string(),
   skills: z.array(z.string()),
   location: z.string(),
+  photo: mediaImage
+    .nullable()
+    .describe("The candidate's photo (an upload with ownerType candidate), once processed"),
   registeredAt: z.string(),
 });
 
