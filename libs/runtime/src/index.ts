@@ -1,4 +1,6 @@
 export { createAdminServer } from './admin.ts';
+export type { ApiKeyAuthOptions, ApiPrincipal } from './api-key-auth.ts';
+export { apiKeyAuthPlugin, hashApiKey, isPublicApiRoute, principalOf } from './api-key-auth.ts';
 export type { AwsSettings } from './aws.ts';
 export { awsConfigSchema, awsSettings, createS3Client, createSnsClient, createSqsClient } from './aws.ts';
 export type { ServiceChannels } from './channels.ts';
@@ -18,6 +20,8 @@ export type { PeriodicTask } from './maintenance.ts';
 export { startPeriodicTasks } from './maintenance.ts';
 export type { Problem } from './problem.ts';
 export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './problem.ts';
+export type { PublicApiConfig, PublicApiOptions } from './public-api.ts';
+export { publicApiConfigSchema, registerPublicApi } from './public-api.ts';
 export { readinessChecks } from './readiness.ts';
 export { closeRedis } from './redis.ts';
 export type { ServiceConfig } from './service-config.ts';

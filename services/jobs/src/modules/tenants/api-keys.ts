@@ -1,19 +1,11 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent } from '@hireflow/messaging';
+import { hashApiKey } from '@hireflow/runtime';
 import { ApiKey, Tenant } from '../../db/entities.ts';
 
 const SOURCE = 'hireflow/jobs' as const;
-
-/**
- * Keys carry 256 random bits, so a plain SHA-256 is a safe stored form (slow
- * password hashes guard low-entropy secrets; these are not). Other services
- * authenticate with the same hash, fed by `apikey.issued.v1`.
- */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
 
 function newApiKey(): string {
   return `hf_${randomBytes(32).toString('base64url')}`;
