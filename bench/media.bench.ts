@@ -4,8 +4,10 @@
 // and sharp doing the core's one-decode technique without the core (its own
 // cost). All 4 images at once, rounds interleaved and rotated so drift hits
 // them alike. One "resize" is one variant written.
-// The worker path (upload → S3 → queue → ready, p50/p99) is added beside these
-// once the worker exists.
+// The worker path beside them (bench/media-worker.ts): the `resize` worker
+// draining a batch of accepted uploads (S3 read, limiter, variants, S3 writes,
+// the conditional finish with its outbox row), in the same rounds; then
+// upload → ready latency (HTTP in-process, S3, queue, worker) at a steady rate.
 import { performance } from 'node:perf_hooks';
 import {
   configureSharp,
@@ -15,11 +17,14 @@ import {
   VARIANT_WEBP_OPTIONS,
 } from '@hireflow/media/images';
 import sharp from 'sharp';
+import { startWorkerPath, type WorkerPath } from './media-worker.ts';
 import { type BenchReport, percentile, round } from './report.ts';
 
 const CONCURRENCY = 4;
 const ROUNDS = 8;
 const IMAGES_PER_ROUND = 12;
+const STEADY_RATE_PER_S = Number(process.env.BENCH_MEDIA_RATE ?? 3);
+const STEADY_UPLOADS = Number(process.env.BENCH_MEDIA_UPLOADS ?? 45);
 
 interface Sample {
   latencies: number[];
@@ -32,10 +37,21 @@ type Variant = (images: Buffer[]) => Promise<Sample>;
 export default async function mediaBench(): Promise<BenchReport> {
   configureSharp();
   const mix = await realisticMix();
+  const path = await startWorkerPath(CONCURRENCY);
+  try {
+    return await measure(mix, path);
+  } finally {
+    await path.close();
+  }
+}
+
+async function measure(mix: { label: string; bytes: Buffer }[], path: WorkerPath): Promise<BenchReport> {
+  const WORKER = 'worker: S3 → resize → S3 → ready';
   const variants: Record<string, Variant> = {
     'sharp direct (baseline)': (images) => inLoops(images, direct),
     'sharp direct, one decode': (images) => inLoops(images, directOneDecode),
     'makeVariants via limiter': throughLimiter(),
+    [WORKER]: (images) => path.drain(images),
   };
   const names = Object.keys(variants);
   const samples = new Map(names.map((n) => [n, { latencies: [] as number[], images: 0, seconds: 0 }]));
@@ -52,10 +68,15 @@ export default async function mediaBench(): Promise<BenchReport> {
       sample.seconds += run.seconds;
     }
   }
+  const steady = await path.steady(
+    mix.map((m) => m.bytes),
+    STEADY_UPLOADS,
+    STEADY_RATE_PER_S,
+  );
 
   const resizesPerSecond = (n: string) =>
     (samples.get(n)!.images * VARIANT_SPECS.length) / samples.get(n)!.seconds;
-  const rows = names.map((n) => {
+  const rows: Record<string, string | number>[] = names.map((n) => {
     const { latencies, images, seconds } = samples.get(n)!;
     return {
       variant: n,
@@ -65,15 +86,26 @@ export default async function mediaBench(): Promise<BenchReport> {
       'per image p99 ms': round(percentile(latencies, 99), 1),
     };
   });
+  rows.push({
+    variant: `upload → ready at ${STEADY_RATE_PER_S}/s (${STEADY_UPLOADS} uploads)`,
+    'resizes/s': '',
+    'images/s': STEADY_RATE_PER_S,
+    'per image p50 ms': round(percentile(steady, 50), 1),
+    'per image p99 ms': round(percentile(steady, 99), 1),
+  });
   return {
     description:
       `${VARIANT_SPECS.map((s) => `${s.name} ≤ ${s.maxSize} px`).join(' + ')} WebP from each of ` +
       `${mix.map((m) => `${m.label} (${Math.round(m.bytes.length / 1024)} KiB)`).join(', ')}, ` +
       `${CONCURRENCY} images at once (sharp.concurrency() = ${sharp.concurrency()}, cache off), ` +
       `${ROUNDS} interleaved rounds of ${IMAGES_PER_ROUND} images per variant after a warm-up round; ` +
-      'per image = time in its slot, decode to the last variant.',
+      'per image = time in its slot, decode to the last variant (worker: from the resume to its ready). ' +
+      `The worker drains uploads accepted while it was paused; upload → ready is POST start to the ` +
+      'worker finishing the upload, at a steady rate, the worker running.',
     rows,
     ratios: {
+      'worker ÷ sharp direct (resizes/s)':
+        resizesPerSecond(WORKER) / resizesPerSecond('sharp direct (baseline)'),
       'makeVariants via limiter ÷ sharp direct (resizes/s)':
         resizesPerSecond('makeVariants via limiter') / resizesPerSecond('sharp direct (baseline)'),
       // the core's own cost (header check, limits, limiter) against sharp doing the same work
