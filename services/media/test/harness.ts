@@ -8,17 +8,10 @@ import { createMediaStore, type MediaStore } from '@hireflow/media/storage';
 import { startWorker } from '@hireflow/media/worker';
 import { jobIdFor, SnsPublisher } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
-import { type Closeable, connectDeps, createLogger, hashApiKey, type ServiceDeps } from '@hireflow/runtime';
-import {
-  createTestDatabase,
-  type TestDatabase,
-  testAws,
-  testTopology,
-  uniqueName,
-  waitFor,
-} from '@hireflow/testing';
+import { type Closeable, hashApiKey, type ServiceDeps } from '@hireflow/runtime';
+import { type TestDatabase, waitFor } from '@hireflow/testing';
+import { connectServiceUnderTest, useHarness } from '@hireflow/testing/service';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, inject } from 'vitest';
 import { entities, migrations } from '../src/db/schema.ts';
 import { applyIssued } from '../src/modules/api-keys/store.ts';
 import type { ResizeOutcome } from '../src/modules/resize/processor.ts';
@@ -119,30 +112,21 @@ export const filePart = (data: Buffer, overrides: Partial<FormPart> = {}): FormP
  * whose keys are in the projection, the worker role ready to start here.
  */
 export async function startMediaHarness(label: string, envOverrides: Record<string, string> = {}) {
-  const db = await createTestDatabase(label);
-  const aws = testAws();
-  const topology = await testTopology(aws, label);
-  aws.close();
-  const env: Record<string, string> = {
-    LOG_LEVEL: 'silent',
-    ROLE: 'all',
-    DATABASE_URL: db.url,
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
-    HIREFLOW_TOPOLOGY_PREFIX: topology.prefix,
-    REDIS_PREFIX: `test:${uniqueName(label)}`,
-    MEDIA_PUBLIC_URL: PUBLIC_URL,
-    RESIZE_BACKOFF_BASE_MS: '100',
-    RESIZE_BACKOFF_CAP_MS: '1000',
-    ...envOverrides,
-  };
-  const config = loadConfig(env);
-  const deps = await connectDeps(config, {
+  const service = await connectServiceUnderTest({
     service: 'media',
+    label,
+    loadConfig,
     entities,
     migrations,
-    env: {},
-    log: createLogger('media', config.LOG_LEVEL),
+    env: {
+      ROLE: 'all',
+      MEDIA_PUBLIC_URL: PUBLIC_URL,
+      RESIZE_BACKOFF_BASE_MS: '100',
+      RESIZE_BACKOFF_CAP_MS: '1000',
+      ...envOverrides,
+    },
   });
+  const { db, topology, env, config, deps } = service;
   const app = await buildApp(config, deps);
   const admin = await buildAdmin(config, deps);
   const store = createMediaStore(deps.s3, deps.names.bucket!);
@@ -232,8 +216,7 @@ export async function startMediaHarness(label: string, envOverrides: Record<stri
       await admin.close();
       await queue.queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
-      await deps.close();
-      await db.drop();
+      await service.close();
     },
   };
   return harness;
@@ -244,18 +227,12 @@ export function useMediaHarness(
   label: string,
   options: { worker?: boolean; env?: Record<string, string> } = {},
 ): MediaHarness {
-  let current: MediaHarness | undefined;
-  beforeAll(async () => {
-    current = await startMediaHarness(label, options.env);
-    if (options.worker !== false) await current.startWorker();
-  });
-  afterAll(async () => {
-    await current?.close();
-  });
-  return new Proxy({} as MediaHarness, {
-    get(_target, property) {
-      if (!current) throw new Error('the harness starts in beforeAll: use it in tests and hooks');
-      return current[property as keyof MediaHarness];
+  return useHarness(
+    async () => {
+      const harness = await startMediaHarness(label, options.env);
+      if (options.worker !== false) await harness.startWorker();
+      return harness;
     },
-  });
+    (harness) => harness.close(),
+  );
 }
