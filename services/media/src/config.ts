@@ -16,7 +16,7 @@ const publicUrl = z
   .transform((value) => value.replace(/\/+$/, ''))
   .default('http://127.0.0.1:3004')
   .describe(
-    'Public base of variant URLs (in GET /v1/uploads/{id} and media.processed.v1); what an <img> reaches.',
+    'Public base of variant URLs (in GET /v1/uploads/{id} and media.processed.v1); what an `<img>` on a page reaches.',
   );
 
 /** Every variable the media service reads, described; parsed once at start. */
