@@ -145,6 +145,10 @@ describe('the public variant route', () => {
     });
     expect(cached.statusCode).toBe(304);
     expect(cached.rawPayload.length).toBe(0);
+    const head = await h.app.inject({ method: 'HEAD', url: `/media/${id}/thumb.webp` });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers).toMatchObject({ 'content-type': 'image/webp', etag: thumb.headers.etag });
+    expect(head.rawPayload.length).toBe(0);
   });
 
   it('serves nothing but a ready upload’s variants: not the original, not a path, not a pending upload', async () => {
