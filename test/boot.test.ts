@@ -98,6 +98,45 @@ async function startOtlpReceiver() {
   return { endpoint: `http://127.0.0.1:${port}`, spans, close: () => new Promise((r) => server.close(r)) };
 }
 
+// A 1×1 PNG: what a client uploads (the media tests cover real images).
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+async function uploadPng(
+  mediaUrl: string,
+  auth: Record<string, string>,
+  fields: Record<string, string> = {},
+) {
+  const form = new FormData();
+  form.append('file', new Blob([PNG], { type: 'image/png' }), 'logo.png');
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  const res = await fetch(`${mediaUrl}/v1/uploads`, { method: 'POST', headers: auth, body: form });
+  expect(res.status).toBe(202);
+  return (await res.json()) as { id: string; traceId: string };
+}
+
+interface UploadView {
+  status: string;
+  variants: { name: string; url: string }[];
+}
+
+function waitForReady(mediaUrl: string, auth: Record<string, string>, id: string): Promise<UploadView> {
+  return waitFor(
+    async () => {
+      const view = (await (
+        await fetch(`${mediaUrl}/v1/uploads/${id}`, { headers: auth })
+      ).json()) as UploadView;
+      return view.status === 'pending' ? undefined : view;
+    },
+    { timeoutMs: 30_000, message: `upload ${id} finished` },
+  ).then((view) => {
+    expect(view.status).toBe('ready');
+    return view;
+  });
+}
+
 describe('pnpm start (the launcher)', () => {
   let launcher: ReturnType<typeof launch> | undefined;
   let otlp: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
@@ -163,7 +202,7 @@ describe('pnpm start (the launcher)', () => {
       body: JSON.stringify({ title: 'Boot', description: 'd', skills: [], location: 'x', remote: false }),
     });
     expect(posted.status).toBe(202);
-    const { traceId } = (await posted.json()) as { traceId: string };
+    const { id: jobId, traceId } = (await posted.json()) as { id: string; traceId: string };
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     await waitFor(() => otlp!.spans.some((s) => s.service === 'jobs' && s.traceId === traceId), {
       timeoutMs: 20_000,
@@ -204,6 +243,41 @@ describe('pnpm start (the launcher)', () => {
     });
     expect(log.items).toEqual([expect.objectContaining({ template: 'welcome', status: 'sent' })]);
 
+    // media: the demo key works there too, and an upload for the posting becomes its logo through
+    // the whole path (media API → S3 → resize worker → outbox → SNS → jobs' inbox), in one trace.
+    const auth = { authorization: `Bearer ${demo.key}` };
+    const upload = await uploadPng(urls.media!, auth, { ownerType: 'job', ownerId: jobId });
+    const uploadTrace = upload.traceId;
+    const ready = await waitForReady(urls.media!, auth, upload.id);
+    const thumb = ready.variants.find((v) => v.name === 'thumb')!;
+    // Free ports (0): the public base is the default, so the path is fetched from the real port.
+    const served = await fetch(`${urls.media}${new URL(thumb.url).pathname}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/webp');
+    await waitFor(
+      async () => {
+        const posting = (await (await fetch(`${urls.jobs}/v1/jobs/${jobId}`, { headers: auth })).json()) as {
+          logo: { uploadId: string } | null;
+        };
+        return posting.logo?.uploadId === upload.id;
+      },
+      { timeoutMs: 30_000, message: `the logo of ${jobId}` },
+    );
+    await waitFor(
+      () => {
+        const names = otlp!.spans
+          .filter((s) => s.service === 'media' && s.traceId === uploadTrace)
+          .map((s) => s.name);
+        return ['POST', 'add resize', 'process resize', 'resize'].every((prefix) =>
+          names.some((name) => name.startsWith(prefix)),
+        );
+      },
+      {
+        timeoutMs: 20_000,
+        message: `media's request, enqueue, job and resize spans of trace ${uploadTrace}`,
+      },
+    );
+
     // A second start with the same state dir reports the running one instead of failing on ports.
     const second = launch();
     expect(await second.exited).toBe(0);
@@ -214,6 +288,28 @@ describe('pnpm start (the launcher)', () => {
     for (const service of ['jobs', 'matching', 'notifications', 'media']) {
       expect(launcher.lines).toContain(`launcher      | ${service} exited with code 0`);
     }
+  }, 150_000);
+
+  it('makes the demo key work on media after a restart whose media database is new', async () => {
+    const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS hireflow_${instance}_media WITH (FORCE)`);
+    await client.end();
+    launcher = launch({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp!.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    expect(launcher.lines.join('\n')).toContain('media did not know the demo key: API keys announced again');
+    const mediaUrl = launcher.lines
+      .map((l) => l.match(/^ {2}media\s+(http:\/\/127\.0\.0\.1:\d+)\s/))
+      .find(Boolean)?.[1];
+    const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
+    const auth = { authorization: `Bearer ${demo.key}` };
+    const upload = await uploadPng(mediaUrl!, auth);
+    expect((await waitForReady(mediaUrl!, auth, upload.id)).status).toBe('ready');
+    launcher.child.kill('SIGTERM');
+    expect(await launcher.exited).toBe(0);
   }, 150_000);
 
   it('says how to start Postgres when it does not answer', async () => {

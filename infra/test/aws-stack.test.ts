@@ -280,6 +280,31 @@ describe('the stack and the provisioner agree', () => {
   });
 });
 
+describe('buckets', () => {
+  it("creates each topology bucket under the provisioner's name, private and encrypted", () => {
+    const stack = generateCloudFormation(topology, { prefix: 'staging-' });
+    const buckets = resourcesOfType(stack, 'AWS::S3::Bucket');
+    expect(buckets.map(([, r]) => r.Properties.BucketName)).toEqual(
+      Object.keys(topology.buckets ?? {}).map((name) => `staging-${name}`),
+    );
+    expect(buckets[0]![1].Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+    });
+    expect(stack.Outputs[`${buckets[0]![0]}Name`]).toEqual({
+      Description: 'Name of the staging-media bucket',
+      Value: { Ref: buckets[0]![0] },
+    });
+  });
+});
+
 describe('infra/aws/stack.json', () => {
   it("is the generator's current output", () => {
     const committed = JSON.parse(readFileSync(new URL('infra/aws/stack.json', root), 'utf8'));

@@ -61,11 +61,12 @@ export function generateCloudFormation(
   const stack = new Stack(prefix);
   for (const name of Object.keys(topology.topics)) stack.addTopic(name);
   for (const [name, def] of Object.entries(topology.queues)) stack.addInbox(topology, name, def);
+  for (const [name, def] of Object.entries(topology.buckets ?? {})) stack.addBucket(name, def.owner);
 
   return {
     AWSTemplateFormatVersion: '2010-09-09',
     Description:
-      'Hireflow messaging topology: SNS topics, SQS inboxes with dead-letter queues, subscriptions and DLQ alarms. ' +
+      'Hireflow messaging topology: SNS topics, SQS inboxes with dead-letter queues, subscriptions, DLQ alarms and S3 buckets. ' +
       'Generated from libs/contracts/src/topology.ts by infra/src/aws/cli.ts: do not edit by hand.',
     Metadata: { Hireflow: { generator: 'infra/src/aws/cli.ts', prefix } },
     Parameters: {
@@ -97,6 +98,31 @@ class Stack {
     const id = this.#add(logicalId(name, 'Topic'), 'AWS::SNS::Topic', { TopicName: this.#prefix + name });
     this.#topicIds.set(name, id);
     this.outputs[`${id}Arn`] = { Description: `ARN of the ${this.#prefix}${name} topic`, Value: ref(id) };
+  }
+
+  /**
+   * A private bucket of one service (media's originals and variants): the
+   * service reads and serves its objects itself, so S3 never serves them to
+   * the public. Its name is the prefix and the topology's name, as the
+   * provisioner makes it; bucket names are global on AWS, so the prefix
+   * must make it unique (docs/deploy.md).
+   */
+  addBucket(name: string, owner: string): void {
+    const id = this.#add(logicalId(name, 'Bucket'), 'AWS::S3::Bucket', {
+      BucketName: this.#prefix + name,
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      Tags: [{ Key: 'hireflow:owner', Value: owner }],
+    });
+    this.outputs[`${id}Name`] = { Description: `Name of the ${this.#prefix}${name} bucket`, Value: ref(id) };
   }
 
   /** The queue, its DLQ, the policy letting its topics in, its subscriptions and the DLQ alarm. */

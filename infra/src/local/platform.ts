@@ -5,7 +5,7 @@ import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@
 import { type Emulator, startEmulator } from '../emulator.ts';
 import { provisionTopology } from '../provision.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
-import { type DemoKey, ensureDemoKey } from './demo-tenant.ts';
+import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
 import { startTraceBackend, type TraceBackend } from './traces.ts';
@@ -148,6 +148,10 @@ export async function startPlatform(
       HOST: '127.0.0.1',
       ROLE: 'all',
       LOG_LEVEL: settings.LOG_LEVEL,
+      // Variant URLs name media's public port; with free ports (0) set MEDIA_PUBLIC_URL yourself.
+      ...(service === 'media' && settings.HIREFLOW_PORT_BASE !== 0 && !options.env.MEDIA_PUBLIC_URL
+        ? { MEDIA_PUBLIC_URL: `http://127.0.0.1:${settings.HIREFLOW_PORT_BASE + index}` }
+        : {}),
     });
     SERVICES.forEach((service, index) => {
       const env = envOf(service, index);
@@ -186,6 +190,16 @@ export async function startPlatform(
     );
 
     const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
+    if (
+      await ensureMediaKnowsDemoKey({
+        root: options.root,
+        env: envOf('jobs', 0),
+        mediaAdminUrl: adminUrls.media!,
+        demo,
+      })
+    ) {
+      log('media did not know the demo key: API keys announced again (pnpm cli api-key announce)');
+    }
 
     const unexpectedExit = Promise.race(
       children.map(async (child) => {

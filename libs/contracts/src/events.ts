@@ -66,14 +66,24 @@ export const mediaVariant = z.object({
   url: httpUrl,
 });
 
-export const mediaProcessedData = z.object({
-  uploadId: id,
-  tenantId: id,
-  /** What the image belongs to: a tenant's logo, a job posting, a candidate. */
-  ownerType: z.enum(['tenant', 'job', 'candidate']),
-  ownerId: id,
-  variants: z.array(mediaVariant).min(1).max(20),
-});
+/** What an upload can belong to: a job posting (its logo) or a candidate (their photo). */
+export const mediaOwnerType = z.enum(['job', 'candidate']);
+
+export const mediaProcessedData = z
+  .object({
+    uploadId: id,
+    tenantId: id,
+    /** Both or neither: an upload sent without an owner is announced too, and consumers that need one skip it. */
+    ownerType: mediaOwnerType.optional(),
+    ownerId: id.optional(),
+    /** When the upload was accepted: consumers keep the newest image, whatever order events arrive in. */
+    uploadedAt: isoTime,
+    variants: z.array(mediaVariant).min(1).max(20),
+  })
+  .refine((data) => (data.ownerType === undefined) === (data.ownerId === undefined), {
+    message: 'ownerType and ownerId go together',
+    path: ['ownerId'],
+  });
 
 export const mediaFailedData = z.object({ uploadId: id, tenantId: id, reason: shortText(1000) });
 

@@ -152,6 +152,7 @@ describe('event catalog', () => {
       tenantId: randomUUID(),
       ownerType: 'job' as const,
       ownerId: randomUUID(),
+      uploadedAt: new Date().toISOString(),
       variants: [{ ...variant, url }],
     });
     for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:image/png;base64,AAAA']) {
@@ -165,5 +166,35 @@ describe('event catalog', () => {
         source: 'hireflow/media',
       }),
     ).not.toThrow();
+  });
+
+  it('media.processed.v1: an owner is both ownerType and ownerId or neither, and carries uploadedAt', () => {
+    const variant = {
+      name: 'thumb',
+      width: 1,
+      height: 1,
+      contentType: 'image/webp',
+      url: 'http://x.test/a.webp',
+    };
+    const data = {
+      uploadId: randomUUID(),
+      tenantId: randomUUID(),
+      uploadedAt: '2026-11-29T10:00:00.000Z',
+      variants: [variant],
+    };
+    const source = { source: 'hireflow/media' } as const;
+    expect(createEvent('media.processed.v1', data, source).data).toEqual(data);
+    const owned = { ...data, ownerType: 'job' as const, ownerId: randomUUID() };
+    expect(createEvent('media.processed.v1', owned, source).data).toEqual(owned);
+    const half = issuesOf(() => createEvent('media.processed.v1', { ...data, ownerType: 'job' }, source));
+    expect(half.issues).toEqual([{ path: 'data.ownerId', message: 'ownerType and ownerId go together' }]);
+    const tenant = issuesOf(() =>
+      createEvent('media.processed.v1', { ...owned, ownerType: 'tenant' as never }, source),
+    );
+    expect(tenant.issues.map((i) => i.path)).toEqual(['data.ownerType']);
+    const { uploadedAt: _, ...undated } = data;
+    expect(issuesOf(() => createEvent('media.processed.v1', undated as never, source)).issues[0]!.path).toBe(
+      'data.uploadedAt',
+    );
   });
 });

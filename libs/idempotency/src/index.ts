@@ -8,7 +8,7 @@ export { idempotencyPlugin } from './http-plugin.ts';
 export type { IdempotencyClaim, IdempotentOptions, IdempotentWork } from './idempotent.ts';
 export { idempotent } from './idempotent.ts';
 export type { KeyPart } from './key.ts';
-export { idempotencyKey } from './key.ts';
+export { idempotencyKey, idFromKey } from './key.ts';
 export { idempotencyMigrations, processedMessageTable } from './migrations.ts';
 export type { PruneOptions } from './prune.ts';
 export { pruneExpired } from './prune.ts';

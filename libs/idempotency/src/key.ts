@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 export type KeyPart = string | number | bigint;
 
 /**
@@ -23,4 +25,16 @@ function encodePart(intent: string, part: KeyPart, index: number): string {
   const text = String(part);
   if (text.trim() === '') throw new TypeError(`idempotency key ${intent}: part ${index} is empty`);
   return text.replaceAll('%', '%25').replaceAll(':', '%3A');
+}
+
+/**
+ * A UUID (version 8, name-based) derived from a key: the same key, the same
+ * id. An entity whose id derives from its intent (a posting from its
+ * Idempotency-Key, an event from the fact it announces) is made once however
+ * often the intent is retried.
+ */
+export function idFromKey(key: string): string {
+  const hex = createHash('sha256').update(key).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -192,6 +192,28 @@ describe('transactional outbox', () => {
     expect(bodiesIds(await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 1))).toEqual([written.id]);
   });
 
+  it('republishes a re-announced event (same id) instead of refusing it, and inserts it when new', async () => {
+    const topo = await testTopology(env.aws, 'outbox-republish', smallTopology());
+    const event = jobClosed();
+    const insert = () => {
+      const statement = outboxInsert(event, { republish: true });
+      return em().execute(statement.sql, statement.params);
+    };
+    await insert();
+    const relay = relayFor(topo, { listen: false });
+    await relayUntilSent(relay, [event.id]);
+    await insert(); // the same fact announced again: pending once more, still one row
+    expect(await rowsOf([event.id])).toEqual([expect.objectContaining({ sent_at: null, attempts: 0 })]);
+    await relayUntilSent(relay, [event.id]);
+    expect(bodiesIds(await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 2))).toEqual([
+      event.id,
+      event.id,
+    ]);
+    // Without the option, a second row with the same event id is refused.
+    const plain = outboxInsert(event);
+    await expect(em().execute(plain.sql, plain.params)).rejects.toThrow(/duplicate key/);
+  });
+
   it('backs a failing row off instead of retrying it every round', async () => {
     const topo = await testTopology(env.aws, 'outbox-backoff', smallTopology());
     const event = jobPosted();

@@ -4,12 +4,10 @@ import fp from 'fastify-plugin';
 import type { FailedAuthLimiter } from './front-door.ts';
 import { HttpProblem } from './problem.ts';
 
-/** Who called: the tenant and key of a valid API key. */
+/** Who called a public route: the API key and the tenant it was issued to. */
 export interface ApiPrincipal {
   tenantId: string;
   keyId: string;
-  /** The tenant's contact address, where the service that issued the key knows it. */
-  contactEmail?: string;
 }
 
 declare module 'fastify' {
@@ -125,8 +123,12 @@ export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
   { name: 'hireflow-api-key-auth' },
 );
 
-/** The request's principal; public routes always have one. */
-export function principalOf(request: FastifyRequest): ApiPrincipal {
+/**
+ * The request's principal; public routes always have one. `P` is what the
+ * service's `lookup` returns (a principal with more fields), so the cast is
+ * the service's promise.
+ */
+export function principalOf<P extends ApiPrincipal = ApiPrincipal>(request: FastifyRequest): P {
   if (!request.principal) throw new HttpProblem(401, 'UNAUTHORIZED', 'Not authenticated');
-  return request.principal;
+  return request.principal as P;
 }

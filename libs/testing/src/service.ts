@@ -1,5 +1,8 @@
 import type { ServiceName } from '@hireflow/contracts';
+import type { SqlMigration } from '@hireflow/db';
+import type { ProvisionedTopology } from '@hireflow/infra';
 import { connectDeps, createLogger, type ServiceConfig, type ServiceDeps } from '@hireflow/runtime';
+import type { EntitySchema } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -108,5 +111,86 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', title: 'Not Found' });
+  });
+}
+
+export interface ServiceUnderTest<C extends ServiceConfig> {
+  db: TestDatabase;
+  topology: ProvisionedTopology;
+  /** What a process of this test needs in its environment. */
+  env: Record<string, string>;
+  config: C;
+  deps: ServiceDeps;
+  /** Closes the connections and drops the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * A service's connections under names of the test's own: a new database, a
+ * topology prefix (topics, queues, bucket) and a Redis prefix, against the
+ * emulator the global setup started. `env` adds or overrides variables.
+ */
+export async function connectServiceUnderTest<C extends ServiceConfig>(options: {
+  service: ServiceName;
+  label: string;
+  loadConfig(env: Record<string, string | undefined>): C;
+  // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
+  entities: EntitySchema<any, any>[];
+  migrations: SqlMigration[];
+  env?: Record<string, string>;
+}): Promise<ServiceUnderTest<C>> {
+  const db = await createTestDatabase(options.label);
+  const aws = testAws();
+  const topology = await testTopology(aws, options.label);
+  aws.close();
+  const env: Record<string, string> = {
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: db.url,
+    AWS_ENDPOINT_URL: inject('awsEndpoint'),
+    HIREFLOW_TOPOLOGY_PREFIX: topology.prefix,
+    REDIS_PREFIX: `test:${uniqueName(options.label)}`,
+    ...options.env,
+  };
+  const config = options.loadConfig(env);
+  const deps = await connectDeps(config, {
+    service: options.service,
+    entities: options.entities,
+    migrations: options.migrations,
+    env: {},
+    log: createLogger(options.service, config.LOG_LEVEL),
+  });
+  return {
+    db,
+    topology,
+    env,
+    config,
+    deps,
+    close: async () => {
+      await deps.close();
+      await db.drop();
+    },
+  };
+}
+
+/**
+ * The harness of one test file: started before its tests, closed after them.
+ * The object returned forwards to it, so tests write `h.publish(…)`.
+ */
+export function useHarness<H extends object>(
+  start: () => Promise<H>,
+  close: (harness: H) => Promise<void>,
+): H {
+  let current: H | undefined;
+  beforeAll(async () => {
+    current = await start();
+  });
+  afterAll(async () => {
+    if (current) await close(current);
+  });
+  return new Proxy({} as H, {
+    get(_target, property) {
+      if (!current) throw new Error('the harness starts in beforeAll: use it in tests and hooks');
+      return current[property as keyof H];
+    },
   });
 }

@@ -161,39 +161,92 @@ describe('match.found.v1', () => {
 });
 
 describe('media.processed.v1', () => {
-  it('attaches a processed logo to its posting, and ignores other owners', async () => {
-    const jobId = await newJob();
-    const variants = [
-      {
-        name: 'thumb',
-        width: 64,
-        height: 64,
-        contentType: 'image/webp',
-        url: 'http://127.0.0.1:4566/media/x.webp',
-      },
-    ];
+  const variantsOf = (uploadId: string) => [
+    {
+      name: 'thumb',
+      width: 128,
+      height: 96,
+      contentType: 'image/webp',
+      url: `http://127.0.0.1:3004/media/${uploadId}/thumb.webp`,
+    },
+  ];
+  const processed = (
+    owner: { ownerType: 'job' | 'candidate'; ownerId: string },
+    uploadedAt: string,
+    tenantId = h.tenants.a.tenantId,
+  ) => {
     const uploadId = randomUUID();
+    const event = createEvent(
+      'media.processed.v1',
+      { uploadId, tenantId, ...owner, uploadedAt, variants: variantsOf(uploadId) },
+      { source: 'hireflow/media', subject: uploadId },
+    );
+    return { event, image: { uploadId, variants: variantsOf(uploadId) } };
+  };
+  const newCandidate = async () =>
+    (
+      await h.app.inject({
+        method: 'POST',
+        url: '/v1/candidates',
+        headers: h.tenants.a.auth,
+        payload: { ...validCandidate, email: `${randomUUID()}@example.test` },
+      })
+    ).json<{ id: string }>().id;
+  const getCandidate = async (id: string) =>
+    (await h.app.inject({ method: 'GET', url: `/v1/candidates/${id}`, headers: h.tenants.a.auth })).json();
+
+  it("sets a posting's logo and a candidate's photo; an upload without an owner changes nothing", async () => {
+    const jobId = await newJob();
+    const candidateId = await newCandidate();
+    expect((await getCandidate(candidateId)).photo).toBeNull();
+    const logo = processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T10:00:00.000Z');
+    const photo = processed({ ownerType: 'candidate', ownerId: candidateId }, '2026-11-29T10:00:00.000Z');
+    await deliver(logo.event);
+    await deliver(photo.event);
+    const {
+      ownerType: _t,
+      ownerId: _o,
+      ...ownerless
+    } = processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T11:00:00.000Z').event.data;
+    await deliver(createEvent('media.processed.v1', ownerless, { source: 'hireflow/media' }));
+    expect((await getJob(jobId)).logo).toEqual(logo.image);
+    expect((await getCandidate(candidateId)).photo).toEqual(photo.image);
+  });
+
+  it('keeps the newer image when an older event arrives late, whatever the owner type', async () => {
+    const jobId = await newJob();
+    const candidateId = await newCandidate();
+    for (const [owner, read] of [
+      [{ ownerType: 'job', ownerId: jobId }, async () => (await getJob(jobId)).logo],
+      [{ ownerType: 'candidate', ownerId: candidateId }, async () => (await getCandidate(candidateId)).photo],
+    ] as const) {
+      const older = processed(owner, '2026-11-29T10:00:00.000Z');
+      const newer = processed(owner, '2026-11-29T10:00:01.000Z');
+      await deliver(newer.event);
+      await deliver(older.event);
+      expect(await read()).toEqual(newer.image);
+      const newest = processed(owner, '2026-11-29T10:05:00.000Z');
+      await deliver(newest.event);
+      await deliver(newer.event); // a redelivery changes nothing either
+      expect(await read()).toEqual(newest.image);
+    }
+  });
+
+  it('ignores an event whose owner belongs to another tenant', async () => {
+    const jobId = await newJob();
+    const candidateId = await newCandidate();
     await deliver(
-      createEvent(
-        'media.processed.v1',
-        { uploadId, tenantId: h.tenants.a.tenantId, ownerType: 'job', ownerId: jobId, variants },
-        { source: 'hireflow/media' },
-      ),
+      processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T10:00:00.000Z', h.tenants.b.tenantId).event,
     );
     await deliver(
-      createEvent(
-        'media.processed.v1',
-        {
-          uploadId: randomUUID(),
-          tenantId: h.tenants.a.tenantId,
-          ownerType: 'candidate',
-          ownerId: jobId,
-          variants,
-        },
-        { source: 'hireflow/media' },
-      ),
+      processed(
+        { ownerType: 'candidate', ownerId: candidateId },
+        '2026-11-29T10:00:00.000Z',
+        h.tenants.b.tenantId,
+      ).event,
     );
-    expect((await getJob(jobId)).logo).toEqual({ uploadId, variants });
+    expect((await getJob(jobId)).logo).toBeNull();
+    expect((await getCandidate(candidateId)).photo).toBeNull();
   });
 });
 

@@ -1,10 +1,10 @@
 import type { ProvisionedTopology } from '@hireflow/infra';
 import { buildApp } from '@hireflow/jobs';
 import { type Config, loadConfig } from '@hireflow/jobs/config';
-import { connectDeps, createLogger, type ServiceDeps } from '@hireflow/runtime';
-import { createTestDatabase, type TestDatabase, testAws, testTopology, uniqueName } from '@hireflow/testing';
+import type { ServiceDeps } from '@hireflow/runtime';
+import { type TestDatabase, uniqueName } from '@hireflow/testing';
+import { connectServiceUnderTest } from '@hireflow/testing/service';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
 import { entities, migrations } from '../src/db/schema.ts';
 import { issueApiKey } from '../src/modules/tenants/api-keys.ts';
 
@@ -31,27 +31,15 @@ export async function startJobsHarness(
   label: string,
   overrides: Record<string, string> = {},
 ): Promise<JobsHarness> {
-  const db = await createTestDatabase(label);
-  const aws = testAws();
-  const topology = await testTopology(aws, label);
-  aws.close();
-  const env: Record<string, string> = {
-    DATABASE_URL: db.url,
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
-    HIREFLOW_TOPOLOGY_PREFIX: topology.prefix,
-    REDIS_PREFIX: `test:${uniqueName(label)}`,
-    LOG_LEVEL: 'silent',
-    ROLE: 'api',
-    ...overrides,
-  };
-  const config = loadConfig(env);
-  const deps = await connectDeps(config, {
+  const service = await connectServiceUnderTest({
     service: 'jobs',
+    label,
+    loadConfig,
     entities,
     migrations,
-    env: {},
-    log: createLogger('jobs', config.LOG_LEVEL),
+    env: { ROLE: 'api', ...overrides },
   });
+  const { db, topology, env, config, deps } = service;
   const app = await buildApp(config, deps);
   const tenant = async (name: string): Promise<Tenant> => {
     const issued = await issueApiKey(deps.orm.em.fork(), name, `${name}@example.test`);
@@ -68,8 +56,7 @@ export async function startJobsHarness(
     tenants,
     close: async () => {
       await app.close();
-      await deps.close();
-      await db.drop();
+      await service.close();
     },
   };
 }

@@ -1,9 +1,104 @@
-import { type AppState, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
-import type { Config } from './config.ts';
+import multipart from '@fastify/multipart';
+import { idempotencyPlugin } from '@hireflow/idempotency';
+import {
+  type AppState,
+  createAdminServer,
+  createServiceServer,
+  HttpProblem,
+  registerPublicApi,
+  type ServiceDeps,
+} from '@hireflow/runtime';
+import { type Config, imageLimitsOf } from './config.ts';
+import { registerApiKeyInternalRoutes } from './modules/api-keys/routes.ts';
+import { findActiveKey } from './modules/api-keys/store.ts';
+import { configureSharp } from './modules/images/index.ts';
+import { createResizeQueue } from './modules/resize/queue.ts';
+import { createMediaStore } from './modules/storage/index.ts';
+import { uploadRoutes } from './modules/uploads/routes.ts';
+import { registerVariantRoutes } from './modules/uploads/variant-routes.ts';
 
-/** The media service's HTTP app, ready but not listening (tests use `inject()`). */
+/**
+ * The media service port, ready but not listening (tests use `inject()`):
+ * health, `POST /v1/uploads`, `GET /v1/uploads/{id}` and the public variant
+ * route `GET /media/{uploadId}/{variant}.webp`.
+ */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
   const app = createServiceServer(config, deps, state);
+  if (config.ROLE === 'worker') {
+    await app.ready();
+    return app;
+  }
+  configureSharp();
+  const limits = imageLimitsOf(config);
+  const store = createMediaStore(deps.s3, bucketOf(deps));
+
+  // Every answer is marked: nothing is sniffed, and API answers are not cached
+  // (variants set their own year-long policy).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  // Uploads are multipart only; any other body is refused with what to send.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (request, _payload, done) =>
+    done(
+      new HttpProblem(
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Send multipart/form-data with the image in the field "file"',
+        {
+          errors: [
+            {
+              field: 'content-type',
+              message: `${request.headers['content-type']} is not multipart/form-data`,
+            },
+          ],
+        },
+      ),
+    ),
+  );
+  await app.register(multipart, { limits: { fileSize: limits.maxBytes, files: 2 } });
+  await registerPublicApi(app, {
+    config,
+    redis: deps.redis,
+    // A key issued a moment ago may still be on its way to the projection: "unknown" is kept briefly.
+    auth: { lookup: (hash) => findActiveKey(deps.orm.em.fork(), hash), unknownTtlMs: 1000 },
+    // A limited client is refused before its upload is read.
+    rateLimitHook: 'preParsing',
+    log: deps.log,
+  });
+  await app.register(idempotencyPlugin, { orm: deps.orm, scope: (request) => request.principal?.tenantId });
+
+  const queue = createResizeQueue({
+    connection: deps.redis,
+    prefix: config.REDIS_PREFIX,
+    attempts: config.RESIZE_ATTEMPTS,
+    backoff: { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS },
+  });
+  app.addHook('onClose', async () => queue.close());
+  await app.register(uploadRoutes, {
+    orm: deps.orm,
+    store,
+    queue,
+    limits,
+    publicUrl: config.MEDIA_PUBLIC_URL,
+    log: deps.log,
+  });
+  registerVariantRoutes(app, { orm: deps.orm, store });
   await app.ready();
   return app;
+}
+
+/** The admin listener: whether media's projection knows an API key (`pnpm start` asks for the demo key). */
+export async function buildAdmin(config: Config, deps: ServiceDeps) {
+  const admin = createAdminServer(config, deps);
+  registerApiKeyInternalRoutes(admin, { orm: deps.orm });
+  await admin.ready();
+  return admin;
+}
+
+export function bucketOf(deps: ServiceDeps): string {
+  if (!deps.names.bucket) throw new Error('the topology gives media no bucket');
+  return deps.names.bucket;
 }

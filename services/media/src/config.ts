@@ -1,11 +1,82 @@
-import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
-import type { z } from 'zod';
+import { positiveInt } from '@hireflow/config';
+import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
+import { z } from 'zod';
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './modules/images/index.ts';
+
+const publicUrl = z
+  .string()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL without query or fragment (e.g. https://media.example.com)')
+  .transform((value) => value.replace(/\/+$/, ''))
+  .default('http://127.0.0.1:3004')
+  .describe(
+    'Public base of variant URLs (in GET /v1/uploads/{id} and media.processed.v1); what an `<img>` on a page reaches.',
+  );
 
 /** Every variable the media service reads, described; parsed once at start. */
-export const configSchema = serviceConfigSchema('media', 3004).extend({});
+export const configSchema = serviceConfigSchema('media', 3004).extend({
+  MEDIA_PUBLIC_URL: publicUrl,
+  MEDIA_MAX_FILE_BYTES: positiveInt(
+    'Largest accepted upload in bytes (413 above it).',
+    DEFAULT_IMAGE_LIMITS.maxBytes,
+    100 * 1024 * 1024,
+  ),
+  MEDIA_MAX_PIXELS: positiveInt(
+    'Largest accepted image in pixels (width × height, from its header): a decompression bomb is refused (422).',
+    DEFAULT_IMAGE_LIMITS.maxPixels,
+    268_402_689,
+  ),
+  MEDIA_IMAGE_TIMEOUT_MS: positiveInt(
+    'Wall time one image may take to decode and resize; past it the upload ends failed.',
+    DEFAULT_IMAGE_LIMITS.timeoutMs,
+    600_000,
+  ),
+  MEDIA_IMAGE_CONCURRENCY: positiveInt(
+    'Images one worker process decodes and resizes at once (sharp uses one thread per image).',
+    4,
+    64,
+  ),
+  RESIZE_CONCURRENCY: positiveInt(
+    'Resize jobs one worker process runs at once (S3 reads and writes overlap the image work).',
+    8,
+    256,
+  ),
+  RESIZE_ATTEMPTS: positiveInt(
+    'Attempts of a resize job on transient failures (S3, Postgres); bad images fail at once.',
+    8,
+    100,
+  ),
+  RESIZE_BACKOFF_BASE_MS: positiveInt(
+    'First retry delay bound of a resize job (full jitter).',
+    1000,
+    600_000,
+  ),
+  RESIZE_BACKOFF_CAP_MS: positiveInt('Largest retry delay bound of a resize job.', 600_000, 3_600_000),
+  RESIZE_SWEEP_AFTER_MS: positiveInt(
+    'An upload still pending this long has its resize job added again if it was lost (checked every half of it).',
+    60_000,
+    24 * 3_600_000,
+  ),
+  ...publicApiConfigSchema.shape,
+});
 
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
   return parseServiceConfig(configSchema, env);
+}
+
+/** The image limits the route and the worker share. */
+export function imageLimitsOf(config: Config): ImageLimits {
+  return {
+    maxBytes: config.MEDIA_MAX_FILE_BYTES,
+    maxPixels: config.MEDIA_MAX_PIXELS,
+    timeoutMs: config.MEDIA_IMAGE_TIMEOUT_MS,
+  };
 }

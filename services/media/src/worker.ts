@@ -1,7 +1,97 @@
-import type { Closeable, ServiceDeps } from '@hireflow/runtime';
-import type { Config } from './config.ts';
+import { pruneExpired } from '@hireflow/idempotency';
+import { type MessageObserver, OutboxRelay, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
+import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
+import { bucketOf } from './app.ts';
+import { type Config, imageLimitsOf } from './config.ts';
+import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
+import { configureSharp, createImageLimiter } from './modules/images/index.ts';
+import { type ResizeOutcome, startResizeWorker } from './modules/resize/processor.ts';
+import { createResizeQueue } from './modules/resize/queue.ts';
+import { sweepPendingUploads } from './modules/resize/sweep.ts';
+import { createMediaStore } from './modules/storage/index.ts';
 
-/** The media worker role. Nothing runs in it yet: the service has no consumers or jobs so far. */
-export async function startWorker(_config: Config, _deps: ServiceDeps): Promise<Closeable[]> {
-  return [];
+/** Observers a test or benchmark attaches (dependency overrides, not mocks). */
+export interface WorkerHooks {
+  onMessage?: MessageObserver;
+  onResized?: (outcome: ResizeOutcome) => void;
+}
+
+/**
+ * The media worker role: the inbox consumer (the API-key projection), the
+ * `resize` BullMQ worker (variants to S3, the upload finished with its event),
+ * the outbox relay (media.processed.v1 / media.failed.v1) and housekeeping.
+ */
+export async function startWorker(
+  config: Config,
+  deps: ServiceDeps,
+  hooks: WorkerHooks = {},
+): Promise<Closeable[]> {
+  const log = deps.log.child({ role: 'worker' });
+  configureSharp();
+  const channels = await resolveChannels(deps);
+  const limits = imageLimitsOf(config);
+  const backoff = { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS };
+
+  const relay = new OutboxRelay({
+    orm: deps.orm,
+    publisher: new SnsPublisher(deps.sns),
+    topicArns: channels.topicArns,
+    logger: log,
+  });
+  await relay.start();
+  const consumer = new SqsConsumer({
+    sqs: deps.sqs,
+    queue: channels.inbox!,
+    handlers: apiKeyHandlers(deps.orm),
+    logger: log,
+    ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
+  });
+  await consumer.start();
+  const resizer = startResizeWorker({
+    orm: deps.orm,
+    store: createMediaStore(deps.s3, bucketOf(deps)),
+    limiter: createImageLimiter({ concurrency: config.MEDIA_IMAGE_CONCURRENCY, timeoutMs: limits.timeoutMs }),
+    limits,
+    publicUrl: config.MEDIA_PUBLIC_URL,
+    log,
+    connection: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    concurrency: config.RESIZE_CONCURRENCY,
+    backoff,
+    ...(hooks.onResized ? { onFinished: hooks.onResized } : {}),
+  });
+  const queue = createResizeQueue({
+    connection: deps.redis,
+    prefix: config.REDIS_PREFIX,
+    attempts: config.RESIZE_ATTEMPTS,
+    backoff,
+  });
+
+  const housekeeping = startPeriodicTasks(
+    [
+      { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+      {
+        name: 'pending-uploads-sweep',
+        intervalMs: Math.max(1000, Math.floor(config.RESIZE_SWEEP_AFTER_MS / 2)),
+        run: async () => {
+          const swept = await sweepPendingUploads(deps.orm.em.fork(), queue, {
+            olderThanMs: config.RESIZE_SWEEP_AFTER_MS,
+          });
+          if (swept.requeued.length + swept.failed.length > 0) log.warn(swept, 'swept pending uploads');
+        },
+      },
+      // docs/design.md: the visibility timeout follows the handlers' measured p99.
+      { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
+    ],
+    log,
+  );
+
+  // Order: stop taking messages and jobs, let running resizes finish, then flush their events to SNS.
+  return [
+    housekeeping,
+    { name: 'sqs-consumer', close: () => consumer.close() },
+    { name: 'resize-worker', close: async () => void (await resizer.close()) },
+    { name: 'resize-queue', close: () => queue.close() },
+    { name: 'outbox-relay', close: () => relay.close() },
+  ];
 }

@@ -31,16 +31,21 @@ export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): O
  * `WITH posting AS (INSERT … RETURNING id) <sql> FROM posting`, which writes
  * both rows atomically in a single round trip (or neither, when `from` yields
  * no row). Validates the event and captures the active trace like `enqueueEvent`.
+ *
+ * `republish: true` is for events whose id derives from what they announce
+ * (a re-announcement of the same fact): a row with that event id is reset to
+ * pending instead of refused, so the relay publishes it again, and consumers,
+ * idempotent by event id, apply it once wherever they already had it.
  */
 export function outboxInsert(
   event: CloudEvent | AnyEvent,
-  options: { from?: string } = {},
+  options: { from?: string; republish?: boolean } = {},
 ): { sql: string; params: unknown[] } {
   const valid = parseEvent(event);
   const trace = injectTrace();
   return {
     sql: `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
-          SELECT ?, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}`,
+          SELECT ?, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}${options.republish ? REPUBLISH : ''}`,
     params: [
       valid.id,
       topicOf(valid.type),
@@ -52,3 +57,8 @@ export function outboxInsert(
     ],
   };
 }
+
+const REPUBLISH = `
+          ON CONFLICT (event_id) DO UPDATE
+            SET payload = EXCLUDED.payload, traceparent = EXCLUDED.traceparent, tracestate = EXCLUDED.tracestate,
+                baggage = EXCLUDED.baggage, sent_at = NULL, attempts = 0, last_error = NULL, next_attempt_at = NULL`;

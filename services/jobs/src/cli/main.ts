@@ -1,5 +1,6 @@
 // `pnpm cli api-key create <tenant> --contact <email> [--json]`
 // `pnpm cli api-key revoke <keyId>`
+// `pnpm cli api-key announce [--json]`
 // Reads the jobs service's configuration (DATABASE_URL, …) like the service.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@hireflow/config';
@@ -7,11 +8,12 @@ import { createOrm, ensureDatabase, migrate } from '@hireflow/db';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { entities, migrations } from '../db/schema.ts';
-import { issueApiKey, revokeApiKey } from '../modules/tenants/api-keys.ts';
+import { announceApiKeys, issueApiKey, revokeApiKey } from '../modules/tenants/api-keys.ts';
 
 const USAGE = `usage:
   pnpm cli api-key create <tenant> --contact <email> [--json]   create the tenant if new, print a new API key
-  pnpm cli api-key revoke <keyId>                                revoke a key`;
+  pnpm cli api-key revoke <keyId>                                revoke a key
+  pnpm cli api-key announce [--json]                             publish every key again (apikey.issued/revoked.v1) for consumers that missed them`;
 
 function fail(message: string, code = 64): never {
   console.error(message);
@@ -59,6 +61,10 @@ try {
     if (!z.uuid().safeParse(arg).success) fail(`keyId must be a UUID\n${USAGE}`);
     if (!(await revokeApiKey(orm.em.fork(), arg!))) fail(`no API key ${arg}`, 1);
     console.log(`revoked ${arg}`);
+  } else if (action === 'announce') {
+    const counts = await announceApiKeys(orm.em.fork());
+    if (values.json) console.log(JSON.stringify(counts));
+    else console.log(`announced ${counts.issued} active and ${counts.revoked} revoked keys`);
   } else {
     fail(USAGE);
   }

@@ -23,7 +23,8 @@ export const ApiKey = defineEntity({
   },
 });
 
-export interface Logo {
+/** A processed upload (media.processed.v1): a posting's logo, a candidate's photo. */
+export interface MediaImage {
   uploadId: string;
   variants: { name: string; width: number; height: number; contentType: string; url: string }[];
 }
@@ -43,7 +44,8 @@ export const JobPosting = defineEntity({
     status: p.enum(['processing', 'matched', 'closed'] as const),
     matchCount: p.integer().nullable(),
     matchesComputedAt: p.datetime().nullable(),
-    logo: p.json<Logo>().nullable(),
+    logo: p.json<MediaImage>().nullable(),
+    logoUploadedAt: p.datetime().nullable(),
     postedAt: p.datetime(),
     closeAt: p.datetime(),
     closedAt: p.datetime().nullable(),
@@ -62,6 +64,8 @@ export const Candidate = defineEntity({
     headline: p.string(),
     skills: p.json<string[]>(),
     location: p.string(),
+    photo: p.json<MediaImage>().nullable(),
+    photoUploadedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
 });

@@ -66,4 +66,9 @@ export const jobsMigrations = [
     // The auto-close sweep scans only open postings by their close time.
     "CREATE INDEX job_posting_open_close_at_idx ON job_posting (close_at) WHERE status <> 'closed'",
   ]),
+  defineSqlMigration('1003-jobs-media-images', [
+    // media.processed.v1 applies only when its upload is newer than the image shown.
+    'ALTER TABLE job_posting ADD COLUMN logo_uploaded_at timestamptz',
+    'ALTER TABLE candidate ADD COLUMN photo jsonb, ADD COLUMN photo_uploaded_at timestamptz',
+  ]),
 ];

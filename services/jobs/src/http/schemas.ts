@@ -40,4 +40,18 @@ export const accepted = z.object({
   traceId: z.string().nullable().describe('Trace id of this request, to open it in Jaeger'),
 });
 
+/** A processed upload of the media service: its variants, each at a public URL. */
+export const mediaImage = z.object({
+  uploadId: z.uuid(),
+  variants: z.array(
+    z.object({
+      name: z.string(),
+      width: z.number(),
+      height: z.number(),
+      contentType: z.string(),
+      url: z.string(),
+    }),
+  ),
+});
+
 export { problemSchema } from '@hireflow/runtime';

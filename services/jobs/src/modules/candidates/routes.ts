@@ -7,6 +7,7 @@ import {
   accepted,
   email,
   emailSafeText,
+  mediaImage,
   pageQuery,
   problemSchema,
   skills,
@@ -37,6 +38,9 @@ const candidateSchema = z.object({
   headline: z.string(),
   skills: z.array(z.string()),
   location: z.string(),
+  photo: mediaImage
+    .nullable()
+    .describe("The candidate's photo (an upload with ownerType candidate), once processed"),
   registeredAt: z.string(),
 });
 

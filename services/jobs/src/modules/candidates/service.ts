@@ -55,6 +55,7 @@ export function toCandidateView(candidate: CandidateEntity) {
     headline: candidate.headline,
     skills: candidate.skills,
     location: candidate.location,
+    photo: candidate.photo ?? null,
     registeredAt: candidate.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@hireflow/db';
-import { Candidate, type CandidateEntity } from '../../db/entities.ts';
+import { Candidate, type CandidateEntity, type MediaImage } from '../../db/entities.ts';
 import { newestFirstPage } from '../../http/pagination.ts';
 
 // The candidates module's data access.
@@ -66,4 +66,30 @@ export function candidatesPage(
   query: { limit: number; cursor?: string | undefined },
 ) {
   return newestFirstPage(em, Candidate, tenantId, 'createdAt', query);
+}
+
+/**
+ * Shows a processed upload as the candidate's photo: only a candidate of the
+ * event's tenant, and only an upload newer than the photo shown (ties broken
+ * by upload id), in one conditional statement. True when the photo changed.
+ */
+export async function setPhoto(
+  em: EntityManager,
+  change: { tenantId: string; candidateId: string; photo: MediaImage; uploadedAt: string },
+): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `UPDATE candidate SET photo = ?::jsonb, photo_uploaded_at = ?
+      WHERE id = ? AND tenant_id = ?
+        AND (photo_uploaded_at IS NULL OR (photo_uploaded_at, photo->>'uploadId') < (?::timestamptz, ?))
+      RETURNING id`,
+    [
+      JSON.stringify(change.photo),
+      change.uploadedAt,
+      change.candidateId,
+      change.tenantId,
+      change.uploadedAt,
+      change.photo.uploadId,
+    ],
+  );
+  return rows.length > 0;
 }

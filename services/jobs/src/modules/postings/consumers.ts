@@ -2,6 +2,7 @@ import type { CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
 import { idempotent } from '@hireflow/idempotency';
 import type { EventHandlers, Logger } from '@hireflow/messaging';
+import { setPhoto } from '../candidates/store.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { applyMatched, setLogo, upsertMatch } from './store.ts';
 
@@ -29,13 +30,17 @@ export function postingHandlers(orm: MikroORM, feed: StatusFeed, log: Logger): E
       });
     },
 
+    // A posting's logo or a candidate's photo, of the event's tenant only, and
+    // only when newer than the image shown (the stores' conditional UPDATEs).
     'media.processed.v1': async (event: CloudEvent<'media.processed.v1'>) => {
-      const { uploadId, tenantId, ownerType, ownerId, variants } = event.data;
-      if (ownerType !== 'job') return;
-      await idempotent(orm, { key: event.id, transactional: true }, async (em) => {
-        await setLogo(em, tenantId, ownerId, { uploadId, variants });
-        return true;
-      });
+      const { uploadId, tenantId, ownerType, ownerId, uploadedAt, variants } = event.data;
+      if (!ownerType || !ownerId) return;
+      const image = { uploadId, variants };
+      await idempotent(orm, { key: event.id, transactional: true }, (em) =>
+        ownerType === 'job'
+          ? setLogo(em, { tenantId, jobId: ownerId, logo: image, uploadedAt })
+          : setPhoto(em, { tenantId, candidateId: ownerId, photo: image, uploadedAt }),
+      );
     },
   };
 }

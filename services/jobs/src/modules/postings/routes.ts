@@ -1,4 +1,5 @@
 import type { MikroORM } from '@hireflow/db';
+import { idFromKey } from '@hireflow/idempotency';
 import { type ConcurrencySlots, HttpProblem, withTimeout } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -6,7 +7,7 @@ import { z } from 'zod';
 import { accepted, pageQuery, problemSchema, uuidParam } from '../../http/schemas.ts';
 import { principalOf } from '../tenants/auth.ts';
 import { matchesPage, postingSchema, postingsPage, postJobBody } from './schemas.ts';
-import { closeJob, idFromKey, postJob, toPostingView } from './service.ts';
+import { closeJob, postJob, toPostingView } from './service.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { StatusStreams } from './status-stream.ts';
 import * as store from './store.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { email, emailSafeText, skills, text } from '../../http/schemas.ts';
+import { email, emailSafeText, mediaImage, skills, text } from '../../http/schemas.ts';
 
 export const postJobBody = z
   .strictObject({
@@ -12,21 +12,6 @@ export const postJobBody = z
   })
   .describe('A job posting');
 
-const logo = z
-  .object({
-    uploadId: z.uuid(),
-    variants: z.array(
-      z.object({
-        name: z.string(),
-        width: z.number(),
-        height: z.number(),
-        contentType: z.string(),
-        url: z.string(),
-      }),
-    ),
-  })
-  .nullable();
-
 export const postingSchema = z.object({
   id: z.uuid(),
   status: z.enum(['processing', 'matched', 'closed']),
@@ -37,7 +22,7 @@ export const postingSchema = z.object({
   remote: z.boolean(),
   contactEmail: z.string(),
   matchCount: z.number().int().nullable(),
-  logo,
+  logo: mediaImage.nullable().describe("The posting's logo (an upload with ownerType job), once processed"),
   postedAt: z.string(),
   closesAt: z.string(),
   closedAt: z.string().nullable(),

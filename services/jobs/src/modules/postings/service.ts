@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent, outboxInsert } from '@hireflow/messaging';
@@ -84,13 +84,6 @@ export async function closeJob(
     );
     return { posting, changed: true };
   });
-}
-
-/** A UUID (version 8, name-based) derived from a key: the same key, the same id. */
-export function idFromKey(key: string): string {
-  const hex = createHash('sha256').update(key).digest('hex');
-  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /**

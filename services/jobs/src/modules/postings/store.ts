@@ -1,6 +1,6 @@
 import type { EntityManager } from '@hireflow/db';
 import { LockMode } from '@mikro-orm/core';
-import { JobPosting, type JobPostingEntity, type Logo } from '../../db/entities.ts';
+import { JobPosting, type JobPostingEntity, type MediaImage } from '../../db/entities.ts';
 import { decodeCursor, encodeCursor, newestFirstPage } from '../../http/pagination.ts';
 
 // The postings module's data access: every statement on job_posting and
@@ -140,12 +140,31 @@ export async function upsertMatch(
   );
 }
 
-/** Sets the posting's logo (the tenant must own the posting). */
-export async function setLogo(em: EntityManager, tenantId: string, jobId: string, logo: Logo): Promise<void> {
-  await em.execute(
-    'UPDATE job_posting SET logo = ?::jsonb, updated_at = now() WHERE id = ? AND tenant_id = ?',
-    [JSON.stringify(logo), jobId, tenantId],
+/**
+ * Shows a processed upload as the posting's logo, in one conditional
+ * statement: only a posting of the event's tenant, and only an upload newer
+ * than the logo shown (ties broken by upload id), so a late or duplicated
+ * event never replaces a newer logo. True when the logo changed.
+ */
+export async function setLogo(
+  em: EntityManager,
+  change: { tenantId: string; jobId: string; logo: MediaImage; uploadedAt: string },
+): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `UPDATE job_posting SET logo = ?::jsonb, logo_uploaded_at = ?, updated_at = now()
+      WHERE id = ? AND tenant_id = ?
+        AND (logo_uploaded_at IS NULL OR (logo_uploaded_at, logo->>'uploadId') < (?::timestamptz, ?))
+      RETURNING id`,
+    [
+      JSON.stringify(change.logo),
+      change.uploadedAt,
+      change.jobId,
+      change.tenantId,
+      change.uploadedAt,
+      change.logo.uploadId,
+    ],
   );
+  return rows.length > 0;
 }
 
 interface MatchRow {

@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
-import { enqueueEvent } from '@hireflow/messaging';
+import { idFromKey } from '@hireflow/idempotency';
+import { enqueueEvent, outboxInsert } from '@hireflow/messaging';
 import { hashApiKey } from '@hireflow/runtime';
 import { ApiKey, Tenant } from '../../db/entities.ts';
+import { allApiKeys, writeOutbox } from './store.ts';
 
 const SOURCE = 'hireflow/jobs' as const;
 
@@ -67,3 +69,51 @@ export async function revokeApiKey(em: EntityManager, keyId: string): Promise<bo
     return true;
   });
 }
+
+/**
+ * Announces every key again: `apikey.issued.v1` for each active key,
+ * `apikey.revoked.v1` for each revoked one, so that a consumer that missed
+ * them (media's projection in a new database, messages an emulator dropped)
+ * catches up. Each announcement's event id derives from the key id, so
+ * announcing twice publishes the same events again (the outbox row is reset
+ * to pending) and consumers, idempotent by event id, apply each once. The
+ * event's time is the key's own, so an announcement is the same event every time.
+ */
+export async function announceApiKeys(em: EntityManager): Promise<{ issued: number; revoked: number }> {
+  return em.transactional(async (tx) => {
+    const counts = { issued: 0, revoked: 0 };
+    for (const key of await allApiKeys(tx)) {
+      const event = key.revokedAt
+        ? createEvent(
+            'apikey.revoked.v1',
+            { keyId: key.id, tenantId: key.tenantId, revokedAt: key.revokedAt.toISOString() },
+            {
+              ...announcement(key.id, 'revoked'),
+              time: key.revokedAt.toISOString(),
+            },
+          )
+        : createEvent(
+            'apikey.issued.v1',
+            {
+              keyId: key.id,
+              tenantId: key.tenantId,
+              keyHash: key.keyHash,
+              issuedAt: key.createdAt.toISOString(),
+            },
+            {
+              ...announcement(key.id, 'issued'),
+              time: key.createdAt.toISOString(),
+            },
+          );
+      await writeOutbox(tx, outboxInsert(event, { republish: true }));
+      counts[key.revokedAt ? 'revoked' : 'issued']++;
+    }
+    return counts;
+  });
+}
+
+const announcement = (keyId: string, what: 'issued' | 'revoked') => ({
+  source: SOURCE,
+  subject: keyId,
+  id: idFromKey(`apikey-announce:${what}:${keyId}`),
+});

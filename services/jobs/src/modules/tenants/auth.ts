@@ -1,19 +1,27 @@
 import type { MikroORM } from '@hireflow/db';
-import { type ApiPrincipal, HttpProblem, principalOf as principalOfRequest } from '@hireflow/runtime';
+import {
+  type ApiKeyAuthOptions,
+  type ApiPrincipal,
+  principalOf as principalOfRequest,
+} from '@hireflow/runtime';
 import type { FastifyRequest } from 'fastify';
 import { findActiveKey } from './store.ts';
 
-/** A jobs client: the tenant, its key, and the tenant's contact address. */
-export type Principal = Required<ApiPrincipal>;
-
-/** The principal of an active key, by its hash (the shared auth plugin caches it). */
-export function keyLookup(orm: MikroORM) {
-  return (keyHash: string): Promise<ApiPrincipal | null> => findActiveKey(orm.em.fork(), keyHash);
+/** The jobs API's principal: a key, its tenant, and the tenant's contact address. */
+export interface Principal extends ApiPrincipal {
+  /** The tenant's contact address (the default contact of its postings). */
+  contactEmail: string;
 }
 
-/** The request's principal with its tenant's contact address (jobs always knows it). */
+/**
+ * Keys are looked up in jobs' own tables (the shared plugin of
+ * `@hireflow/runtime` caches them 10 s: a revocation takes effect within that).
+ */
+export function apiKeyLookup(orm: MikroORM): Omit<ApiKeyAuthOptions, 'limiter'> {
+  return { lookup: (hash) => findActiveKey(orm.em.fork(), hash) };
+}
+
+/** The request's principal; routes under /v1 always have one (jobs' lookup returns a Principal). */
 export function principalOf(request: FastifyRequest): Principal {
-  const principal = principalOfRequest(request);
-  if (principal.contactEmail === undefined) throw new HttpProblem(401, 'UNAUTHORIZED', 'Not authenticated');
-  return principal as Principal;
+  return principalOfRequest<Principal>(request);
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@hireflow/db';
+import { ApiKey, type ApiKeyEntity } from '../../db/entities.ts';
 
 // The tenants module's data access (keys and tenants are also written through
 // the unit of work in api-keys.ts).
@@ -18,4 +19,17 @@ export async function findActiveKey(em: EntityManager, keyHash: string): Promise
   );
   const row = rows[0];
   return row ? { keyId: row.id, tenantId: row.tenant_id, contactEmail: row.contact_email } : null;
+}
+
+/** Every key, active or revoked, oldest first. */
+export function allApiKeys(em: EntityManager): Promise<ApiKeyEntity[]> {
+  return em.find(ApiKey, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/** Runs an outbox statement (`outboxInsert`) on its own. */
+export async function writeOutbox(
+  em: EntityManager,
+  outbox: { sql: string; params: unknown[] },
+): Promise<void> {
+  await em.execute(outbox.sql, outbox.params);
 }

@@ -1,0 +1,35 @@
+import { defineSqlMigration } from '@hireflow/db';
+
+export const mediaMigrations = [
+  defineSqlMigration('1000-media-api-keys', [
+    `CREATE TABLE api_key (
+      key_id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL,
+      key_hash text,
+      issued_at timestamptz,
+      revoked_at timestamptz,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    'CREATE UNIQUE INDEX api_key_hash_idx ON api_key (key_hash) WHERE key_hash IS NOT NULL',
+  ]),
+  defineSqlMigration('1001-media-uploads', [
+    `CREATE TABLE upload (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL,
+      status text NOT NULL CHECK (status IN ('pending', 'ready', 'failed')),
+      owner_type text CHECK (owner_type IN ('job', 'candidate')),
+      owner_id uuid,
+      content_type text NOT NULL,
+      size_bytes integer NOT NULL,
+      width integer NOT NULL,
+      height integer NOT NULL,
+      variants jsonb,
+      reason text,
+      created_at timestamptz NOT NULL,
+      finished_at timestamptz,
+      CHECK ((owner_type IS NULL) = (owner_id IS NULL))
+    )`,
+    // The sweep scans only pending uploads, oldest first.
+    "CREATE INDEX upload_pending_idx ON upload (created_at) WHERE status = 'pending'",
+  ]),
+];

@@ -1,0 +1,17 @@
+import { type StoredObject, VARIANT_CACHE_CONTROL } from './object-store.ts';
+
+/**
+ * The headers a public variant is served with: its stored type (never
+ * guessed by the browser: `nosniff`), its ETag for revalidation, and a
+ * long-lived cache policy (the key never holds other bytes).
+ */
+export function publicVariantHeaders(object: StoredObject): Record<string, string> {
+  return {
+    'content-type': object.contentType,
+    'content-length': String(object.contentLength),
+    etag: object.etag,
+    'cache-control': object.cacheControl ?? VARIANT_CACHE_CONTROL,
+    'x-content-type-options': 'nosniff',
+    ...(object.lastModified ? { 'last-modified': object.lastModified.toUTCString() } : {}),
+  };
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { createEvent } from '@hireflow/contracts';
+import type { EntityManager } from '@hireflow/db';
+import { idFromKey } from '@hireflow/idempotency';
+import { type Logger, outboxInsert } from '@hireflow/messaging';
+import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.ts';
+import { type ImageLimits, inspectImage } from '../images/index.ts';
+import { enqueueResize, type ResizeQueue } from '../resize/queue.ts';
+import type { MediaStore } from '../storage/index.ts';
+import { findUpload, finishUpload, insertUpload } from './store.ts';
+
+const SOURCE = 'hireflow/media' as const;
+
+export interface AcceptUploadInput {
+  tenantId: string;
+  bytes: Buffer;
+  owner: { ownerType: OwnerType; ownerId: string } | undefined;
+  /** The request's scoped Idempotency-Key: the upload id derives from it. */
+  idempotencyKey: string | null;
+}
+
+export interface UploadDeps {
+  em: EntityManager;
+  store: MediaStore;
+  queue: ResizeQueue;
+  limits: ImageLimits;
+  log: Logger;
+}
+
+/**
+ * Takes an upload: what can be refused without decoding (size, type from the
+ * magic numbers, the pixel count its header claims) is refused here with an
+ * ImageError; then the original goes to S3, the upload is recorded `pending`
+ * and its resize job added. The job is added after the commit, bounded in
+ * time: should that fail, the row waits for the worker's sweep, which adds
+ * the job of any upload pending too long, so a row never stays without its
+ * job (and a job never exists without its row).
+ */
+export async function acceptUpload(deps: UploadDeps, input: AcceptUploadInput): Promise<UploadEntity> {
+  const info = await inspectImage(input.bytes, deps.limits);
+  // With an Idempotency-Key the id derives from it: a retry after the key's
+  // lease finds the upload it already made instead of making a second.
+  const id = input.idempotencyKey ? idFromKey(`upload:${input.idempotencyKey}`) : randomUUID();
+  await deps.store.putOriginal({ tenantId: input.tenantId, uploadId: id }, input.bytes, info.contentType);
+  const created = await insertUpload(deps.em, {
+    id,
+    tenantId: input.tenantId,
+    ownerType: input.owner?.ownerType ?? null,
+    ownerId: input.owner?.ownerId ?? null,
+    contentType: info.contentType,
+    sizeBytes: input.bytes.length,
+    width: info.orientedWidth,
+    height: info.orientedHeight,
+    createdAt: new Date(),
+  });
+  const upload = (await findUpload(deps.em, input.tenantId, id))!;
+  if (created || upload.status === 'pending') {
+    await enqueueResize(deps.queue, { uploadId: id, tenantId: input.tenantId }).catch((error: unknown) =>
+      deps.log.warn({ err: error, uploadId: id }, 'resize job not added; the sweep will add it'),
+    );
+  }
+  return upload;
+}
+
+/** The absolute URL a variant is served at (no API key: `<img>` sends none). */
+export function variantUrl(publicUrl: string, uploadId: string, name: string): string {
+  return `${publicUrl}/media/${uploadId}/${name}.webp`;
+}
+
+const publicVariants = (publicUrl: string, uploadId: string, variants: StoredVariant[]) =>
+  variants.map(({ name, width, height, contentType }) => ({
+    name,
+    width,
+    height,
+    contentType,
+    url: variantUrl(publicUrl, uploadId, name),
+  }));
+
+/** The API's view of an upload. */
+export function toUploadView(upload: UploadEntity, publicUrl: string) {
+  return {
+    id: upload.id,
+    status: upload.status,
+    ...(upload.reason ? { reason: upload.reason } : {}),
+    ...(upload.ownerType && upload.ownerId ? { ownerType: upload.ownerType, ownerId: upload.ownerId } : {}),
+    uploadedAt: upload.createdAt.toISOString(),
+    variants: publicVariants(publicUrl, upload.id, upload.variants ?? []),
+  };
+}
+
+/**
+ * Marks a pending upload ready and announces `media.processed.v1`, in one
+ * conditional statement: false (nothing written, nothing emitted) when the
+ * upload is no longer pending.
+ */
+export function finishReady(
+  em: EntityManager,
+  upload: UploadEntity,
+  variants: StoredVariant[],
+  publicUrl: string,
+): Promise<boolean> {
+  const event = createEvent(
+    'media.processed.v1',
+    {
+      uploadId: upload.id,
+      tenantId: upload.tenantId,
+      ...(upload.ownerType && upload.ownerId ? { ownerType: upload.ownerType, ownerId: upload.ownerId } : {}),
+      uploadedAt: upload.createdAt.toISOString(),
+      variants: publicVariants(publicUrl, upload.id, variants),
+    },
+    { source: SOURCE, subject: upload.id },
+  );
+  return finishUpload(
+    em,
+    upload.id,
+    { status: 'ready', variants },
+    outboxInsert(event, { from: 'finished' }),
+  );
+}
+
+/** Marks a pending upload failed with a reason a client may read, and announces `media.failed.v1`. */
+export function finishFailed(em: EntityManager, upload: UploadEntity, reason: string): Promise<boolean> {
+  const event = createEvent(
+    'media.failed.v1',
+    { uploadId: upload.id, tenantId: upload.tenantId, reason },
+    { source: SOURCE, subject: upload.id },
+  );
+  return finishUpload(em, upload.id, { status: 'failed', reason }, outboxInsert(event, { from: 'finished' }));
+}

@@ -1,0 +1,103 @@
+import type { EntityManager } from '@hireflow/db';
+import { type OwnerType, type StoredVariant, Upload, type UploadEntity } from '../../db/entities.ts';
+
+// The uploads module's data access: every statement on `upload` lives here.
+
+export interface NewUpload {
+  id: string;
+  tenantId: string;
+  ownerType: OwnerType | null;
+  ownerId: string | null;
+  contentType: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
+  createdAt: Date;
+}
+
+/**
+ * Records a pending upload. An id that exists already (it derives from an
+ * Idempotency-Key: a retry after the key's lease) keeps its row: false.
+ */
+export async function insertUpload(em: EntityManager, row: NewUpload): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `INSERT INTO upload (id, tenant_id, status, owner_type, owner_id, content_type, size_bytes, width, height, created_at)
+     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO NOTHING
+     RETURNING id`,
+    [
+      row.id,
+      row.tenantId,
+      row.ownerType,
+      row.ownerId,
+      row.contentType,
+      row.sizeBytes,
+      row.width,
+      row.height,
+      row.createdAt,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** The tenant's upload (another tenant's id is not found). */
+export function findUpload(em: EntityManager, tenantId: string, id: string): Promise<UploadEntity | null> {
+  return em.findOne(Upload, { id, tenantId });
+}
+
+/** Any tenant's upload: the worker acts on the id in its job. */
+export function findUploadById(em: EntityManager, id: string): Promise<UploadEntity | null> {
+  return em.findOne(Upload, { id });
+}
+
+/** The tenant of a ready upload (the public variant route serves nothing else). */
+export async function readyUploadTenant(em: EntityManager, id: string): Promise<string | undefined> {
+  const rows = await em.execute<{ tenant_id: string }[]>(
+    "SELECT tenant_id FROM upload WHERE id = ? AND status = 'ready'",
+    [id],
+  );
+  return rows[0]?.tenant_id;
+}
+
+export type Outcome = { status: 'ready'; variants: StoredVariant[] } | { status: 'failed'; reason: string };
+
+/**
+ * Finishes a pending upload and, in the same statement, writes its event to
+ * the outbox (`outbox` is `outboxInsert(event, { from: 'finished' })`): a
+ * CTE writes both or neither. An upload no longer pending (a redelivered or
+ * re-run job, a racing worker) changes nothing and emits nothing: false.
+ */
+export async function finishUpload(
+  em: EntityManager,
+  id: string,
+  outcome: Outcome,
+  outbox: { sql: string; params: unknown[] },
+): Promise<boolean> {
+  const rows = await em.execute<{ event_id: string }[]>(
+    `WITH finished AS (
+       UPDATE upload SET status = ?, variants = ?::jsonb, reason = ?, finished_at = now()
+        WHERE id = ? AND status = 'pending'
+        RETURNING id
+     )
+     ${outbox.sql}
+     RETURNING event_id`,
+    [
+      outcome.status,
+      outcome.status === 'ready' ? JSON.stringify(outcome.variants) : null,
+      outcome.status === 'failed' ? outcome.reason : null,
+      id,
+      ...outbox.params,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** Uploads pending for longer than `olderThanMs`, oldest first (the sweep checks their jobs). */
+export function stalePendingUploads(em: EntityManager, olderThanMs: number, limit: number) {
+  return em.execute<{ id: string; tenant_id: string }[]>(
+    `SELECT id, tenant_id FROM upload
+      WHERE status = 'pending' AND created_at < now() - make_interval(secs => ?::double precision / 1000)
+      ORDER BY created_at LIMIT ?`,
+    [olderThanMs, limit],
+  );
+}
