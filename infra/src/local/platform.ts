@@ -148,9 +148,12 @@ export async function startPlatform(
       HOST: '127.0.0.1',
       ROLE: 'all',
       LOG_LEVEL: settings.LOG_LEVEL,
-      // Variant URLs name media's public port; with free ports (0) set MEDIA_PUBLIC_URL yourself.
-      ...(service === 'media' && settings.HIREFLOW_PORT_BASE !== 0 && !options.env.MEDIA_PUBLIC_URL
-        ? { MEDIA_PUBLIC_URL: `http://127.0.0.1:${settings.HIREFLOW_PORT_BASE + index}` }
+      // Variant URLs name media's public port (media makes them, jobs checks
+      // them); with free ports (0) set MEDIA_PUBLIC_URL yourself.
+      ...((service === 'media' || service === 'jobs') &&
+      settings.HIREFLOW_PORT_BASE !== 0 &&
+      !options.env.MEDIA_PUBLIC_URL
+        ? { MEDIA_PUBLIC_URL: `http://127.0.0.1:${settings.HIREFLOW_PORT_BASE + SERVICES.indexOf('media')}` }
         : {}),
     });
     SERVICES.forEach((service, index) => {

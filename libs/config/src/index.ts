@@ -11,6 +11,7 @@ export {
   otelEndpoint,
   port,
   positiveInt,
+  publicBaseUrl,
   redisUrl,
   role,
   smtpUrl,

@@ -89,3 +89,19 @@ export const positiveInt = (what: string, fallback: number, max: number) =>
     .max(max, `must be at most ${max}`)
     .default(fallback)
     .describe(what);
+
+/** A public base URL (http or https, no query or fragment), trailing slashes removed. */
+export const publicBaseUrl = (fallback: string, what: string) =>
+  z
+    .string()
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash;
+      } catch {
+        return false;
+      }
+    }, 'must be an http:// or https:// URL without query or fragment (e.g. https://media.example.com)')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default(fallback)
+    .describe(what);

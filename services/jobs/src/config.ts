@@ -1,4 +1,4 @@
-import { positiveInt } from '@hireflow/config';
+import { ConfigError, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
@@ -21,6 +21,10 @@ export const configSchema = serviceConfigSchema('jobs', 3001).extend({
     600_000,
     86_400_000,
   ),
+  MEDIA_PUBLIC_URL: publicBaseUrl(
+    'http://127.0.0.1:3004',
+    "The media service's public base: logos and photos from media.processed.v1 must have URLs under it (https in production).",
+  ),
   API_DOCS: z
     .enum(['true', 'false'], { message: 'must be true or false' })
     .default('true')
@@ -31,5 +35,11 @@ export const configSchema = serviceConfigSchema('jobs', 3001).extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseServiceConfig(configSchema, env);
+  const config = parseServiceConfig(configSchema, env);
+  if (config.NODE_ENV === 'production' && !config.MEDIA_PUBLIC_URL.startsWith('https://')) {
+    throw new ConfigError([
+      { variable: 'MEDIA_PUBLIC_URL', message: 'must be an https:// URL when NODE_ENV=production' },
+    ]);
+  }
+  return config;
 }

@@ -23,7 +23,7 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
   const consumer = new SqsConsumer({
     sqs: deps.sqs,
     queue: channels.inbox!,
-    handlers: postingHandlers(deps.orm, feed, log),
+    handlers: postingHandlers(deps.orm, feed, log, { mediaPublicUrl: config.MEDIA_PUBLIC_URL }),
     logger: log,
   });
   await consumer.start();

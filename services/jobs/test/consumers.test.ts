@@ -16,7 +16,9 @@ const context = { messageId: 'm', receiveCount: 1, queueName: 'q', attributes: {
 beforeAll(async () => {
   h = await startJobsHarness('jobs-consumers');
   feed = new StatusFeed(h.deps.redis, h.config.REDIS_PREFIX);
-  handlers = postingHandlers(h.deps.orm, feed, pino({ level: 'silent' }));
+  handlers = postingHandlers(h.deps.orm, feed, pino({ level: 'silent' }), {
+    mediaPublicUrl: h.config.MEDIA_PUBLIC_URL,
+  });
 });
 afterAll(async () => {
   await feed?.close();
@@ -247,6 +249,18 @@ describe('media.processed.v1', () => {
     );
     expect((await getJob(jobId)).logo).toBeNull();
     expect((await getCandidate(candidateId)).photo).toBeNull();
+  });
+
+  it('API10: refuses as poison a variant URL outside the media service (no foreign links in pages)', async () => {
+    const jobId = await newJob();
+    const { event } = processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T10:00:00.000Z');
+    const forged = createEvent(
+      'media.processed.v1',
+      { ...event.data, variants: [{ ...event.data.variants[0]!, url: 'https://evil.example/logo.webp' }] },
+      { source: 'hireflow/media' },
+    );
+    await expect(deliver(forged)).rejects.toMatchObject({ name: 'UnrecoverableError' });
+    expect((await getJob(jobId)).logo).toBeNull();
   });
 });
 

@@ -1,23 +1,12 @@
-import { positiveInt } from '@hireflow/config';
+import { ConfigError, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './modules/images/index.ts';
 
-const publicUrl = z
-  .string()
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL without query or fragment (e.g. https://media.example.com)')
-  .transform((value) => value.replace(/\/+$/, ''))
-  .default('http://127.0.0.1:3004')
-  .describe(
-    'Public base of variant URLs (in GET /v1/uploads/{id} and media.processed.v1); what an `<img>` on a page reaches.',
-  );
+const publicUrl = publicBaseUrl(
+  'http://127.0.0.1:3004',
+  'Public base of variant URLs (in GET /v1/uploads/{id} and media.processed.v1); what an `<img>` on a page reaches; https in production.',
+);
 
 /** Every variable the media service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('media', 3004).extend({
@@ -69,7 +58,13 @@ export const configSchema = serviceConfigSchema('media', 3004).extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseServiceConfig(configSchema, env);
+  const config = parseServiceConfig(configSchema, env);
+  if (config.NODE_ENV === 'production' && !config.MEDIA_PUBLIC_URL.startsWith('https://')) {
+    throw new ConfigError([
+      { variable: 'MEDIA_PUBLIC_URL', message: 'must be an https:// URL when NODE_ENV=production' },
+    ]);
+  }
+  return config;
 }
 
 /** The image limits the route and the worker share. */

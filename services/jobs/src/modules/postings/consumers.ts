@@ -1,7 +1,7 @@
 import type { CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
 import { idempotent } from '@hireflow/idempotency';
-import type { EventHandlers, Logger } from '@hireflow/messaging';
+import { type EventHandlers, type Logger, PermanentError } from '@hireflow/messaging';
 import { setPhoto } from '../candidates/store.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { applyMatched, setLogo, upsertMatch } from './store.ts';
@@ -11,7 +11,20 @@ import { applyMatched, setLogo, upsertMatch } from './store.ts';
  * wrapper keyed by the event id, in one transaction with its write: a
  * redelivered event changes nothing twice.
  */
-export function postingHandlers(orm: MikroORM, feed: StatusFeed, log: Logger): EventHandlers {
+export interface PostingHandlerOptions {
+  /** Variant URLs must start with it (the media service's public base): a forged event cannot make pages show a foreign link. */
+  mediaPublicUrl: string;
+}
+
+export function postingHandlers(
+  orm: MikroORM,
+  feed: StatusFeed,
+  log: Logger,
+  options: PostingHandlerOptions,
+): EventHandlers {
+  const mediaBase = options.mediaPublicUrl.endsWith('/')
+    ? options.mediaPublicUrl
+    : `${options.mediaPublicUrl}/`;
   return {
     'job.matched.v1': async (event: CloudEvent<'job.matched.v1'>) => {
       const changed = await idempotent(orm, { key: event.id, transactional: true }, (em) =>
@@ -35,6 +48,11 @@ export function postingHandlers(orm: MikroORM, feed: StatusFeed, log: Logger): E
     'media.processed.v1': async (event: CloudEvent<'media.processed.v1'>) => {
       const { uploadId, tenantId, ownerType, ownerId, uploadedAt, variants } = event.data;
       if (!ownerType || !ownerId) return;
+      const foreign = variants.find((v) => !v.url.startsWith(mediaBase));
+      if (foreign) {
+        // Poison, not a retry: the event will never become acceptable (docs/security.md, API10).
+        throw new PermanentError(`media.processed.v1 ${event.id} has a variant URL outside ${mediaBase}`);
+      }
       const image = { uploadId, variants };
       await idempotent(orm, { key: event.id, transactional: true }, (em) =>
         ownerType === 'job'
