@@ -26,7 +26,8 @@ function launch(extraEnv: Record<string, string> = {}) {
       EMULATOR_PORT: '0',
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
-      LOG_LEVEL: 'info',
+      // Every log line the services write, to look for personal data in.
+      LOG_LEVEL: 'debug',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,6 +69,8 @@ interface ExportedSpan {
   service: string;
   traceId: string;
   name: string;
+  /** The span as exported (attributes, events …), to look for personal data in. */
+  raw: string;
 }
 
 /** A minimal OTLP/HTTP (JSON) trace receiver: what the services export. */
@@ -84,7 +87,7 @@ async function startOtlpReceiver() {
             ?.value?.stringValue;
           for (const ss of rs.scopeSpans ?? []) {
             for (const span of ss.spans ?? [])
-              spans.push({ service, traceId: span.traceId, name: span.name });
+              spans.push({ service, traceId: span.traceId, name: span.name, raw: JSON.stringify(span) });
           }
         }
       } catch {
@@ -136,6 +139,9 @@ function waitForReady(mediaUrl: string, auth: Record<string, string>, id: string
     return view;
   });
 }
+
+/** A candidate whose name and address must appear in no span and no log line (docs/security.md, API3). */
+const CANDIDATE = { name: 'Zephyrine Quillfeather', email: `zephyrine.${instance}@privacy.example` };
 
 describe('pnpm start (the launcher)', () => {
   let launcher: ReturnType<typeof launch> | undefined;
@@ -215,8 +221,8 @@ describe('pnpm start (the launcher)', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        name: 'Boot',
-        email: 'boot@example.test',
+        name: CANDIDATE.name,
+        email: CANDIDATE.email,
         headline: '',
         skills: [],
         location: '',
@@ -232,7 +238,7 @@ describe('pnpm start (the launcher)', () => {
     );
 
     // The notification log is read on the notifications admin port, never on its service port.
-    const internal = '/internal/notifications?recipient=boot%40example.test';
+    const internal = `/internal/notifications?recipient=${encodeURIComponent(CANDIDATE.email)}`;
     expect((await fetch(`${urls.notifications}${internal}`)).status).toBe(404);
     // The send is recorded right after the SMTP accept the span above saw.
     const log = await waitFor(async () => {
@@ -287,6 +293,24 @@ describe('pnpm start (the launcher)', () => {
     expect(await launcher.exited).toBe(0);
     for (const service of ['jobs', 'matching', 'notifications', 'media']) {
       expect(launcher.lines).toContain(`launcher      | ${service} exited with code 0`);
+    }
+
+    // API3: the candidate's name and address went through every service (HTTP,
+    // Postgres, SNS, SQS, BullMQ, SMTP), and appear in no exported span and
+    // no log line (debug level).
+    const candidateSpans = otlp.spans.filter((s) => s.traceId === candidateTrace);
+    expect(candidateSpans.length).toBeGreaterThan(10);
+    expect(candidateSpans.some((s) => s.raw.includes('db.query.text'))).toBe(true);
+    const [local, domain] = CANDIDATE.email.split('@') as [string, string];
+    for (const secret of [CANDIDATE.email, local, domain, CANDIDATE.name, 'Quillfeather']) {
+      expect(
+        otlp.spans.filter((s) => s.raw.includes(secret)).map((s) => `${s.service}: ${s.name}`),
+        secret,
+      ).toEqual([]);
+      expect(
+        launcher.lines.filter((line) => line.includes(secret)),
+        secret,
+      ).toEqual([]);
     }
   }, 150_000);
 

@@ -99,6 +99,16 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
     }
   });
 
+  it("API5 broken function level authorization: no internal or admin route in the service port's route table", () => {
+    const paths = app
+      .printRoutes({ commonPrefix: false })
+      .split('\n')
+      .map((line) => /(\/\S*)/.exec(line)?.[1])
+      .filter((path): path is string => path !== undefined);
+    expect(paths).toContain('/health/ready');
+    expect(paths.filter((path) => /^\/(internal|metrics|admin)/.test(path))).toEqual([]);
+  });
+
   it('serves nothing internal or administrative on the service port', async () => {
     for (const url of ['/internal/notifications?recipient=a@example.test', '/metrics', '/admin/queues']) {
       const res = await app.inject({ method: 'GET', url });
