@@ -1,0 +1,70 @@
+// The stack's settings, from CDK context (`cdk synth -c prefix=staging-`, or
+// `context` in cdk.json), validated with a message naming each bad one.
+import { fileURLToPath } from 'node:url';
+import { ConfigError, parseConfig, topologyPrefix } from '@hireflow/config';
+import { z } from 'zod';
+
+/** The repository root: the Docker build context of the one image. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** ADOT collector, pinned; override with `-c collectorImage=...`. */
+export const DEFAULT_COLLECTOR_IMAGE = 'public.ecr.aws/aws-observability/aws-otel-collector:v0.48.0';
+
+const optionalText = (description: string, pattern?: RegExp, message?: string) => {
+  const text = z.string().trim();
+  return (pattern ? text.regex(pattern, message) : text).optional().describe(description);
+};
+
+const flag = (description: string) =>
+  z
+    .union([z.boolean(), z.enum(['true', 'false'])], { message: 'must be true or false' })
+    .transform((value) => value === true || value === 'true')
+    .default(false)
+    .describe(description);
+
+export const settingsSchema = z.object({
+  prefix: topologyPrefix().describe(
+    'Prefix of every topic and queue name (and the stack name): the HIREFLOW_TOPOLOGY_PREFIX of its services.',
+  ),
+  imageUri: optionalText(
+    'A service image already pushed (CI); unset: cdk deploy builds the repository Dockerfile.',
+    /^[a-z0-9.-]+(:[0-9]+)?\/[^\s]+$/,
+    'must be an image reference: registry/repository:tag or @sha256:digest',
+  ),
+  certificateArn: optionalText(
+    'ACM certificate for HTTPS on the load balancer; unset: HTTP on port 80 only.',
+    /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/,
+    'must be an ACM certificate ARN',
+  ),
+  alertEmail: z
+    .email({ message: 'must be an email address' })
+    .optional()
+    .describe('Subscribed to the alert topic (dead letters); confirm the email AWS sends.'),
+  publicUrl: optionalText(
+    "Public base URL (a domain or CDN in front of the load balancer); unset: the load balancer's own name.",
+    /^https?:\/\/[^\s/]+$/,
+    'must be an http(s) origin without a path: https://api.example.com',
+  ),
+  collectorImage: z.string().min(1).default(DEFAULT_COLLECTOR_IMAGE).describe('ADOT collector image.'),
+  multiAz: flag('A standby for Postgres and a replica for Redis in a second zone (about twice their price).'),
+});
+
+export type StackSettings = z.output<typeof settingsSchema>;
+
+/** Settings from a context lookup (`app.node.tryGetContext`); throws a ConfigError naming each bad key. */
+export function settingsFromContext(context: (key: string) => unknown): StackSettings {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(settingsSchema.shape)) {
+    const value = context(key);
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  return parseConfig(settingsSchema, raw as Record<string, string | undefined>);
+}
+
+export { ConfigError };
+
+/** `hireflow`, or `hireflow-staging` for the prefix `staging-`. */
+export function stackNameOf(settings: Pick<StackSettings, 'prefix'>): string {
+  const suffix = settings.prefix.replace(/-+$/, '');
+  return suffix ? `hireflow-${suffix}` : 'hireflow';
+}
