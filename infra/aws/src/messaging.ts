@@ -140,6 +140,16 @@ export class Messaging extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
+    // Its own policy replaces SNS's default one, which is what lets CloudWatch publish.
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    );
     if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
     output(this, 'AlertTopicArn', topic.topicArn, 'Alarms notify this topic');
     return topic;
