@@ -22,32 +22,45 @@ const flag = (description: string) =>
     .default(false)
     .describe(description);
 
-export const settingsSchema = z.object({
-  prefix: topologyPrefix().describe(
-    'Prefix of every topic and queue name (and the stack name): the HIREFLOW_TOPOLOGY_PREFIX of its services.',
-  ),
-  imageUri: optionalText(
-    'A service image already pushed (CI); unset: cdk deploy builds the repository Dockerfile.',
-    /^[a-z0-9.-]+(:[0-9]+)?\/[^\s]+$/,
-    'must be an image reference: registry/repository:tag or @sha256:digest',
-  ),
-  certificateArn: optionalText(
-    'ACM certificate for HTTPS on the load balancer; unset: HTTP on port 80 only.',
-    /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/,
-    'must be an ACM certificate ARN',
-  ),
-  alertEmail: z
-    .email({ message: 'must be an email address' })
-    .optional()
-    .describe('Subscribed to the alert topic (dead letters); confirm the email AWS sends.'),
-  publicUrl: optionalText(
-    "Public base URL (a domain or CDN in front of the load balancer); unset: the load balancer's own name.",
-    /^https?:\/\/[^\s/]+$/,
-    'must be an http(s) origin without a path: https://api.example.com',
-  ),
-  collectorImage: z.string().min(1).default(DEFAULT_COLLECTOR_IMAGE).describe('ADOT collector image.'),
-  multiAz: flag('A standby for Postgres and a replica for Redis in a second zone (about twice their price).'),
-});
+export const settingsSchema = z
+  .object({
+    prefix: topologyPrefix().describe(
+      'Prefix of every topic and queue name (and the stack name): the HIREFLOW_TOPOLOGY_PREFIX of its services.',
+    ),
+    imageUri: optionalText(
+      'A service image already pushed (CI); unset: cdk deploy builds the repository Dockerfile.',
+      /^[a-z0-9.-]+(:[0-9]+)?\/[^\s]+$/,
+      'must be an image reference: registry/repository:tag or @sha256:digest',
+    ),
+    certificateArn: optionalText(
+      'ACM certificate for HTTPS on the load balancer; unset: HTTP on port 80 only.',
+      /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/,
+      'must be an ACM certificate ARN',
+    ),
+    alertEmail: z
+      .email({ message: 'must be an email address' })
+      .optional()
+      .describe('Subscribed to the alert topic (dead letters); confirm the email AWS sends.'),
+    publicUrl: optionalText(
+      "Public base URL (a domain or CDN in front of the load balancer); unset: the load balancer's own name.",
+      /^https?:\/\/[^\s/]+$/,
+      'must be an http(s) origin without a path: https://api.example.com',
+    ),
+    collectorImage: z.string().min(1).default(DEFAULT_COLLECTOR_IMAGE).describe('ADOT collector image.'),
+    multiAz: flag(
+      'A standby for Postgres and a replica for Redis in a second zone (about twice their price).',
+    ),
+  })
+  .superRefine((settings, ctx) => {
+    // The certificate is for a domain, not for the load balancer's own name.
+    if (settings.certificateArn && !settings.publicUrl?.startsWith('https://')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['publicUrl'],
+        message: 'must be the https:// URL of the domain the certificate is for, when certificateArn is set',
+      });
+    }
+  });
 
 export type StackSettings = z.output<typeof settingsSchema>;
 
