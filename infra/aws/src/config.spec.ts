@@ -5,7 +5,12 @@ const fromContext = (context: Record<string, unknown>) => settingsFromContext((k
 
 describe('stack settings from CDK context', () => {
   it('defaults to the plain topology names, a Docker build of the repository and one zone per store', () => {
-    expect(fromContext({})).toEqual({ prefix: '', collectorImage: DEFAULT_COLLECTOR_IMAGE, multiAz: false });
+    expect(fromContext({})).toEqual({
+      prefix: '',
+      collectorImage: DEFAULT_COLLECTOR_IMAGE,
+      multiAz: false,
+      traceSampleRatio: 0.1,
+    });
     expect(stackNameOf(fromContext({}))).toBe('hireflow');
   });
 
@@ -25,12 +30,19 @@ describe('stack settings from CDK context', () => {
     });
     expect(stackNameOf(settings)).toBe('hireflow-staging');
     expect(fromContext({ multiAz: true }).multiAz).toBe(true);
+    expect(fromContext({ traceSampleRatio: '1' }).traceSampleRatio).toBe(1);
   });
 
   it('names each bad key', () => {
     const error = (() => {
       try {
-        fromContext({ prefix: 'Not Valid', imageUri: 'latest', multiAz: 'yes', alertEmail: 'oncall' });
+        fromContext({
+          prefix: 'Not Valid',
+          imageUri: 'latest',
+          multiAz: 'yes',
+          alertEmail: 'oncall',
+          traceSampleRatio: '2',
+        });
       } catch (e) {
         return e;
       }
@@ -41,6 +53,7 @@ describe('stack settings from CDK context', () => {
       'imageUri',
       'multiAz',
       'prefix',
+      'traceSampleRatio',
     ]);
   });
 

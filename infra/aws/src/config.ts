@@ -47,6 +47,14 @@ export const settingsSchema = z
       'must be an http(s) origin without a path: https://api.example.com',
     ),
     collectorImage: z.string().min(1).default(DEFAULT_COLLECTOR_IMAGE).describe('ADOT collector image.'),
+    traceSampleRatio: z.coerce
+      .number({ message: 'must be a number from 0 to 1' })
+      .min(0, 'must be a number from 0 to 1')
+      .max(1, 'must be a number from 0 to 1')
+      .default(0.1)
+      .describe(
+        'Share of traces kept (decided at the root, kept whole across services). X-Ray bills per trace, and the background polling alone starts several a second.',
+      ),
     multiAz: flag(
       'A standby for Postgres and a replica for Redis in a second zone (about twice their price).',
     ),

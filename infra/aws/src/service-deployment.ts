@@ -11,7 +11,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type ServiceChannels, serviceChannelStatements } from './permissions.ts';
 import { adminPortOf, type ServicePlan, STOP_TIMEOUT_SECONDS, type TaskSize } from './plan.ts';
-import { addCollector, collectorStatement, OTLP_ENDPOINT } from './telemetry.ts';
+import { addCollector, collectorStatement, telemetryEnvironment } from './telemetry.ts';
 
 export type Role = 'api' | 'worker';
 
@@ -130,14 +130,18 @@ function roleEnvironment(service: ServiceName, plan: ServicePlan, role: Role): R
     // A scraper in the VPC reaches it; the security group keeps everyone else out.
     ADMIN_HOST: '0.0.0.0',
     ADMIN_PORT: String(adminPortOf(plan)),
-    OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_ENDPOINT,
     OTEL_SERVICE_NAME: service,
   };
 }
 
 /** The stack-wide variables of every service process. */
-export function stackEnvironment(scope: Construct, prefix: string): Record<string, string> {
+export function stackEnvironment(
+  scope: Construct,
+  prefix: string,
+  sampleRatio: number,
+): Record<string, string> {
   return {
+    ...telemetryEnvironment(sampleRatio),
     AWS_REGION: Stack.of(scope).region,
     HIREFLOW_TOPOLOGY_PREFIX: prefix,
     // RDS for PostgreSQL 15+ refuses unencrypted connections. Encrypt without

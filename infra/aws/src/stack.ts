@@ -76,7 +76,7 @@ export class HireflowStack extends Stack {
         collectorImage: settings.collectorImage,
         channels: this.#channels(service, t),
         environment: {
-          ...stackEnvironment(this, settings.prefix),
+          ...stackEnvironment(this, settings.prefix, settings.traceSampleRatio),
           ...this.#bucketEnvironment(service, t),
           ...(service === 'media' ? { MEDIA_PUBLIC_URL: publicUrl } : {}),
         },

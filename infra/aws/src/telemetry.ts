@@ -9,6 +9,17 @@ import { COLLECTOR_MEMORY_MIB } from './plan.ts';
 export const OTLP_ENDPOINT = 'http://127.0.0.1:4318';
 
 /**
+ * The OpenTelemetry SDK's own variables: the sidecar, and a sampler that
+ * decides at the root and is followed downstream (the traceparent's sampled
+ * flag crosses SNS and SQS), so a kept trace is whole.
+ */
+export const telemetryEnvironment = (sampleRatio: number): Record<string, string> => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_ENDPOINT,
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: String(sampleRatio),
+});
+
+/**
  * Traces only: metrics stay Prometheus on the admin port (a scraper in the
  * VPC), logs go to CloudWatch through the awslogs driver. Loopback only:
  * nothing outside the task can send spans in.
