@@ -174,6 +174,7 @@ export class Messaging extends Construct {
   }
 }
 
+/** An output under a plain name (`JobsInboxQueueUrl`), not one suffixed with a hash of its path. */
 function output(scope: Construct, id: string, value: string, description: string): void {
-  new CfnOutput(scope, id, { value, description });
+  new CfnOutput(scope, id, { value, description }).overrideLogicalId(id);
 }

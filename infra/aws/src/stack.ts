@@ -86,6 +86,11 @@ export class HireflowStack extends Stack {
       this.dataStores.allowFrom(deployment.securityGroup, service);
       this.deployments.set(service, deployment);
 
+      for (const [role, fargate] of deployment.roles) {
+        new CfnOutput(this, `${capitalize(service)}${capitalize(role)}ServiceName`, {
+          value: fargate.serviceName,
+        });
+      }
       const api = deployment.roles.get('api');
       if (api && servicePlan.api) {
         this.entry.route(`${capitalize(service)}Api`, api, servicePlan.port, servicePlan.api.routes);
@@ -121,6 +126,16 @@ export class HireflowStack extends Stack {
       description: "Put the mail provider's SMTP URL here, then redeploy notifications",
     });
     new CfnOutput(this, 'AdminTokenSecret', { value: this.appSecrets.adminToken.secretArn });
+    // For one-off commands (`pnpm cli api-key create`) as an ECS task: docs/deploy.md.
+    const jobs = this.deployments.get('jobs');
+    const jobsWorker = jobs?.roles.get('worker');
+    if (jobs && jobsWorker) {
+      new CfnOutput(this, 'JobsTaskDefinition', { value: jobsWorker.taskDefinition.family });
+      new CfnOutput(this, 'JobsSecurityGroup', { value: jobs.securityGroup.securityGroupId });
+      new CfnOutput(this, 'PrivateSubnets', {
+        value: vpc.privateSubnets.map((subnet) => subnet.subnetId).join(','),
+      });
+    }
   }
 
   /**
