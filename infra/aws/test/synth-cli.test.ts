@@ -59,6 +59,6 @@ describe('pnpm synth', () => {
   it('refuses bad context with a message naming the key', { timeout: 60_000 }, async () => {
     const result = await synth('--output', join(out, 'bad'), '-c', 'prefix=Not Valid');
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('prefix: must contain only lowercase letters');
+    expect(result.stderr + result.stdout).toContain('prefix: must contain only lowercase letters');
   });
 });
