@@ -20,6 +20,21 @@ export type { Logger } from './logger.ts';
 export { createLogger } from './logger.ts';
 export type { PeriodicTask } from './maintenance.ts';
 export { startPeriodicTasks } from './maintenance.ts';
+export type {
+  DeadLetterAlarms,
+  OutboxStats,
+  QueueGauges,
+  QueueSamplerOptions,
+  ServiceMetrics,
+} from './metrics/index.ts';
+export {
+  BULL_BOARD_PATH,
+  createMetrics,
+  deadLetterAlarms,
+  registerBullBoard,
+  sampleQueues,
+  startQueueSampler,
+} from './metrics/index.ts';
 export type { Problem } from './problem.ts';
 export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './problem.ts';
 export type { PublicApiConfig, PublicApiOptions } from './public-api.ts';
@@ -31,6 +46,7 @@ export {
   adminPortOf,
   parseConfig,
   parseServiceConfig,
+  samplesQueues,
   serviceConfigSchema,
   trustProxyOf,
 } from './service-config.ts';
