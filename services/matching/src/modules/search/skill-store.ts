@@ -11,6 +11,8 @@ export class SkillStore {
   readonly #names: string[] = [];
   #start = new Uint32Array(0);
   #count = new Uint16Array(0);
+  #signature = new Uint32Array(0);
+  #querySignature = 0;
   #pool = new Int32Array(1024);
   #used = 0;
   #live = 0;
@@ -23,8 +25,11 @@ export class SkillStore {
     start.set(this.#start);
     const count = new Uint16Array(rows);
     count.set(this.#count);
+    const signature = new Uint32Array(rows);
+    signature.set(this.#signature);
     this.#start = start;
     this.#count = count;
+    this.#signature = signature;
   }
 
   /** Sets row `row`'s skills (canonical keys; duplicates are dropped). `rows` = rows in use, for compaction. */
@@ -36,13 +41,20 @@ export class SkillStore {
     if (this.#used + unique.length > this.#pool.length) this.#makeRoom(unique.length, rows);
     this.#start[row] = this.#used;
     this.#count[row] = unique.length;
-    for (const skill of unique) this.#pool[this.#used++] = this.#intern(skill);
+    let signature = 0;
+    for (const skill of unique) {
+      const id = this.#intern(skill);
+      this.#pool[this.#used++] = id;
+      signature |= 1 << (id & 31);
+    }
+    this.#signature[row] = signature;
     this.#live += unique.length;
   }
 
   clear(row: number): void {
     this.#live -= this.#count[row]!;
     this.#count[row] = 0;
+    this.#signature[row] = 0;
   }
 
   /** Row `from`'s skills become row `to`'s (after a removal moved the last row into a hole). */
@@ -50,7 +62,9 @@ export class SkillStore {
     this.#live -= this.#count[to]!;
     this.#start[to] = this.#start[from]!;
     this.#count[to] = this.#count[from]!;
+    this.#signature[to] = this.#signature[from]!;
     this.#count[from] = 0;
+    this.#signature[from] = 0;
   }
 
   count(row: number): number {
@@ -62,28 +76,40 @@ export class SkillStore {
     return Array.from(this.#pool.subarray(start, start + this.#count[row]!), (id) => this.#names[id]!);
   }
 
-  /** Marks the query's skills for `countMarked`; returns how many distinct skills the query has. */
+  /** Marks the query's skills (see `arrays`); returns how many distinct skills the query has. */
   mark(skills: readonly string[]): number {
     const unique = new Set(skills);
     for (const skill of unique) {
       const id = this.#ids.get(skill);
-      if (id !== undefined) this.#marks[id] = 1;
+      if (id !== undefined) {
+        this.#marks[id] = 1;
+        this.#querySignature |= 1 << (id & 31);
+      }
     }
     return unique.size;
   }
 
-  /** Clears every mark (call after each search, `mark` and all). */
+  /** Clears every mark (call after each search that marked). */
   unmark(): void {
     this.#marks.fill(0);
+    this.#querySignature = 0;
   }
 
-  /** How many of row `row`'s skills are marked. */
-  countMarked(row: number): number {
-    const start = this.#start[row]!;
-    const end = start + this.#count[row]!;
-    let shared = 0;
-    for (let i = start; i < end; i++) shared += this.#marks[this.#pool[i]!]!;
-    return shared;
+  /**
+   * The arrays behind the store, for a scan's inner loop: row r's skills are
+   * pool[start[r] … start[r] + count[r]), and marks[skill] is 1 for a marked
+   * skill; a row can share a skill with the marked ones only if its
+   * signature and `querySignature` share a bit. Valid until the next `set`.
+   */
+  arrays() {
+    return {
+      start: this.#start,
+      count: this.#count,
+      signature: this.#signature,
+      pool: this.#pool,
+      marks: this.#marks,
+      querySignature: this.#querySignature,
+    };
   }
 
   #intern(skill: string): number {

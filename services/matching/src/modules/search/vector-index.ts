@@ -11,7 +11,7 @@
 import { assertCosineWeight, COSINE_WEIGHT, combineScore, MATCH_THRESHOLD } from '../scoring/score.ts';
 import { SkillStore } from './skill-store.ts';
 import { compareHits, type RankedHit, TopK } from './top-k.ts';
-import { VectorMatrix } from './vector-matrix.ts';
+import { SCAN_BLOCK, VectorMatrix } from './vector-matrix.ts';
 
 /** What the rows are; the overlap is always the share of the posting's skills. */
 export type IndexKind = 'candidates' | 'postings';
@@ -144,25 +144,42 @@ export class VectorIndex {
     const skills = this.#skills;
     const querySkills = skills.mark(query.skills);
     try {
+      const { start, count: skillCount, signature, pool, marks, querySignature } = skills.arrays();
+      const ids = this.#ids;
       const queryIsPosting = this.kind === 'candidates';
       // A posting without skills is scored by cosine alone: its bound is cos itself.
       const boundWeight = queryIsPosting && querySkills === 0 ? 1 : cosineWeight;
       const cosineBar = (bar: number) => (bar - (1 - boundWeight)) / boundWeight - BAR_SLACK;
-      let minCosine = cosineBar(threshold);
-      this.#matrix.scan(this.#unit(query.vector), this.size, (dots, first, count) => {
+      let bar = threshold; // the score a row must reach to be kept
+      let minCosine = cosineBar(bar);
+      const matrix = this.#matrix;
+      matrix.setQuery(this.#unit(query.vector));
+      for (let first = 0; first < this.size; first += SCAN_BLOCK) {
+        const count = Math.min(SCAN_BLOCK, this.size - first);
+        const dots = matrix.dots(first, count);
         for (let j = 0; j < count; j++) {
           const cos = dots[j]!;
           if (cos < minCosine) continue;
           const row = first + j;
-          const postingSkills = queryIsPosting ? querySkills : skills.count(row);
-          const overlap = postingSkills === 0 ? null : skills.countMarked(row) / postingSkills;
+          const from = start[row]!;
+          const to = from + skillCount[row]!;
+          let shared = 0;
+          if ((signature[row]! & querySignature) !== 0) {
+            for (let i = from; i < to; i++) shared += marks[pool[i]!]!;
+          }
+          const postingSkills = queryIsPosting ? querySkills : to - from;
+          const overlap = postingSkills === 0 ? null : shared / postingSkills;
           const score = combineScore(cos, overlap, cosineWeight);
-          if (score < threshold) continue;
-          const hit = { id: this.#ids[row]!, score, cosine: cos, overlap };
+          // equal to the bar may still enter (a smaller id wins a tie): only below is out
+          if (score < bar) continue;
+          const hit = { id: ids[row]!, score, cosine: cos, overlap };
           if (top === undefined) all.push(hit);
-          else if (top.offer(hit) && top.full) minCosine = cosineBar(Math.max(threshold, top.worst!.score));
+          else if (top.offer(hit) && top.full) {
+            bar = Math.max(threshold, top.worst!.score);
+            minCosine = cosineBar(bar);
+          }
         }
-      });
+      }
     } finally {
       skills.unmark();
     }
@@ -175,9 +192,11 @@ export class VectorIndex {
    */
   dotAll(vector: Float32Array, out: Float32Array): void {
     if (out.length < this.size) throw new RangeError(`out must hold ${this.size} values`);
-    this.#matrix.scan(this.#unit(vector), this.size, (dots, first, count) => {
-      out.set(dots.subarray(0, count), first);
-    });
+    this.#matrix.setQuery(this.#unit(vector));
+    for (let first = 0; first < this.size; first += SCAN_BLOCK) {
+      const count = Math.min(SCAN_BLOCK, this.size - first);
+      out.set(this.#matrix.dots(first, count).subarray(0, count), first);
+    }
   }
 
   /** Entry ids in row order (the order of `dotAll`). */

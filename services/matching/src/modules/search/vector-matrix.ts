@@ -101,24 +101,21 @@ export class VectorMatrix {
     return this.#rows.subarray(0, rows * this.stride);
   }
 
-  /**
-   * Dots of `query` (unit length, `dims` values) with rows [0, rows), block by
-   * block: `visit(dots, first, count)` sees dots[j] = query · row (first + j).
-   * `dots` is reused between blocks.
-   */
-  scan(
-    query: Float32Array,
-    rows: number,
-    visit: (dots: Float32Array, first: number, count: number) => void,
-  ): void {
+  /** Loads `query` (unit length, `dims` values) for the `dots` calls that follow. */
+  setQuery(query: Float32Array): void {
     this.#query.fill(0);
     this.#query.set(query.subarray(0, this.dims));
-    const outOffset = this.stride * 4;
-    const rowBytes = this.stride * 4;
-    for (let first = 0; first < rows; first += SCAN_BLOCK) {
-      const count = Math.min(SCAN_BLOCK, rows - first);
-      this.#dots(0, this.#rowsOffset + first * rowBytes, count, this.stride, outOffset);
-      visit(this.#out, first, count);
-    }
+  }
+
+  /**
+   * Dots of the query with rows [first, first + count), count ≤ SCAN_BLOCK:
+   * the result's [j] is query · row (first + j). The array is reused by the
+   * next call.
+   */
+  dots(first: number, count: number): Float32Array {
+    // the query sits at byte 0 and the block's dots right after it
+    const queryBytes = this.stride * 4;
+    this.#dots(0, this.#rowsOffset + first * queryBytes, count, this.stride, queryBytes);
+    return this.#out;
   }
 }
