@@ -62,6 +62,9 @@ describe('embedFieldDocuments', () => {
     await expect(embedFieldDocuments(handEmbedder(), [[{ text: 'a', weight: -1 }]])).rejects.toThrow(
       RangeError,
     );
+    await expect(
+      embedFieldDocuments(handEmbedder(), [[{ text: undefined as unknown as string, weight: 1 }]]),
+    ).rejects.toThrow(/field text must be a string/);
     const broken: Embedder = { id: 'broken', dims: 3, embed: async (t) => t.map(() => new Float32Array(2)) };
     await expect(embedFieldDocuments(broken, [[{ text: 'a', weight: 1 }]])).rejects.toThrow(/wrong length/);
   });

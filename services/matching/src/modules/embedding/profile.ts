@@ -56,7 +56,10 @@ export function candidateFields(candidate: CandidateText): WeightedField[] {
 }
 
 // Commas end a phrase for the tokeniser: no word pair spans two skills.
-const skillsText = (skills: readonly string[]): string => skills.join(', ');
+function skillsText(skills: readonly string[]): string {
+  if (!Array.isArray(skills)) throw new TypeError('skills must be an array of strings');
+  return skills.join(', ');
+}
 
 /**
  * Embeds documents made of weighted fields with one `embed` call (a model
@@ -70,6 +73,7 @@ export async function embedFieldDocuments(
   const texts: string[] = [];
   for (const fields of documents) {
     for (const field of fields) {
+      if (typeof field.text !== 'string') throw new TypeError('a field text must be a string');
       if (!Number.isFinite(field.weight) || field.weight < 0) {
         throw new RangeError(`a field weight must be a finite number ≥ 0, got ${field.weight}`);
       }
