@@ -1,0 +1,46 @@
+// The matching core: embeddings, skills, the score, the per-tenant indexes
+// and the matching rules. Pure and in-memory; the worker wires it to events
+// and Postgres. See docs/matching.md.
+export { cosine, type Embedder, l2Normalise } from './embedding/embedder.ts';
+export {
+  FEATURE_WEIGHTS,
+  FeatureHashingEmbedder,
+  type FeatureHashingOptions,
+} from './embedding/feature-hashing.ts';
+export {
+  CANDIDATE_FIELD_WEIGHTS,
+  type CandidateText,
+  candidateFields,
+  type EmbeddedProfile,
+  embedFieldDocuments,
+  POSTING_FIELD_WEIGHTS,
+  type PostingText,
+  ProfileEmbedder,
+  postingFields,
+  type WeightedField,
+} from './embedding/profile.ts';
+export { normaliseText, phrases } from './embedding/text.ts';
+export { type FoundMatch, Matcher, type MatcherOptions } from './matches/matcher.ts';
+export {
+  COSINE_WEIGHT,
+  combineScore,
+  MATCH_LIMIT,
+  MATCH_THRESHOLD,
+  type MatchScore,
+  type ScoreInput,
+  score,
+  scoreUpperBound,
+  skillOverlap,
+} from './scoring/score.ts';
+export { TenantIndexes, type TenantIndexesOptions } from './search/tenant-indexes.ts';
+export {
+  type IndexEntry,
+  type IndexKind,
+  type SearchHit,
+  type SearchOptions,
+  type SearchQuery,
+  VectorIndex,
+  type VectorIndexOptions,
+} from './search/vector-index.ts';
+export { canonicalSkillKey } from './skills/aliases.ts';
+export { normaliseSkill, normaliseSkills } from './skills/skills.ts';
