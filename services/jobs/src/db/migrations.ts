@@ -66,4 +66,12 @@ export const jobsMigrations = [
     // The auto-close sweep scans only open postings by their close time.
     "CREATE INDEX job_posting_open_close_at_idx ON job_posting (close_at) WHERE status <> 'closed'",
   ]),
+  defineSqlMigration('1004-jobs-matches-best-first-then-earliest', [
+    // The listings' order: best score, then earliest found, then match id.
+    "UPDATE job_match SET found_at = date_trunc('milliseconds', found_at)",
+    'DROP INDEX job_match_job_idx',
+    'DROP INDEX job_match_candidate_idx',
+    'CREATE INDEX job_match_job_idx ON job_match (job_id, score DESC, found_at, match_id)',
+    'CREATE INDEX job_match_candidate_idx ON job_match (candidate_id, score DESC, found_at, match_id)',
+  ]),
 ];
