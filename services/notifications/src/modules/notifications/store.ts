@@ -21,12 +21,23 @@ export interface EmailIntent<T extends TemplateName = TemplateName> {
   keepUntil: Date;
 }
 
-/** Records the intent as `queued`; a key already recorded keeps its first row (and its params). */
+/**
+ * Records the intent as `queued`; a key already recorded keeps its row and
+ * params. One exception: a posting's summary is about its first computation,
+ * and standard queues do not keep order, so while it is still queued an
+ * earlier computation (smaller `computedAt`) that arrives late takes its
+ * params.
+ */
 export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<void> {
   await em.execute(
     `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
      VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-     ON CONFLICT (key) DO NOTHING`,
+     ON CONFLICT (key) DO UPDATE
+       SET params = EXCLUDED.params, event_id = EXCLUDED.event_id, updated_at = now()
+       WHERE notification_log.template = 'job-matched' AND EXCLUDED.template = 'job-matched'
+         AND notification_log.status = 'queued'
+         AND (EXCLUDED.params->>'computedAt')::timestamptz
+             < (notification_log.params->>'computedAt')::timestamptz`,
     [
       intent.key,
       intent.tenantId,
