@@ -45,7 +45,7 @@ export const configSchema = serviceConfigSchema('matching', 3002).extend({
     7 * 24 * 60 * MINUTE,
   ),
   MATCH_SWEEP_INTERVAL_MS: positiveInt(
-    'How often a worker looks for postings and candidates whose computation never ran (a lost or failed job).',
+    'How often a worker looks for postings and candidates whose computation never ran (its job lost).',
     5 * MINUTE,
     24 * 60 * MINUTE,
   ),

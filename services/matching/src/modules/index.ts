@@ -1,6 +1,6 @@
-// The matching core: embeddings, skills, the score, the per-tenant indexes
-// and the matching rules. Pure and in-memory; the worker wires it to events
-// and Postgres. See docs/matching.md.
+// The matching core: embeddings, skills, the score and the exact index.
+// Pure and in-memory; the service's modules (profiles, matches) wire it to
+// events and Postgres. See docs/matching.md.
 export { cosine, type Embedder, l2Normalise } from './embedding/embedder.ts';
 export {
   FEATURE_WEIGHTS,
@@ -20,7 +20,6 @@ export {
   type WeightedField,
 } from './embedding/profile.ts';
 export { normaliseText, phrases } from './embedding/text.ts';
-export { type FoundMatch, Matcher, type MatcherOptions } from './matches/matcher.ts';
 export {
   COSINE_WEIGHT,
   combineScore,
@@ -32,7 +31,6 @@ export {
   scoreUpperBound,
   skillOverlap,
 } from './scoring/score.ts';
-export { TenantIndexes, type TenantIndexesOptions } from './search/tenant-indexes.ts';
 export {
   type IndexEntry,
   type IndexKind,

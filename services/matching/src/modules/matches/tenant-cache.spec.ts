@@ -57,6 +57,22 @@ describe('TenantCache', () => {
     });
   });
 
+  it('keeps each tenant in indexes of its own: a search sees one tenant only', async () => {
+    const cache = new TenantCache(options(Date.now));
+    await cache.use('a', async (state) => {
+      state.apply({ kind: 'candidate', id: 'c', seq: 1n, vector: unit(1, 0), skills: [] }, 'm');
+    });
+    const query = { vector: unit(1, 0), skills: [] };
+    await cache.use('b', async (state) => {
+      expect(state.candidates.search(query)).toEqual([]);
+      expect(state.lastSeq).toBe(0n);
+    });
+    await cache.use('a', async (state) => {
+      expect(state.candidates.search(query).map((hit) => hit.id)).toEqual(['c']);
+    });
+    expect(() => cache.use('', async () => undefined)).toThrow(/tenantId/);
+  });
+
   it('drops the state of a tenant whose user failed, so the next use reloads it', async () => {
     const cache = new TenantCache(options(Date.now));
     await cache.use('t', async (state) => {

@@ -72,9 +72,10 @@ export async function insertCandidate(
 }
 
 /**
- * Closes a posting for good (under the tenant lock). A job.closed.v1 that
- * arrives before its job.posted.v1 leaves a closed row, which the posting
- * then finds: it is never computed. False when nothing changed.
+ * Closes a posting for good (under the tenant lock); its vector goes, since
+ * nothing searches it again. A job.closed.v1 that arrives before its
+ * job.posted.v1 leaves a closed row, which the posting then finds: it is
+ * never computed. False when nothing changed.
  */
 export async function closePosting(
   tx: EntityManager,
@@ -84,7 +85,8 @@ export async function closePosting(
     `INSERT INTO posting (id, tenant_id, status, closed_at, seq)
      VALUES (?, ?, 'closed', ?, nextval('change_seq'))
      ON CONFLICT (id) DO UPDATE
-       SET status = 'closed', closed_at = EXCLUDED.closed_at, seq = EXCLUDED.seq, updated_at = now()
+       SET status = 'closed', closed_at = EXCLUDED.closed_at, seq = EXCLUDED.seq, vector = NULL,
+           updated_at = now()
        WHERE posting.tenant_id = EXCLUDED.tenant_id AND posting.status <> 'closed'
      RETURNING id`,
     [close.jobId, close.tenantId, close.closedAt],
