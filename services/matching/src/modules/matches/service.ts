@@ -6,7 +6,7 @@
 // the same moment, the second computation always sees the first's side, and
 // the unique pair keeps any match from being found twice.
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@hireflow/db';
+import type { EntityManager, MikroORM } from '@hireflow/db';
 import { PermanentError } from '@hireflow/messaging';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { EmbeddedProfile, ProfileEmbedder } from '../embedding/profile.ts';
@@ -173,7 +173,7 @@ export async function computeCandidate(
 }
 
 async function recordCandidateMatches(
-  tx: Parameters<typeof insertMatches>[0],
+  tx: EntityManager,
   tenantId: string,
   found: NewMatch[],
   foundAt: Date,
