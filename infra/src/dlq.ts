@@ -1,4 +1,5 @@
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
@@ -33,8 +34,10 @@ export async function deadLetterDepths(
 ): Promise<DeadLetterQueue[]> {
   const result: DeadLetterQueue[] = [];
   for (const name of Object.keys(topology.queues)) {
-    const queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: prefix + name }))).QueueUrl!;
-    const dlqUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: prefix + dlqName(name) }))).QueueUrl!;
+    const queueUrl = await queueUrlOf(sqs, prefix + name);
+    const dlqUrl = await queueUrlOf(sqs, prefix + dlqName(name));
+    // A deployment without this queue (a partial one, a test's own): nothing to report.
+    if (!queueUrl || !dlqUrl) continue;
     const attrs = await sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: dlqUrl,
@@ -49,6 +52,15 @@ export async function deadLetterDepths(
   return result;
 }
 
+async function queueUrlOf(sqs: SQSClient, name: string): Promise<string | undefined> {
+  try {
+    return (await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl;
+  } catch (error) {
+    if ((error as Error).name === 'QueueDoesNotExist') return undefined;
+    throw error;
+  }
+}
+
 export interface DeadLetterView {
   messageId: string;
   type: string | undefined;
@@ -58,17 +70,43 @@ export interface DeadLetterView {
 }
 
 /**
- * Reads up to `max` dead letters without consuming them: each is received with
- * a short visibility and left in place, so it reappears for the next reader.
+ * Reads up to `max` dead letters without consuming them: each is received
+ * (hidden while the rest are read, so none is read twice), then made visible
+ * again at once, so a redrive right after a listing finds them all.
  */
 export async function peekDeadLetters(sqs: SQSClient, dlqUrl: string, max = 10): Promise<DeadLetterView[]> {
   const seen = new Map<string, DeadLetterView>();
+  const handles: string[] = [];
+  try {
+    await readDeadLetters(sqs, dlqUrl, max, seen, handles);
+  } finally {
+    for (let i = 0; i < handles.length; i += 10) {
+      await sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: dlqUrl,
+          Entries: handles
+            .slice(i, i + 10)
+            .map((handle, j) => ({ Id: String(j), ReceiptHandle: handle, VisibilityTimeout: 0 })),
+        }),
+      );
+    }
+  }
+  return [...seen.values()];
+}
+
+async function readDeadLetters(
+  sqs: SQSClient,
+  dlqUrl: string,
+  max: number,
+  seen: Map<string, DeadLetterView>,
+  handles: string[],
+): Promise<void> {
   while (seen.size < max) {
     const received = await sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: dlqUrl,
         MaxNumberOfMessages: Math.min(10, max - seen.size),
-        VisibilityTimeout: 5,
+        VisibilityTimeout: 30,
         WaitTimeSeconds: 0,
         MessageAttributeNames: ['All'],
         MessageSystemAttributeNames: ['ApproximateReceiveCount'],
@@ -78,6 +116,7 @@ export async function peekDeadLetters(sqs: SQSClient, dlqUrl: string, max = 10):
     const fresh = messages.filter((m) => !seen.has(m.MessageId!));
     if (fresh.length === 0) break;
     for (const m of fresh) {
+      handles.push(m.ReceiptHandle!);
       seen.set(m.MessageId!, {
         messageId: m.MessageId!,
         type: m.MessageAttributes?.type?.StringValue,
@@ -87,7 +126,6 @@ export async function peekDeadLetters(sqs: SQSClient, dlqUrl: string, max = 10):
       });
     }
   }
-  return [...seen.values()];
 }
 
 /**

@@ -58,13 +58,17 @@ export function loadLauncherSettings(env: Record<string, string | undefined>): L
 
 export const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
 
+/** The Redis prefix `pnpm start` gives a service of an instance. */
+export const redisPrefixFor = (instance: string, service: string) =>
+  instance ? `hf-${instance}:${service}` : `hf:${service}`;
+
 /** The names one instance uses, so a second instance (tests) never touches the first's. */
 export function instanceNames(settings: LauncherSettings, root: string) {
   const instance = settings.HIREFLOW_INSTANCE;
   return {
     topologyPrefix: settings.HIREFLOW_TOPOLOGY_PREFIX || (instance ? `${instance}-` : ''),
     database: (service: string) => (instance ? `hireflow_${instance}_${service}` : `hireflow_${service}`),
-    redisPrefix: (service: string) => (instance ? `hf-${instance}:${service}` : `hf:${service}`),
+    redisPrefix: (service: string) => redisPrefixFor(instance, service),
     stateDir: join(root, settings.HIREFLOW_STATE_DIR, instance || 'default'),
   };
 }

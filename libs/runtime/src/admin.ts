@@ -42,7 +42,7 @@ export function createAdminServer(
   const { metrics, queues } = deps;
   if (metrics) {
     admin.get('/metrics', { logLevel: 'warn' }, async (_request, reply) =>
-      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+      reply.type(metrics.contentType).send(await metrics.text()),
     );
   }
   if (queues && queues.length > 0) {

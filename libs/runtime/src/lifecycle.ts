@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import type { ServiceName } from '@hireflow/contracts';
 import type { SqlMigration } from '@hireflow/db';
 import { shutdownTelemetry } from '@hireflow/telemetry';
@@ -9,6 +11,7 @@ import { resolveChannels } from './channels.ts';
 import { connectDeps, type ServiceDeps } from './deps.ts';
 import { createLogger } from './logger.ts';
 import { deadLetterAlarms } from './metrics/alarms.ts';
+import { samplerLease } from './metrics/lease.ts';
 import { type OutboxStats, startQueueSampler } from './metrics/sampler.ts';
 import { adminPortOf, type ServiceConfig, samplesQueues } from './service-config.ts';
 import type { AppState } from './service-server.ts';
@@ -58,6 +61,14 @@ async function startSampler<C extends ServiceConfig>(
     inbox: inbox && { logicalName: inbox.logicalName, url: inbox.url, dlqUrl: inbox.dlq.url },
     queues: deps.queues,
     outbox: definition.outboxStats && (() => definition.outboxStats!(deps)),
+    lease: samplerLease({
+      redis: deps.redis,
+      key: `${config.REDIS_PREFIX}:queue-sampler`,
+      holder: `${hostname()}:${process.pid}:${randomUUID()}`,
+      // Three missed rounds and another process takes over.
+      ttlMs: config.QUEUE_METRICS_INTERVAL_MS * 3,
+    }),
+    exportGauges: deps.metrics.exportQueues,
     alarms: deadLetterAlarms({
       redis: deps.redis,
       prefix: config.REDIS_PREFIX,

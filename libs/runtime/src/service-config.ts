@@ -74,10 +74,10 @@ export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
         'When set, every admin request needs it, as a Bearer token or as the password of HTTP Basic auth.',
       ),
     QUEUE_METRICS: z
-      .enum(['auto', 'on', 'off'], { message: 'must be one of auto, on, off' })
-      .default('auto')
+      .enum(['on', 'off'], { message: 'must be one of on, off' })
+      .default('on')
       .describe(
-        "Sample the service's queue gauges (inbox, DLQ, BullMQ, outbox) and watch its dead letters: one process per service does; auto: the one on a configured (non-zero) admin port.",
+        "Sample the service's queue gauges (inbox, DLQ, BullMQ, outbox) and watch its dead letters: of the processes with it on, one at a time does (a lease in Redis).",
       ),
     QUEUE_METRICS_INTERVAL_MS: z.coerce
       .number({ message: 'must be a number' })
@@ -144,8 +144,7 @@ export function trustProxyOf(
   return value.split(',');
 }
 
-/** Whether this process samples its service's queue gauges (QUEUE_METRICS). */
-export function samplesQueues(config: Pick<ServiceConfig, 'QUEUE_METRICS' | 'PORT' | 'ADMIN_PORT'>): boolean {
-  if (config.QUEUE_METRICS !== 'auto') return config.QUEUE_METRICS === 'on';
-  return adminPortOf(config) !== 0;
+/** Whether this process may sample its service's queue gauges (QUEUE_METRICS): one such process at a time does. */
+export function samplesQueues(config: Pick<ServiceConfig, 'QUEUE_METRICS'>): boolean {
+  return config.QUEUE_METRICS === 'on';
 }

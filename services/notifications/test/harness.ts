@@ -270,6 +270,8 @@ export interface WorkerProcess {
   child: ChildProcess;
   /** The exit code, or the signal that ended it. */
   exit: Promise<number | string | null>;
+  /** The admin listener (metrics, Bull Board, internal routes). */
+  adminUrl: string;
 }
 
 /** The notifications worker role as a real process of the harness's own (killed after the file's tests). */
@@ -288,11 +290,13 @@ export async function spawnWorkerProcess(
       res(code ?? signal);
     }),
   );
-  await new Promise<void>((res, rej) => {
-    child.on('message', (m: { type?: string }) => m.type === 'started' && res());
+  const adminPort = await new Promise<number>((res, rej) => {
+    child.on('message', (m: { type?: string; adminPort?: number }) => {
+      if (m.type === 'started') res(m.adminPort ?? 0);
+    });
     exit.then((code) => rej(new Error(`worker exited with ${code} during start`)));
   });
-  return { child, exit };
+  return { child, exit, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
 
 const spawned = new Set<ChildProcess>();

@@ -15,6 +15,14 @@ const AGE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
 export interface ServiceMetrics {
   registry: Registry;
   queues: QueueGauges;
+  /**
+   * Whether this process exports the queue gauges: only while it samples them
+   * (it holds the service's sampler lease), so each queue appears once.
+   */
+  exportQueues(on: boolean): void;
+  /** The Prometheus text of `/metrics`. */
+  text(): Promise<string>;
+  contentType: string;
   /** Stops listening to the libraries' signals (tests that make several). */
   close(): void;
 }
@@ -94,46 +102,57 @@ export function createMetrics(service: string): ServiceMetrics {
     signals.email.subscribe((e) => emails.inc({ outcome: e.outcome, template: e.template })),
   ];
 
+  // The queue gauges live in a registry of their own, merged in only while this process samples.
+  const queueRegistry = new Registry();
+  queueRegistry.setDefaultLabels({ service });
+  let exportingQueues = false;
+  const queueRegisters = [queueRegistry];
   const queues: QueueGauges = {
     sqsMessages: new Gauge({
       name: 'hireflow_sqs_messages',
       help: "Messages in the service's inbox and its DLQ, by state (visible, inflight, delayed).",
       labelNames: ['queue', 'state'],
-      registers,
+      registers: queueRegisters,
     }),
     bullmqJobs: new Gauge({
       name: 'hireflow_bullmq_jobs',
       help: "BullMQ's own job counts, by queue and state.",
       labelNames: ['queue', 'state'],
-      registers,
+      registers: queueRegisters,
     }),
     bullmqOldestWaitingAge: new Gauge({
       name: 'hireflow_bullmq_oldest_waiting_age_seconds',
       help: 'Age of the oldest job waiting to run (0 when none waits).',
       labelNames: ['queue'],
-      registers,
+      registers: queueRegisters,
     }),
     deadLetters: new Gauge({
       name: 'hireflow_dead_letters',
       help: 'Messages in a DLQ (kind=sqs) and jobs kept as dead letters after their last attempt (kind=bullmq).',
       labelNames: ['queue', 'kind'],
-      registers,
+      registers: queueRegisters,
     }),
     outboxBacklog: new Gauge({
       name: 'hireflow_outbox_backlog',
       help: 'Outbox rows committed and not yet published.',
-      registers,
+      registers: queueRegisters,
     }),
     outboxOldestUnsentAge: new Gauge({
       name: 'hireflow_outbox_oldest_unsent_age_seconds',
       help: 'Age of the oldest unpublished outbox row (0 when none).',
-      registers,
+      registers: queueRegisters,
     }),
   };
 
   return {
     registry,
     queues,
+    exportQueues: (on) => {
+      exportingQueues = on;
+    },
+    text: async () =>
+      exportingQueues ? await Registry.merge([registry, queueRegistry]).metrics() : await registry.metrics(),
+    contentType: registry.contentType,
     close: () => {
       for (const stop of unsubscribe) stop();
     },

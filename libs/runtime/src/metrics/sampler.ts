@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Closeable } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import type { DeadLetterAlarms } from './alarms.ts';
+import type { SamplerLease } from './lease.ts';
 import type { QueueGauges } from './registry.ts';
 
 export interface OutboxStats {
@@ -19,6 +20,10 @@ export interface QueueSamplerOptions {
   queues: Queue[];
   outbox?: (() => Promise<OutboxStats>) | undefined;
   alarms: DeadLetterAlarms;
+  /** Of the processes that may sample, the holder of this lease does; the others export no queue gauges. */
+  lease: SamplerLease;
+  /** Turns the export of the gauges on once sampled, off when the lease is lost. */
+  exportGauges: (on: boolean) => void;
   intervalMs: number;
   log: Logger;
 }
@@ -43,7 +48,9 @@ async function sqsCounts(sqs: SQSClient, url: string): Promise<Record<keyof type
 }
 
 /** One sampling round: every gauge set from the queues' real state, dead-letter transitions alarmed. */
-export async function sampleQueues(options: Omit<QueueSamplerOptions, 'intervalMs' | 'log'>): Promise<void> {
+export async function sampleQueues(
+  options: Omit<QueueSamplerOptions, 'intervalMs' | 'log' | 'lease' | 'exportGauges'>,
+): Promise<void> {
   const { gauges, inbox } = options;
   if (inbox) {
     for (const [name, url] of [
@@ -79,15 +86,32 @@ export async function sampleQueues(options: Omit<QueueSamplerOptions, 'intervalM
 }
 
 /**
- * Samples the service's queues every `intervalMs` (one process per service
- * does: the gauges are the queues', not the process's, so a scrape shows each
- * queue once). A failed round is logged and tried again at the next tick.
+ * Samples the service's queues every `intervalMs`, in the one process of the
+ * service that holds the lease: the gauges are the queues', not the
+ * process's, so a scrape of every process shows each queue once. A process
+ * that loses the lease clears its gauges. A failed round is logged and tried
+ * again at the next tick.
  */
 export function startQueueSampler(options: QueueSamplerOptions): Closeable & { sampled: Promise<void> } {
   let stopped = false;
+  let holding = false;
   let running: Promise<void> = Promise.resolve();
+  const round = async () => {
+    const held = await options.lease.claim();
+    if (!held) {
+      if (holding) {
+        options.exportGauges(false);
+        clearGauges(options.gauges);
+      }
+      holding = false;
+      return;
+    }
+    holding = true;
+    await sampleQueues(options);
+    options.exportGauges(true);
+  };
   const tick = () => {
-    running = sampleQueues(options).catch((error: unknown) =>
+    running = round().catch((error: unknown) =>
       options.log.warn({ err: error }, 'queue sampling failed; trying again'),
     );
     return running;
@@ -104,6 +128,11 @@ export function startQueueSampler(options: QueueSamplerOptions): Closeable & { s
       stopped = true;
       clearInterval(timer);
       await running;
+      if (holding) await options.lease.release().catch(() => undefined);
     },
   };
+}
+
+function clearGauges(gauges: QueueGauges): void {
+  for (const gauge of Object.values(gauges)) gauge.reset();
 }

@@ -10,6 +10,7 @@ import {
   type JobWorkerOptions,
   PermanentError,
 } from '@hireflow/messaging';
+import { signals } from '@hireflow/telemetry';
 import { DelayedError } from 'bullmq';
 import type { TemplateName } from '../../db/entities.ts';
 import { findNotification, markAttemptFailed, markSent, setIntentStatus } from '../notifications/store.ts';
@@ -93,7 +94,9 @@ export function emailProcessor(
       return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em) => {
         const notification = await findNotification(em, key);
         if (!notification) throw new PermanentError(`no notification is recorded under ${key}`);
-        if (notification.status !== 'queued') {
+        // `failed` runs only when an operator retried the dead letter (`pnpm dlq
+        // retry`): no SMTP accept was ever recorded for it, so it is sent now.
+        if (notification.status !== 'queued' && notification.status !== 'failed') {
           // Sent by an earlier holder, or refused (suppressed) or held: nothing to send now.
           return {
             messageId: notification.messageId,
@@ -103,6 +106,7 @@ export function emailProcessor(
         if (await isSuppressed(em, notification.recipient)) {
           // The address unsubscribed after this email was decided.
           await setIntentStatus(em, key, 'suppressed', 'the recipient unsubscribed');
+          signals.email.publish({ outcome: 'suppressed', template: notification.template });
           return { messageId: notification.messageId, providerMessageId: '' };
         }
         const unsubscribeUrl = options.unsubscribeUrl(notification.recipient);
@@ -110,6 +114,7 @@ export function emailProcessor(
         const accepted = await mailer.send({ key, to: notification.recipient, unsubscribeUrl, ...content });
         const acceptedAt = now();
         await recordSent(em, key, accepted, { retryMs: options.recordRetryMs, log });
+        signals.email.publish({ outcome: 'sent', template: notification.template });
         options.onSent?.({ key, acceptedAt, loggedAt: now() });
         return accepted;
       });
@@ -123,10 +128,16 @@ export function emailProcessor(
       }
       const final = isPermanent(error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const reason = (error as Error)?.message ?? String(error);
-      await markAttemptFailed(orm.em.fork(), key, reason, final).catch((logError: unknown) =>
-        log.error({ err: logError, key }, 'could not record a failed attempt'),
+      const template = await markAttemptFailed(orm.em.fork(), key, reason, final).catch(
+        (logError: unknown) => {
+          log.error({ err: logError, key }, 'could not record a failed attempt');
+          return undefined;
+        },
       );
-      if (final) log.warn({ key, reason, attempts: job.attemptsMade + 1 }, 'email failed for good');
+      if (final) {
+        log.warn({ key, reason, attempts: job.attemptsMade + 1 }, 'email failed for good');
+        signals.email.publish({ outcome: 'failed', template: template ?? 'unknown' });
+      }
       throw error;
     }
   };

@@ -11,6 +11,7 @@ import {
   type RandomSource,
   RetryLaterError,
 } from '@hireflow/messaging';
+import { signals } from '@hireflow/telemetry';
 import type { EmailQueue, EmailRequest } from '../email/queue.ts';
 import { findCandidate, findPosting, upsertCandidate, upsertPosting } from '../projections/store.ts';
 import { type AdmissionPolicy, admit } from './admission.ts';
@@ -81,7 +82,10 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     });
     if (await recordIntent(em, { ...intent, keepUntil })) {
       const refusal = await admit(em, intent, options.admission, options.log);
-      if (refusal) await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
+      if (refusal) {
+        await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
+        signals.email.publish({ outcome: refusal.status, template: intent.template });
+      }
     }
     // Only a queued intent gets a job (again, after a crash before the enqueue).
     const status = await intentStatus(em, intent.key);

@@ -151,20 +151,26 @@ export async function markSent(em: EntityManager, key: string, accepted: Accepte
   );
 }
 
-/** Counts a failed SMTP attempt; `final` (permanent, or the last attempt) marks the email failed. */
+/**
+ * Counts a failed SMTP attempt; `final` (permanent, or the last attempt) marks
+ * the email failed. Returns its template (for the metrics), undefined when
+ * the key has no row or was sent meanwhile.
+ */
 export async function markAttemptFailed(
   em: EntityManager,
   key: string,
   error: string,
   final: boolean,
-): Promise<void> {
-  await em.execute(
+): Promise<TemplateName | undefined> {
+  const rows = await em.execute<{ template: TemplateName }[]>(
     `UPDATE notification_log
         SET attempts = attempts + 1, error = ?, updated_at = now(),
             status = CASE WHEN ? THEN 'failed' ELSE status END
-      WHERE key = ? AND status <> 'sent'`,
+      WHERE key = ? AND status <> 'sent'
+      RETURNING template`,
     [error.slice(0, 2000), final, key],
   );
+  return rows[0]?.template;
 }
 
 /** A job BullMQ gave up on without an attempt of ours failing (it stalled too often). */
