@@ -1,5 +1,5 @@
 import type { ServiceDefinition } from '@hireflow/runtime';
-import { buildApp } from './app.ts';
+import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
 import { startWorker } from './worker.ts';
@@ -11,5 +11,6 @@ export const jobsService: ServiceDefinition<Config> = {
   entities,
   migrations,
   buildApp,
+  buildAdmin,
   startWorker,
 };
