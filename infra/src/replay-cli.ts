@@ -98,7 +98,8 @@ try {
     onProgress: (p) => {
       if (Date.now() - lastPrint < 1000) return;
       lastPrint = Date.now();
-      console.log(`  ${p.producer}: ${p.read} read, ${p.sent} sent, ${p.eventsPerSecond}/s`);
+      const sent = args.dryRun ? 'none sent (dry run)' : `${p.sent} sent, ${p.eventsPerSecond}/s`;
+      console.log(`  ${p.producer}: ${p.read} read, ${sent}`);
     },
     // A dry run lists each event by id, type, time and subject: never its data (names, addresses, key hashes).
     onEvents: (items, outcome) => {
@@ -113,21 +114,26 @@ try {
     .map(([type, n]) => `${type} ${n}`)
     .join(', ');
   const seconds = (summary.elapsedMs / 1000).toFixed(1);
+  const events = (n: number) => `${n} event${n === 1 ? '' : 's'}`;
   if (summary.dryRun)
-    console.log(`would send ${summary.read} events (${byType || 'none'}) until ${summary.until}`);
+    console.log(`would send ${events(summary.read)} (${byType || 'none'}) until ${summary.until}`);
   else if (summary.interrupted) {
     console.log(
-      `interrupted after ${summary.sent} events in ${seconds} s: run the same command again to resume (checkpoint ${checkpoint.path})`,
+      `interrupted after ${events(summary.sent)} in ${seconds} s: run the same command again to resume (checkpoint ${checkpoint.path})`,
     );
     process.exitCode = 130;
   } else {
     console.log(
-      `${summary.resumed ? 'resumed and finished: ' : ''}sent ${summary.sent} events (${byType || 'none'}) to ${queue.name} in ${seconds} s, ${summary.eventsPerSecond}/s; events up to ${summary.until}`,
+      `${summary.resumed ? 'resumed and finished: ' : ''}sent ${events(summary.sent)} (${byType || 'none'}) to ${queue.name} in ${seconds} s, ${summary.eventsPerSecond}/s; events up to ${summary.until}`,
     );
   }
 } catch (error) {
   const err = error as Error & { code?: string };
-  console.error(`replay: ${err.message}`);
+  const hint =
+    err.name === 'CredentialsProviderError' && !endpoint
+      ? ` (no AWS_ENDPOINT_URL, and no pnpm start running from ${names.stateDir}: start it, or set AWS_ENDPOINT_URL for an emulator, or AWS credentials for AWS)`
+      : '';
+  console.error(`replay: ${err.message}${hint}`);
   process.exitCode = err.name === 'ReplayInputError' ? 64 : 1;
 } finally {
   sqs.destroy();

@@ -206,7 +206,7 @@ export async function startPlatform(
       });
       if (caughtUp.outcome === 'replayed') {
         log(
-          `media did not know the demo key: replayed ${caughtUp.sent} API-key events from jobs' event log into media-inbox`,
+          `media did not know the demo key: replayed ${caughtUp.sent} API-key event${caughtUp.sent === 1 ? '' : 's'} from jobs' event log into media-inbox`,
         );
       } else if (caughtUp.outcome === 'announced') {
         log(
