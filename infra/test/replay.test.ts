@@ -25,6 +25,8 @@ let live: ProvisionedTopology;
 let target: ProvisionedTopology;
 let producer: TestProducer;
 let stateDir: string;
+/** Replays still running (killed after the file's tests, should one outlive its test). */
+const running = new Set<ChildProcess>();
 
 beforeAll(async () => {
   aws = testAws();
@@ -38,6 +40,7 @@ beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'hf-replay-'));
 });
 afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL');
   await producer?.close();
   aws?.close();
   if (stateDir) await rm(stateDir, { recursive: true, force: true });
@@ -85,7 +88,13 @@ function replay(args: string[], env: Record<string, string> = {}): Run {
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => lines.push(line));
   }
-  const exit = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
+  running.add(child);
+  const exit = new Promise<number | null>((res) =>
+    child.once('close', (code) => {
+      running.delete(child);
+      res(code);
+    }),
+  );
   return { child, lines, exit };
 }
 
@@ -162,7 +171,7 @@ describe('pnpm replay', () => {
     await expect(
       stat(join(stateDir, 'default', 'replay', `${target.prefix}media-inbox.json`)),
     ).rejects.toThrow();
-  });
+  }, 60_000);
 
   it('lists on a dry run, by id, type and time only (no key hash), and sends nothing', async () => {
     const events = keyEvents(3);
@@ -177,7 +186,7 @@ describe('pnpm replay', () => {
     }
     expect(run.output).toMatch(/would send \d+ events \(apikey\.issued\.v1 \d+\)/);
     expect(await drain(mediaInbox())).toEqual([]);
-  });
+  }, 60_000);
 
   it('resumes an interrupted replay where it stopped and reaches the same end state', async () => {
     const events = keyEvents(300);
@@ -221,30 +230,26 @@ describe('pnpm replay', () => {
     expect(events.filter((e) => !ids.has(e.id))).toEqual([]);
     // Only what the first run had in flight when it stopped can arrive twice.
     expect(received.length - ids.size).toBeLessThanOrEqual(40);
-  });
+  }, 120_000);
 
   it('refuses what it cannot do, saying why', async () => {
-    const topic = await finished(replay(['--to', 'jobs-events']));
+    const [topic, foreign, token, unprovisioned, bad] = await Promise.all([
+      finished(replay(['--to', 'jobs-events'])),
+      finished(replay(['--to', 'media-inbox', '--types', 'candidate.registered.v1'])),
+      finished(replay(['--to', 'media-inbox'], { ADMIN_TOKEN: 'x'.repeat(32) })),
+      finished(replay(['--to', 'media-inbox'], { HIREFLOW_TOPOLOGY_PREFIX: 'nowhere-' })),
+      finished(replay(['--to', 'media-inbox', '--since', 'last week'])),
+    ]);
     expect(topic.code).toBe(64);
     expect(topic.output).toContain('"jobs-events" is not a queue of the topology');
-
-    const foreign = await finished(replay(['--to', 'media-inbox', '--types', 'candidate.registered.v1']));
     expect(foreign.code).toBe(64);
     expect(foreign.output).toContain('media-inbox does not subscribe to candidate.registered.v1');
-
-    const token = await finished(replay(['--to', 'media-inbox'], { ADMIN_TOKEN: 'x'.repeat(32) }));
     expect(token.code).toBe(1);
     expect(token.output).toContain("jobs' admin port at");
     expect(token.output).toContain('refused the admin token');
-
-    const unprovisioned = await finished(
-      replay(['--to', 'media-inbox'], { HIREFLOW_TOPOLOGY_PREFIX: 'nowhere-' }),
-    );
     expect(unprovisioned.code).toBe(64);
     expect(unprovisioned.output).toContain('the queue nowhere-media-inbox does not exist');
-
-    const bad = await finished(replay(['--to', 'media-inbox', '--since', 'last week']));
     expect(bad.code).toBe(64);
     expect(bad.output).toContain('--since must be an ISO 8601 date');
-  });
+  }, 90_000);
 });

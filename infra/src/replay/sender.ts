@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { eventAttributes, fullJitter, type LoggedEvent } from '@hireflow/messaging';
+import type { LoggedEvent } from '@hireflow/messaging';
+// The light entry points: a command line should not load the outbox, BullMQ and Postgres.
+import { eventAttributes } from '@hireflow/messaging/attributes';
+import { fullJitter } from '@hireflow/messaging/backoff';
 
 /** SendMessageBatch takes at most 10 entries. */
 export const SQS_MAX_BATCH = 10;
