@@ -249,7 +249,10 @@ describe('pnpm start (the launcher)', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
     await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
-    expect(launcher.lines.join('\n')).toContain('media did not know the demo key: API keys announced again');
+    // Through a replay of jobs' event log into media-inbox, not an announcement on the topic.
+    expect(launcher.lines.join('\n')).toMatch(
+      /media did not know the demo key: replayed [1-9]\d* API-key events? from jobs' event log into media-inbox/,
+    );
     const mediaUrl = launcher.lines
       .map((l) => l.match(/^ {2}media\s+(http:\/\/127\.0\.0\.1:\d+)\s/))
       .find(Boolean)?.[1];
@@ -257,6 +260,35 @@ describe('pnpm start (the launcher)', () => {
     const auth = { authorization: `Bearer ${demo.key}` };
     const upload = await uploadPng(mediaUrl!, auth);
     expect((await waitForReady(mediaUrl!, auth, upload.id)).status).toBe('ready');
+    launcher.child.kill('SIGTERM');
+    expect(await launcher.exited).toBe(0);
+  }, 150_000);
+
+  it("announces the keys when jobs' event log does not hold the demo key (a key older than the log)", async () => {
+    const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS hireflow_${instance}_media WITH (FORCE)`);
+    await client.end();
+    // As in a checkout whose outbox had pruned the key's event before the log existed.
+    const jobs = new pg.Client({
+      connectionString: `postgres://postgres@127.0.0.1:5432/hireflow_${instance}_jobs`,
+    });
+    await jobs.connect();
+    await jobs.query("DELETE FROM event_log WHERE type LIKE 'apikey.%'");
+    await jobs.end();
+    launcher = launch();
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    expect(launcher.lines.join('\n')).toContain(
+      "media did not know the demo key, older than jobs' event log: API keys announced again",
+    );
+    const mediaUrl = launcher.lines
+      .map((l) => l.match(/^ {2}media\s+(http:\/\/127\.0\.0\.1:\d+)\s/))
+      .find(Boolean)?.[1];
+    const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
+    const res = await fetch(`${mediaUrl}/v1/uploads/00000000-0000-4000-8000-000000000000`, {
+      headers: { authorization: `Bearer ${demo.key}` },
+    });
+    expect(res.status).toBe(404);
     launcher.child.kill('SIGTERM');
     expect(await launcher.exited).toBe(0);
   }, 150_000);

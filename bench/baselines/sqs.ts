@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   DeleteMessageBatchCommand,
+  type MessageAttributeValue,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SQSClient,
@@ -52,4 +53,36 @@ export async function sqsBaseline(
     deleted += count;
   }
   return deleted / ((performance.now() - started) / 1000);
+}
+
+/**
+ * Baseline for sending alone: SendMessageBatch(10) of the given entries by N
+ * workers, nothing received. Returns messages sent per second.
+ */
+export async function sqsSendBaseline(
+  sqs: SQSClient,
+  queueUrl: string,
+  options: {
+    messages: number;
+    workers: number;
+    entry: (i: number) => { MessageBody: string; MessageAttributes?: Record<string, MessageAttributeValue> };
+  },
+): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < options.messages) {
+      const first = next;
+      next = Math.min(options.messages, next + 10);
+      const entries = Array.from({ length: next - first }, (_, i) => ({
+        Id: String(i),
+        ...options.entry(first + i),
+      }));
+      const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      if ((result.Failed ?? []).length > 0)
+        throw new Error(`baseline send failed: ${result.Failed![0]!.Code}`);
+    }
+  };
+  await Promise.all(Array.from({ length: options.workers }, worker));
+  return options.messages / ((performance.now() - started) / 1000);
 }

@@ -4,6 +4,7 @@
 import { describeConfig } from '@hireflow/config';
 import { serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
+import { replayConfigSchema } from '../replay/config.ts';
 import { launcherSchema } from './settings.ts';
 
 export function markdownTable(schema: z.ZodObject): string {
@@ -46,5 +47,6 @@ export async function configTables(): Promise<{ sections: Record<string, string>
       sections[`${service} also`] = markdownTable(z.object(own as z.ZodRawShape));
   }
   sections['`pnpm start` (the launcher)'] = markdownTable(launcherSchema);
+  sections['`pnpm replay`'] = markdownTable(replayConfigSchema);
   return { sections };
 }

@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { topology } from '@hireflow/contracts';
+import { adminEventLog, planReplay, replayEvents, replayTarget } from '../replay/index.ts';
 
 const run = promisify(execFile);
 
@@ -57,22 +60,34 @@ async function jobsCli(
   return JSON.parse(stdout.trim().split('\n').at(-1)!);
 }
 
+/** How media came to know the demo key: it did, a replay of jobs' log taught it, or an announcement did. */
+export type DemoKeyOutcome =
+  | { outcome: 'known' }
+  | { outcome: 'replayed'; sent: number }
+  | { outcome: 'announced' };
+
 /**
  * media authenticates with its projection of jobs' keys. A key issued before
  * that projection existed (a checkout whose media database is new) or whose
  * event the in-memory emulator lost across a restart is unknown to it: then
- * jobs announces every key again (`pnpm cli api-key announce`) and the
- * launcher waits until media's admin port says the demo key is active, so
- * the key it prints always works on media. Returns whether it had to announce.
+ * the launcher replays `apikey.*` from jobs' event log into media-inbox (only
+ * media sees them again; media applies each event id once) and waits until
+ * media's admin port says the demo key is active, so the key it prints always
+ * works on media. A key older than the log (pruned from an outbox before the
+ * log existed) is not in it: then jobs announces every key again
+ * (`pnpm cli api-key announce`), which also puts them in the log for next time.
  */
 export async function ensureMediaKnowsDemoKey(options: {
   root: string;
-  /** The jobs service's environment, for the CLI. */
+  /** The jobs service's environment, for the CLI (and ADMIN_TOKEN). */
   env: Record<string, string | undefined>;
   mediaAdminUrl: string;
+  jobsAdminUrl: string;
+  sqs: SQSClient;
+  topologyPrefix: string;
   demo: DemoKey;
   timeoutMs?: number;
-}): Promise<boolean> {
+}): Promise<DemoKeyOutcome> {
   const url = `${options.mediaAdminUrl}/internal/api-keys/${options.demo.keyId}`;
   const token = options.env.ADMIN_TOKEN;
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -80,14 +95,35 @@ export async function ensureMediaKnowsDemoKey(options: {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
     return res.ok && ((await res.json()) as { active?: boolean }).active === true;
   };
-  if (await active()) return false;
-  await jobsCli(options, ['api-key', 'announce', '--json']);
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  while (Date.now() < deadline) {
-    if (await active().catch(() => false)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const waitUntilActive = async (how: string) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await active().catch(() => false)) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`media did not learn the demo API key within ${timeoutMs} ms of ${how}`);
+  };
+  if (await active()) return { outcome: 'known' };
+
+  let logged = false;
+  const summary = await replayEvents({
+    sqs: options.sqs,
+    queue: await replayTarget(options.sqs, options.topologyPrefix, 'media-inbox'),
+    plan: planReplay(topology, { queue: 'media-inbox' }),
+    sources: [adminEventLog({ producer: 'jobs', adminUrl: options.jobsAdminUrl, adminToken: token })],
+    ratePerSecond: 0,
+    onEvents: (items) => {
+      logged ||= items.some(
+        ({ event }) => event.type === 'apikey.issued.v1' && event.data.keyId === options.demo.keyId,
+      );
+    },
+  });
+  if (logged) {
+    await waitUntilActive("replaying jobs' API-key events");
+    return { outcome: 'replayed', sent: summary.sent };
   }
-  throw new Error(
-    `media did not learn the demo API key within ${options.timeoutMs ?? 30_000} ms of announcing it`,
-  );
+  await jobsCli(options, ['api-key', 'announce', '--json']);
+  await waitUntilActive('announcing the keys');
+  return { outcome: 'announced' };
 }

@@ -5,6 +5,8 @@ export interface RunningInstance {
   pid: number;
   startedAt: string;
   urls: Record<string, string>;
+  /** Each service's admin listener (`pnpm replay` reads the event logs there). */
+  admin?: Record<string, string>;
 }
 
 function alive(pid: number): boolean {

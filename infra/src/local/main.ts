@@ -51,7 +51,12 @@ try {
 const urls: Record<string, string> = { ...platform.services, 'sns/sqs': platform.awsEndpoint };
 if (platform.mail) urls.mail = platform.mail.uiUrl;
 if (platform.traces.uiUrl) urls.traces = platform.traces.uiUrl;
-await writeRunning(names.stateDir, { pid: process.pid, startedAt: new Date().toISOString(), urls });
+await writeRunning(names.stateDir, {
+  pid: process.pid,
+  startedAt: new Date().toISOString(),
+  urls,
+  admin: platform.admin,
+});
 write(`\nHireflow is ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
 for (const [name, url] of Object.entries(platform.services)) {
   write(`  ${name.padEnd(14)} ${url}   admin ${platform.admin[name]}`);

@@ -193,15 +193,28 @@ export async function startPlatform(
     );
 
     const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
-    if (
-      await ensureMediaKnowsDemoKey({
+    const replaySqs = createSqsClient(aws);
+    try {
+      const caughtUp = await ensureMediaKnowsDemoKey({
         root: options.root,
         env: envOf('jobs', 0),
         mediaAdminUrl: adminUrls.media!,
+        jobsAdminUrl: adminUrls.jobs!,
+        sqs: replaySqs,
+        topologyPrefix: names.topologyPrefix,
         demo,
-      })
-    ) {
-      log('media did not know the demo key: API keys announced again (pnpm cli api-key announce)');
+      });
+      if (caughtUp.outcome === 'replayed') {
+        log(
+          `media did not know the demo key: replayed ${caughtUp.sent} API-key event${caughtUp.sent === 1 ? '' : 's'} from jobs' event log into media-inbox`,
+        );
+      } else if (caughtUp.outcome === 'announced') {
+        log(
+          "media did not know the demo key, older than jobs' event log: API keys announced again (pnpm cli api-key announce)",
+        );
+      }
+    } finally {
+      replaySqs.destroy();
     }
 
     const unexpectedExit = Promise.race(

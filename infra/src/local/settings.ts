@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { logLevel, otelEndpoint, parseConfig, port, redisUrl } from '@hireflow/config';
 import { awsConfigSchema } from '@hireflow/runtime/aws';
 import { z } from 'zod';
@@ -63,12 +63,15 @@ export const redisPrefixFor = (instance: string, service: string) =>
   instance ? `hf-${instance}:${service}` : `hf:${service}`;
 
 /** The names one instance uses, so a second instance (tests) never touches the first's. */
-export function instanceNames(settings: LauncherSettings, root: string) {
+export function instanceNames(
+  settings: Pick<LauncherSettings, 'HIREFLOW_INSTANCE' | 'HIREFLOW_TOPOLOGY_PREFIX' | 'HIREFLOW_STATE_DIR'>,
+  root: string,
+) {
   const instance = settings.HIREFLOW_INSTANCE;
   return {
     topologyPrefix: settings.HIREFLOW_TOPOLOGY_PREFIX || (instance ? `${instance}-` : ''),
     database: (service: string) => (instance ? `hireflow_${instance}_${service}` : `hireflow_${service}`),
     redisPrefix: (service: string) => redisPrefixFor(instance, service),
-    stateDir: join(root, settings.HIREFLOW_STATE_DIR, instance || 'default'),
+    stateDir: resolve(root, settings.HIREFLOW_STATE_DIR, instance || 'default'),
   };
 }

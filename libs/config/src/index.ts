@@ -7,6 +7,7 @@ export {
   awsEndpointUrl,
   awsRegion,
   databaseUrl,
+  eventLogRetentionDays,
   logLevel,
   otelEndpoint,
   port,

@@ -105,3 +105,14 @@ export const publicBaseUrl = (fallback: string, what: string) =>
     .transform((value) => value.replace(/\/+$/, ''))
     .default(fallback)
     .describe(what);
+
+/**
+ * A producer's EVENT_LOG_RETENTION_DAYS: how long it keeps what it published
+ * for replays. Kept at or below notifications' NOTIFICATION_REPLAY_HORIZON_DAYS.
+ */
+export const eventLogRetentionDays = () =>
+  positiveInt(
+    "How long the service keeps the events it published, for replays (pnpm replay). Keep it at or below notifications' NOTIFICATION_REPLAY_HORIZON_DAYS (400), else a replay of an older event can send its email again.",
+    365,
+    3650,
+  );

@@ -1,3 +1,5 @@
+export type { StringAttribute } from './attributes.ts';
+export { eventAttributes } from './attributes.ts';
 export type { BackoffOptions, RandomSource } from './backoff.ts';
 export { backoffBound, fullJitter } from './backoff.ts';
 export type { RedisConnection } from './bullmq/connection.ts';
@@ -25,6 +27,13 @@ export {
   RetryLaterError,
   retryAfterMs,
 } from './errors.ts';
+export {
+  DEFAULT_EVENT_LOG_RETENTION_DAYS,
+  DEFAULT_EVENT_LOG_RETENTION_MS,
+  pruneEventLog,
+} from './event-log/prune.ts';
+export type { EventLogPage, LoggedEvent } from './event-log/routes.ts';
+export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.ts';
 export type { Logger } from './logger.ts';
 export { enqueueEvent, outboxInsert } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';

@@ -1,7 +1,9 @@
 import { idempotencyPlugin } from '@hireflow/idempotency';
+import { registerEventLogRoutes } from '@hireflow/messaging';
 import {
   type AppState,
   concurrencySlots,
+  createAdminServer,
   createServiceServer,
   registerPublicApi,
   type ServiceDeps,
@@ -57,4 +59,12 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   await app.register(candidateRoutes, { orm: deps.orm });
   await app.ready();
   return app;
+}
+
+/** The admin listener: the events jobs published, for replays (`pnpm replay`, docs/replay.md). */
+export async function buildAdmin(config: Config, deps: ServiceDeps) {
+  const admin = createAdminServer(config, deps);
+  registerEventLogRoutes(admin, { orm: deps.orm });
+  await admin.ready();
+  return admin;
 }

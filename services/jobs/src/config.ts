@@ -1,4 +1,4 @@
-import { ConfigError, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { ConfigError, eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
@@ -30,6 +30,7 @@ export const configSchema = serviceConfigSchema('jobs', 3001).extend({
     .default('true')
     .transform((value) => value === 'true')
     .describe('Serve the API reference page at /docs (the OpenAPI document stays at /openapi.json).'),
+  EVENT_LOG_RETENTION_DAYS: eventLogRetentionDays(),
 });
 
 export type Config = z.output<typeof configSchema>;

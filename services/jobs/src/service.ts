@@ -1,6 +1,6 @@
 import { outboxStats } from '@hireflow/messaging';
 import type { ServiceDefinition } from '@hireflow/runtime';
-import { buildApp } from './app.ts';
+import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
 import { AUTO_CLOSE_QUEUE } from './modules/postings/auto-close.ts';
@@ -15,5 +15,6 @@ export const jobsService: ServiceDefinition<Config> = {
   queues: [AUTO_CLOSE_QUEUE],
   outboxStats: (deps) => outboxStats(deps.orm.em.fork()),
   buildApp,
+  buildAdmin,
   startWorker,
 };

@@ -17,6 +17,7 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
     orm: deps.orm,
     publisher: new SnsPublisher(deps.sns),
     topicArns: channels.topicArns,
+    eventLogRetentionMs: config.EVENT_LOG_RETENTION_DAYS * 24 * 3_600_000,
     logger: log,
   });
   await relay.start();

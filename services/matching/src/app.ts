@@ -1,3 +1,4 @@
+import { registerEventLogRoutes } from '@hireflow/messaging';
 import { type AppState, createAdminServer, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
 import { registerInternalRoutes } from './modules/matches/routes.ts';
@@ -12,10 +13,11 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   return app;
 }
 
-/** The admin listener: the internal read API of the matches. */
+/** The admin listener: the internal read API of the matches, and the log of the events it published (pnpm replay). */
 export async function buildAdmin(config: Config, deps: ServiceDeps) {
   const admin = createAdminServer(config, deps);
   registerInternalRoutes(admin, { orm: deps.orm });
+  registerEventLogRoutes(admin, { orm: deps.orm });
   await admin.ready();
   return admin;
 }

@@ -1,4 +1,4 @@
-import { positiveInt } from '@hireflow/config';
+import { eventLogRetentionDays, positiveInt } from '@hireflow/config';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { COSINE_WEIGHT, MATCH_LIMIT, MATCH_THRESHOLD } from './modules/scoring/score.ts';
@@ -33,6 +33,7 @@ export const configSchema = serviceConfigSchema('matching', 3002).extend({
     COSINE_WEIGHT,
     { min: 0, minExclusive: true },
   ),
+  EVENT_LOG_RETENTION_DAYS: eventLogRetentionDays(),
   MATCH_CONCURRENCY: positiveInt(
     'Match computations one worker process runs at once (computations of one tenant always run one at a time).',
     4,

@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import { idempotencyPlugin } from '@hireflow/idempotency';
+import { registerEventLogRoutes } from '@hireflow/messaging';
 import {
   type AppState,
   createAdminServer,
@@ -90,10 +91,14 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   return app;
 }
 
-/** The admin listener: whether media's projection knows an API key (`pnpm start` asks for the demo key). */
+/**
+ * The admin listener: whether media's projection knows an API key (`pnpm
+ * start` asks for the demo key), and the events media published (`pnpm replay`).
+ */
 export async function buildAdmin(config: Config, deps: ServiceDeps) {
   const admin = createAdminServer(config, deps);
   registerApiKeyInternalRoutes(admin, { orm: deps.orm });
+  registerEventLogRoutes(admin, { orm: deps.orm });
   await admin.ready();
   return admin;
 }

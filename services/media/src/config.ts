@@ -1,4 +1,4 @@
-import { ConfigError, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { ConfigError, eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './modules/images/index.ts';
@@ -59,6 +59,7 @@ export const configSchema = serviceConfigSchema('media', 3004).extend({
     60_000,
     24 * 3_600_000,
   ),
+  EVENT_LOG_RETENTION_DAYS: eventLogRetentionDays(),
   ...publicApiConfigSchema.shape,
 });
 

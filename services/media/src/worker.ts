@@ -36,6 +36,7 @@ export async function startWorker(
     orm: deps.orm,
     publisher: new SnsPublisher(deps.sns),
     topicArns: channels.topicArns,
+    eventLogRetentionMs: config.EVENT_LOG_RETENTION_DAYS * 24 * 3_600_000,
     logger: log,
   });
   await relay.start();

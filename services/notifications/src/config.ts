@@ -51,7 +51,7 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
       'Sent and failed notifications lose their recipient and parameters this many days after their last change; the record (key, status) stays until its intent cannot recur, so a late event never sends the email again.',
     ),
   NOTIFICATION_REPLAY_HORIZON_DAYS: positiveInt(
-    "How long the producers keep their events for a replay (pnpm replay): an email intent's record is kept at least this long, so a replayed event never sends an email again.",
+    "How long the producers keep their events for a replay (pnpm replay): an email intent's record is kept at least this long, so a replayed event never sends an email again. Keep it at or above the producers' EVENT_LOG_RETENTION_DAYS (365).",
     400,
     3650,
   ),

@@ -248,5 +248,5 @@ describe('dead letters: one alert per transition, then pnpm dlq puts them back',
         expect(count, `${outcome} ${template}`).toBe(1);
       }
     }
-  }, 120_000);
+  }, 240_000);
 });

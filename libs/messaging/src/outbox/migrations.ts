@@ -36,4 +36,28 @@ export const outboxMigrations = [
     // being retried every round at the head of the queue.
     'ALTER TABLE outbox ADD COLUMN next_attempt_at timestamptz',
   ]),
+  defineSqlMigration('0003-outbox-event-log', [
+    // What the relay published, kept for replays (docs/replay.md): append-only,
+    // one row per event id, written in the transaction that marks the outbox
+    // rows sent, so it holds published events only. Positions follow that order.
+    `CREATE TABLE event_log (
+      position bigserial PRIMARY KEY,
+      event_id uuid NOT NULL UNIQUE,
+      topic text NOT NULL,
+      type text NOT NULL,
+      payload jsonb NOT NULL,
+      traceparent text,
+      tracestate text,
+      baggage text,
+      event_time timestamptz NOT NULL,
+      published_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    // A replay reads by type in position order; pruning by publication time.
+    'CREATE INDEX event_log_type_position_idx ON event_log (type, position)',
+    'CREATE INDEX event_log_published_at_idx ON event_log (published_at)',
+    // What was sent before the log existed and is not pruned yet (the last 7 days) starts it.
+    `INSERT INTO event_log (event_id, topic, type, payload, traceparent, tracestate, baggage, event_time, published_at)
+     SELECT event_id, topic, type, payload, traceparent, tracestate, baggage, (payload->>'time')::timestamptz, sent_at
+       FROM outbox WHERE sent_at IS NOT NULL ORDER BY id`,
+  ]),
 ];

@@ -1,6 +1,7 @@
 import type { AnyEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import pg from 'pg';
+import { DEFAULT_EVENT_LOG_RETENTION_MS, pruneEventLog } from '../event-log/prune.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/publisher.ts';
 import { Wakeup } from '../wake.ts';
@@ -29,9 +30,11 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** LISTEN for commits on a dedicated connection (default true). */
   listen?: boolean;
-  /** How often the relay prunes sent rows, and how long it keeps them. 0 disables pruning. */
+  /** How often the relay prunes sent rows and the event log, and how long it keeps them. 0 disables pruning. */
   pruneIntervalMs?: number;
   retentionMs?: number;
+  /** How long the event log keeps what was published, for replays (default 365 days). */
+  eventLogRetentionMs?: number;
   logger?: Logger;
 }
 
@@ -42,8 +45,8 @@ export interface RelayOutcome {
 }
 
 /**
- * Publishes committed outbox rows to SNS and marks them sent (runs in the
- * worker role). Rows are claimed with `FOR UPDATE SKIP LOCKED` in a
+ * Publishes committed outbox rows to SNS and marks them sent, appending them
+ * to the event log in the same statement (runs in the worker role). Rows are claimed with `FOR UPDATE SKIP LOCKED` in a
  * transaction that stays open until they are marked, so several relays share
  * the table and never publish a row concurrently. A crash after publishing and
  * before the commit publishes those rows again: consumers are idempotent.
@@ -65,6 +68,7 @@ export class OutboxRelay {
       listen: true,
       pruneIntervalMs: DEFAULT_PRUNE_INTERVAL_MS,
       retentionMs: DEFAULT_OUTBOX_RETENTION_MS,
+      eventLogRetentionMs: DEFAULT_EVENT_LOG_RETENTION_MS,
       ...options,
     };
     this.#log = resolveLogger(options.logger, 'outbox-relay');
@@ -174,12 +178,16 @@ export class OutboxRelay {
   }
 
   async #maybePrune(): Promise<void> {
-    const { pruneIntervalMs, retentionMs, orm } = this.#options;
+    const { pruneIntervalMs, retentionMs, eventLogRetentionMs, orm } = this.#options;
     if (pruneIntervalMs <= 0 || Date.now() - this.#lastPrune < pruneIntervalMs) return;
     this.#lastPrune = Date.now();
     try {
       const deleted = await pruneOutbox(orm.em.fork() as EntityManager, { olderThanMs: retentionMs });
       if (deleted > 0) this.#log.info({ deleted }, 'pruned sent outbox rows');
+      const logged = await pruneEventLog(orm.em.fork() as EntityManager, {
+        olderThanMs: eventLogRetentionMs,
+      });
+      if (logged > 0) this.#log.info({ deleted: logged }, 'pruned event log entries past their retention');
     } catch (error) {
       this.#log.error({ err: error }, 'outbox prune failed');
     }

@@ -25,11 +25,23 @@ export function claimPending(tx: EntityManager, limit: number): Promise<PendingR
   );
 }
 
+/**
+ * Marks rows sent and appends them to the event log in one statement, in id
+ * order: the log holds what was published, never what was not. A re-announced
+ * event (same id) is logged once.
+ */
 export async function markSent(tx: EntityManager, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await tx.execute('UPDATE outbox SET sent_at = now(), attempts = attempts + 1 WHERE id = ANY(?::bigint[])', [
-    `{${ids.join(',')}}`,
-  ]);
+  await tx.execute(
+    `WITH sent AS (
+       UPDATE outbox SET sent_at = now(), attempts = attempts + 1 WHERE id = ANY(?::bigint[])
+       RETURNING id, event_id, topic, type, payload, traceparent, tracestate, baggage, sent_at)
+     INSERT INTO event_log (event_id, topic, type, payload, traceparent, tracestate, baggage, event_time, published_at)
+     SELECT event_id, topic, type, payload, traceparent, tracestate, baggage, (payload->>'time')::timestamptz, sent_at
+       FROM sent ORDER BY id
+     ON CONFLICT (event_id) DO NOTHING`,
+    [`{${ids.join(',')}}`],
+  );
 }
 
 /** Counts a failed publish and backs the row off: random(0, min(5 min, 1 s * 2^attempts)). */
