@@ -11,8 +11,9 @@ import { cleanUp, type Launcher, launch as launchInstance, printedUrls, root } f
 const instance = `boot${randomBytes(3).toString('hex')}`;
 const stateDir = `.local/test-${instance}`;
 // Every log line the services write, to look for personal data in.
+// The default process layout: each service's API in one process, its workers in a pool.
 const launch = (extraEnv: Record<string, string> = {}) =>
-  launchInstance(instance, stateDir, { LOG_LEVEL: 'debug', ...extraEnv });
+  launchInstance(instance, stateDir, { LOG_LEVEL: 'debug', HIREFLOW_SCALING: 'on', ...extraEnv });
 
 interface ExportedSpan {
   service: string;
@@ -218,7 +219,9 @@ describe('pnpm start (the launcher)', () => {
     expect(await launcher.exited).toBe(0);
     for (const service of ['jobs', 'matching', 'notifications', 'media']) {
       expect(launcher.lines).toContain(`launcher      | ${service} exited with code 0`);
+      expect(launcher.lines).toContain(`launcher      | ${service}/1 exited with code 0`);
     }
+    expect(launcher.lines).toContain('launcher      | media/2 exited with code 0');
 
     // API3: the candidate's name and address went through every service (HTTP,
     // Postgres, SNS, SQS, BullMQ, SMTP), and appear in no exported span and

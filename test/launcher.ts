@@ -25,6 +25,9 @@ export function launch(instance: string, stateDir: string, extraEnv: Record<stri
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
       LOG_LEVEL: 'info',
+      // One process per service: tests run side by side on two cores. The
+      // boot test runs the default (worker pools) itself.
+      HIREFLOW_SCALING: 'off',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createMetrics } from '@hireflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -146,6 +147,81 @@ describe('docker-compose.yml', () => {
       }
     }
     for (const name of ['postgres', 'redis']) expect(service(name).healthcheck?.test).toBeDefined();
+  });
+});
+
+describe('Prometheus and Grafana in docker-compose.yml', () => {
+  const prometheus = parse(read('infra/compose/prometheus.yml')) as {
+    scrape_configs: {
+      metrics_path: string;
+      authorization?: { type: string; credentials: string };
+      static_configs: { targets: string[] }[];
+    }[];
+  };
+  const serviceEnv = parse(composeText, { merge: true })['x-service-env'] as Record<string, string>;
+
+  /** Where a mount's host path points, relative to the repository. */
+  const mounted = (svc: ComposeService & { volumes?: string[] }, container: string) =>
+    svc.volumes?.find((v) => v.split(':')[1] === container)?.split(':')[0];
+
+  it('scrapes every service’s admin port with the admin token the services get', () => {
+    const targets = prometheus.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets));
+    expect(targets.sort()).toEqual(APP_SERVICES.map((name) => `${name}:${APP_PORTS[name] + 1000}`).sort());
+    for (const config of prometheus.scrape_configs) {
+      expect(config.metrics_path).toBe('/metrics');
+      expect(config.authorization).toEqual({ type: 'Bearer', credentials: serviceEnv.ADMIN_TOKEN });
+    }
+    // The admin listener is reachable inside the network: it binds every interface.
+    expect(serviceEnv.ADMIN_HOST).toBe('0.0.0.0');
+    const svc = service('prometheus') as ComposeService & { volumes?: string[] };
+    expect(mounted(svc, '/etc/prometheus/prometheus.yml')).toBe('./infra/compose/prometheus.yml');
+  });
+
+  it('provisions Grafana with Prometheus and the Hireflow dashboard from files that exist', () => {
+    const grafana = service('grafana') as ComposeService & { volumes?: string[] };
+    const provisioning = mounted(grafana, '/etc/grafana/provisioning')!;
+    const dashboards = mounted(grafana, '/var/lib/grafana/dashboards')!;
+    const datasources = parse(read(`${provisioning}/datasources/prometheus.yml`.slice(2))) as {
+      datasources: { uid: string; url: string }[];
+    };
+    expect(datasources.datasources).toEqual([
+      expect.objectContaining({ uid: 'prometheus', url: 'http://prometheus:9090' }),
+    ]);
+    const providers = parse(read(`${provisioning}/dashboards/hireflow.yml`.slice(2))) as {
+      providers: { options: { path: string } }[];
+    };
+    expect(providers.providers[0]?.options.path).toBe('/var/lib/grafana/dashboards');
+    expect(existsSync(new URL(`${dashboards.slice(2)}/hireflow.json`, root))).toBe(true);
+  });
+
+  it('charts only metrics the services export, and every signal an operator needs', async () => {
+    const dashboard = JSON.parse(read('infra/compose/grafana/dashboards/hireflow.json')) as {
+      panels: { title: string; targets: { expr: string; datasource: { uid: string } }[] }[];
+    };
+    const metrics = createMetrics('test');
+    metrics.exportQueues(true);
+    const exported = new Set([...(await metrics.text()).matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]));
+    metrics.close();
+    const used = new Set<string>();
+    for (const panel of dashboard.panels) {
+      for (const target of panel.targets) {
+        expect(target.datasource.uid, panel.title).toBe('prometheus');
+        for (const [name] of target.expr.matchAll(/hireflow_\w+/g))
+          used.add(name.replace(/_(bucket|sum|count)$/, ''));
+      }
+    }
+    for (const name of used) expect(exported, name).toContain(name);
+    for (const needed of [
+      'hireflow_sqs_messages',
+      'hireflow_bullmq_jobs',
+      'hireflow_message_age_seconds',
+      'hireflow_dead_letters',
+      'hireflow_handler_duration_seconds',
+      'hireflow_emails_total',
+      'hireflow_outbox_backlog',
+    ]) {
+      expect(used, needed).toContain(needed);
+    }
   });
 });
 

@@ -4,9 +4,9 @@ import { ensureDatabase } from '@hireflow/db';
 import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
 import { type Emulator, startEmulator } from '../emulator.ts';
 import { provisionTopology } from '../provision.ts';
-import { type Child, spawnService, waitForReady } from './children.ts';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
+import { type RunningServices, startServices } from './services.ts';
 import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
 import { startTraceBackend, type TraceBackend } from './traces.ts';
 
@@ -43,24 +43,10 @@ export async function startPlatform(
   let emulator: Emulator | undefined;
   let mail: MailCatcher | undefined;
   let traces: TraceBackend | undefined;
-  const children: Child[] = [];
-  let stopping = false;
+  let services: RunningServices | undefined;
 
   const stopAll = async (): Promise<number> => {
-    stopping = true;
-    let code = 0;
-    for (const child of children) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
-    }
-    for (const child of children) {
-      const timer = setTimeout(() => child.process.kill('SIGKILL'), 30_000);
-      const result = await child.exited;
-      clearTimeout(timer);
-      log(
-        `${child.name} exited with code ${result.code}${result.signal ? ` (signal ${result.signal})` : ''}`,
-      );
-      if (result.code !== 0) code = 1;
-    }
+    const code = (await services?.stop()) ?? 0;
     await mail?.stop();
     // After the services: their last spans are exported as they shut down.
     await traces?.viewer?.stop();
@@ -129,7 +115,6 @@ export async function startPlatform(
     traces = tracing;
     log(tracing.description);
 
-    const register = join(options.root, 'libs/telemetry/src/register.ts');
     const envOf = (service: string, index: number): Record<string, string | undefined> => ({
       ...options.env,
       OTEL_SERVICE_NAME: service,
@@ -146,7 +131,6 @@ export async function startPlatform(
       OTEL_EXPORTER_OTLP_ENDPOINT: tracing.endpoint,
       PORT: String(settings.HIREFLOW_PORT_BASE === 0 ? 0 : settings.HIREFLOW_PORT_BASE + index),
       HOST: '127.0.0.1',
-      ROLE: 'all',
       LOG_LEVEL: settings.LOG_LEVEL,
       // Variant URLs name media's public port (media makes them, jobs checks
       // them); with free ports (0) set MEDIA_PUBLIC_URL yourself.
@@ -156,41 +140,17 @@ export async function startPlatform(
         ? { MEDIA_PUBLIC_URL: `http://127.0.0.1:${settings.HIREFLOW_PORT_BASE + SERVICES.indexOf('media')}` }
         : {}),
     });
-    SERVICES.forEach((service, index) => {
-      const env = envOf(service, index);
-      children.push(
-        spawnService({
-          name: service,
-          index,
-          args: ['--import', register, join(options.root, 'services', service, 'src/main.ts')],
-          env,
-          cwd: options.root,
-          color: options.color,
-          write: options.write,
-        }),
-      );
+    services = await startServices({
+      settings,
+      root: options.root,
+      stateDir: names.stateDir,
+      envOf,
+      write: options.write,
+      color: options.color,
+      readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
     });
-
-    const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
-    const urls: Record<string, string> = {};
-    const adminUrls: Record<string, string> = {};
-    await Promise.all(
-      children.map(async (child) => {
-        const { port, adminPort } = await Promise.race([
-          child.started,
-          new Promise<never>((_, reject) =>
-            setTimeout(
-              () => reject(new Error(`${child.name} did not start in time`)),
-              deadline - Date.now(),
-            ).unref(),
-          ),
-        ]);
-        const url = `http://127.0.0.1:${port}`;
-        await waitForReady(`${url}/health/ready`, deadline);
-        urls[child.name] = url;
-        adminUrls[child.name] = `http://127.0.0.1:${adminPort}`;
-      }),
-    );
+    const urls = services.urls;
+    const adminUrls = services.admin;
 
     const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
     const replaySqs = createSqsClient(aws);
@@ -217,13 +177,6 @@ export async function startPlatform(
       replaySqs.destroy();
     }
 
-    const unexpectedExit = Promise.race(
-      children.map(async (child) => {
-        const { code, signal } = await child.exited;
-        if (stopping) return new Promise<string>(() => undefined);
-        return `${child.name} exited unexpectedly (code ${code}, signal ${signal})`;
-      }),
-    );
     return {
       services: Object.fromEntries(SERVICES.map((s) => [s, urls[s]!])),
       admin: Object.fromEntries(SERVICES.map((s) => [s, adminUrls[s]!])),
@@ -231,7 +184,7 @@ export async function startPlatform(
       demo,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
       traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
-      unexpectedExit,
+      unexpectedExit: services.unexpectedExit,
       stop: stopAll,
     };
   } catch (error) {

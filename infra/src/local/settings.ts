@@ -43,6 +43,27 @@ export const launcherSchema = z.object({
   MAIL_UI_PORT: portNumber(8025, 'Web page of the local mail catcher.'),
   TRACE_OTLP_PORT: traceOtlpPort(),
   TRACE_UI_PORT: traceUiPort(),
+  HIREFLOW_SCALING: z
+    .enum(['on', 'off'], { message: 'must be one of on, off' })
+    .default('on')
+    .describe(
+      "on: each service's API in one process and its worker role as a pool the autoscaler sizes (docs/operations.md); off: one process per service.",
+    ),
+  SCALING_INTERVAL_MS: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(200, 'must be at least 200')
+    .max(600_000, 'must be at most 600000')
+    .default(5000)
+    .describe('How often the autoscaler reads each service’s signal and decides.'),
+  SCALING_TIME_SCALE: z.coerce
+    .number({ message: 'must be a number' })
+    .positive('must be above 0')
+    .max(1, 'must be at most 1')
+    .default(1)
+    .describe(
+      'Multiplies the policy’s cool-downs, quiet period and age threshold (0.05 runs a 10-minute quiet period in 30 s, for demos).',
+    ),
   HIREFLOW_STATE_DIR: z
     .string()
     .min(1)

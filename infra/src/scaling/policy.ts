@@ -1,5 +1,5 @@
 // How many worker processes each service runs, and when that number changes.
-// One policy, two executors: the local autoscaler (`pnpm start`) and the AWS
+// One policy, two executors: the local autoscaler (`pnpm start`, decide.ts) and the AWS
 // stack (infra/aws: Application Auto Scaling on ECS). Both read this file, so
 // they never disagree. Pure data: nothing here imports AWS or starts anything.
 //
@@ -37,7 +37,9 @@
 // depth as `hireflow_bullmq_jobs` to Prometheus (and through the ADOT collector
 // it could become a CloudWatch metric: a later extension, not done). Until
 // then the AWS stack scales on SQS only, and `minWorkers` is sized for the
-// BullMQ load a service is expected to carry.
+// BullMQ load a service is expected to carry. The local executor reads the
+// services' /metrics and counts BullMQ's waiting jobs in the backlog and its
+// oldest waiting job in the age (decide.ts; docs/operations.md, "Scaling").
 import type { ServiceName } from '@hireflow/contracts';
 
 export interface WorkerScalingPolicy {

@@ -48,6 +48,7 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
   await ensureDatabase(config.DATABASE_URL);
   const orm = await createOrm({
     url: config.DATABASE_URL,
+    poolMax: config.DATABASE_POOL_MAX,
     entities: options.entities,
     migrations: options.migrations,
   });

@@ -22,6 +22,15 @@ export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
       .default('development')
       .describe('production: the admin listener refuses to start without ADMIN_TOKEN.'),
     DATABASE_URL: databaseUrl(service),
+    DATABASE_POOL_MAX: z.coerce
+      .number({ message: 'must be a number' })
+      .int('must be a whole number')
+      .min(2, 'must be at least 2')
+      .max(100, 'must be at most 100')
+      .default(10)
+      .describe(
+        "Postgres connections one process may open (plus one for the outbox's LISTEN): processes × (this + 1) must stay below the server's max_connections.",
+      ),
     REDIS_URL: redisUrl(),
     REDIS_PREFIX: z
       .string()

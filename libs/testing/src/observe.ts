@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseMetrics, select } from '@hireflow/infra';
 
 // What an operator sees, for tests: a process's Prometheus metrics and the
 // alerts it posts to a webhook.
@@ -13,16 +14,7 @@ export function metricValue(
   name: string,
   labels: Record<string, string> = {},
 ): number | undefined {
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = line.match(/^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/);
-    if (!match || match[1] !== name) continue;
-    const present = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([k, v]) => present[k] === v)) return Number(match[3]);
-  }
-  return undefined;
+  return select(parseMetrics(text), name, labels)[0]?.value;
 }
 
 /** Scrapes `${adminUrl}/metrics` and reads one sample (see `metricValue`). */

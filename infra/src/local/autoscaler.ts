@@ -1,0 +1,151 @@
+import { appendFile } from 'node:fs/promises';
+import { decideWorkers, type ScalingState } from '../scaling/decide.ts';
+import type { WorkerScalingPolicy } from '../scaling/policy.ts';
+import type { WorkerPool } from './pool.ts';
+import { parseMetrics, type Sample, select } from './prometheus.ts';
+
+/** What one round saw and did for one service (a line of scaling.jsonl). */
+export interface ScalingRecord {
+  at: string;
+  service: string;
+  /** SQS messages visible in the inbox. */
+  inbox: number;
+  /** BullMQ jobs waiting, over the service's queues. */
+  jobs: number;
+  oldestAgeSeconds: number;
+  workers: number;
+  reason?: string | undefined;
+}
+
+/**
+ * The service's signal from its processes' /metrics: queue gauges from the
+ * one process that samples them, message age from every process's receives.
+ * Locally the backlog counts BullMQ's waiting jobs too (the slow work of
+ * notifications, media and matching waits there); CloudWatch cannot see
+ * Redis, so the AWS stack scales on SQS alone (docs/operations.md).
+ */
+export class ServiceSignal {
+  readonly #previousAgeBuckets = new Map<string, number>();
+  readonly inbox: string;
+
+  constructor(inbox: string) {
+    this.inbox = inbox;
+  }
+
+  read(scrapes: Sample[][]): { inbox: number; jobs: number; oldestAgeSeconds: number } {
+    const all = scrapes.flat();
+    const inbox =
+      select(all, 'hireflow_sqs_messages', { queue: this.inbox, state: 'visible' })[0]?.value ?? 0;
+    const jobs = select(all, 'hireflow_bullmq_jobs', { state: 'waiting' }).reduce(
+      (sum, s) => sum + s.value,
+      0,
+    );
+    const jobAge = Math.max(
+      0,
+      ...select(all, 'hireflow_bullmq_oldest_waiting_age_seconds').map((s) => s.value),
+    );
+    return { inbox, jobs, oldestAgeSeconds: Math.max(jobAge, this.#receivedAge(scrapes)) };
+  }
+
+  /**
+   * A lower bound of the oldest message received since the last round: the
+   * lowest bucket bound of the age histogram whose count grew past the bounds
+   * below it. SQS tells no age of what still waits; what was just received
+   * tells how long it waited.
+   */
+  #receivedAge(scrapes: Sample[][]): number {
+    const totals = new Map<number, number>();
+    for (const samples of scrapes) {
+      for (const s of select(samples, 'hireflow_message_age_seconds_bucket', { queue: this.inbox })) {
+        const le = s.labels.le === '+Inf' ? Infinity : Number(s.labels.le);
+        totals.set(le, (totals.get(le) ?? 0) + s.value);
+      }
+    }
+    const bounds = [...totals.keys()].sort((a, b) => a - b);
+    let age = 0;
+    let below = 0;
+    for (const [i, le] of bounds.entries()) {
+      const key = String(le);
+      const grown = Math.max(0, totals.get(le)! - (this.#previousAgeBuckets.get(key) ?? totals.get(le)!));
+      // Cumulative buckets: more growth here than below means receives aged between the bounds.
+      if (grown > below && i > 0) age = bounds[i - 1]!;
+      below = grown;
+      this.#previousAgeBuckets.set(key, totals.get(le)!);
+    }
+    return age;
+  }
+}
+
+async function scrape(url: string): Promise<Sample[]> {
+  try {
+    const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? parseMetrics(await res.text()) : [];
+  } catch {
+    return []; // a process starting or stopping: the others still tell
+  }
+}
+
+export interface Autoscaler {
+  stop(): Promise<void>;
+}
+
+/**
+ * Every `intervalMs`, for each pool: read the signal, decide (the shared
+ * policy, infra/src/scaling), resize, and append what it saw to `recordTo`.
+ */
+export function startAutoscaler(options: {
+  pools: WorkerPool[];
+  /** Each service's API process admin listener (it may be the one sampling). */
+  apiAdmin: Record<string, string>;
+  policies: Record<string, WorkerScalingPolicy>;
+  intervalMs: number;
+  recordTo: string;
+  log: (line: string) => void;
+}): Autoscaler {
+  const signals = new Map(
+    options.pools.map((pool) => [pool.service, new ServiceSignal(`${pool.service}-inbox`)]),
+  );
+  const states = new Map<string, ScalingState>(options.pools.map((p) => [p.service, { workers: p.size }]));
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  const roundFor = async (pool: WorkerPool) => {
+    const urls = [options.apiAdmin[pool.service]!, ...pool.adminUrls()];
+    const seen = signals.get(pool.service)!.read(await Promise.all(urls.map(scrape)));
+    const state = { ...states.get(pool.service)!, workers: pool.size };
+    const decision = decideWorkers(
+      options.policies[pool.service]!,
+      { at: Date.now(), backlog: seen.inbox + seen.jobs, oldestAgeSeconds: seen.oldestAgeSeconds },
+      state,
+    );
+    states.set(pool.service, decision.state);
+    if (decision.state.workers !== pool.size && !stopped) {
+      options.log(
+        `scaling ${pool.service}: ${pool.size} → ${decision.state.workers} workers (${decision.reason})`,
+      );
+      void pool.resize(decision.state.workers).catch((error: Error) => options.log(error.message));
+    }
+    const record: ScalingRecord = {
+      at: new Date().toISOString(),
+      service: pool.service,
+      ...seen,
+      workers: decision.state.workers,
+      reason: decision.reason,
+    };
+    await appendFile(options.recordTo, `${JSON.stringify(record)}\n`);
+  };
+
+  const timer = setInterval(() => {
+    running = Promise.all(options.pools.map(roundFor)).then(
+      () => undefined,
+      (error: Error) => options.log(`autoscaler: ${error.message}`),
+    );
+  }, options.intervalMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

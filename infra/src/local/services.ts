@@ -1,0 +1,166 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { scaleTime } from '../scaling/decide.ts';
+import { workerScaling } from '../scaling/policy.ts';
+import { startAutoscaler } from './autoscaler.ts';
+import { type Child, spawnService, waitForReady } from './children.ts';
+import { capWorkers, LOCAL_POOL_MAX, postgresConnections } from './connections.ts';
+import { createWorkerPool, type WorkerPool } from './pool.ts';
+import { type LauncherSettings, SERVICES } from './settings.ts';
+
+export interface RunningServices {
+  urls: Record<string, string>;
+  admin: Record<string, string>;
+  /** Resolves when an API process (or a single all-role process) exits without being asked to. */
+  unexpectedExit: Promise<string>;
+  /** Stops the autoscaler, SIGTERMs every process, waits; 0 when each exited 0. */
+  stop(): Promise<number>;
+}
+
+/**
+ * The four services as processes. With HIREFLOW_SCALING=on, each service runs
+ * its API role in one process (the printed ports) and its worker role as a
+ * pool the autoscaler sizes between the policy's bounds (docs/operations.md);
+ * with off, one process per service runs both roles.
+ */
+export async function startServices(options: {
+  settings: LauncherSettings;
+  root: string;
+  stateDir: string;
+  /** A service's environment (its ports from its index in SERVICES). */
+  envOf: (service: string, index: number) => Record<string, string | undefined>;
+  write: (line: string) => void;
+  color: boolean;
+  readyTimeoutMs: number;
+}): Promise<RunningServices> {
+  const { settings } = options;
+  const log = (line: string) => options.write(`launcher      | ${line}`);
+  const scaling = settings.HIREFLOW_SCALING === 'on';
+  const register = join(options.root, 'libs/telemetry/src/register.ts');
+  const spawnOf = (service: string, index: number, name: string, env: Record<string, string | undefined>) =>
+    spawnService({
+      name,
+      index,
+      args: ['--import', register, join(options.root, 'services', service, 'src/main.ts')],
+      env,
+      cwd: options.root,
+      color: options.color,
+      write: options.write,
+    });
+
+  const policies = Object.fromEntries(
+    SERVICES.map((s) => [s, scaleTime(workerScaling[s], settings.SCALING_TIME_SCALE)]),
+  );
+  // Pooled processes share the server's connections: smaller pools, maximums that fit.
+  const pooled = scaling ? { DATABASE_POOL_MAX: String(LOCAL_POOL_MAX) } : {};
+  if (scaling) {
+    const connections = await postgresConnections(settings.POSTGRES_URL);
+    const { maxWorkers, capped } = capWorkers(policies, connections);
+    for (const s of SERVICES) policies[s] = { ...policies[s]!, maxWorkers: maxWorkers[s]! };
+    if (capped.length > 0) {
+      log(
+        `Postgres allows ${connections.max} connections (${connections.inUse} in use): at most ${capped.map((s) => `${maxWorkers[s]} ${s}`).join(', ')} workers; raise max_connections for the policy's full range`,
+      );
+    }
+  }
+  const front: Child[] = SERVICES.map((service, index) =>
+    spawnOf(service, index, service, {
+      ...options.envOf(service, index),
+      ...pooled,
+      ROLE: scaling ? 'api' : 'all',
+    }),
+  );
+  const pools: WorkerPool[] = scaling
+    ? SERVICES.map((service, index) =>
+        createWorkerPool({
+          service,
+          log,
+          readyTimeoutMs: options.readyTimeoutMs,
+          spawn: (name) =>
+            spawnOf(service, index, name, {
+              ...options.envOf(service, index),
+              ...pooled,
+              ROLE: 'worker',
+              PORT: '0',
+              ADMIN_PORT: '0',
+            }),
+        }),
+      )
+    : [];
+  let stopping = false;
+  let autoscaler: { stop(): Promise<void> } | undefined;
+  const stop = async (): Promise<number> => {
+    stopping = true;
+    await autoscaler?.stop();
+    for (const child of front) {
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
+    }
+    const [exits, poolExits] = await Promise.all([
+      Promise.all(
+        front.map(async (child) => {
+          const timer = setTimeout(() => child.process.kill('SIGKILL'), 30_000);
+          const result = await child.exited;
+          clearTimeout(timer);
+          return { name: child.name, ...result };
+        }),
+      ),
+      Promise.all(pools.map((pool) => pool.stop())),
+    ]);
+    let code = 0;
+    for (const exit of [...exits, ...poolExits.flat()]) {
+      log(`${exit.name} exited with code ${exit.code}${exit.signal ? ` (signal ${exit.signal})` : ''}`);
+      if (exit.code !== 0) code = 1;
+    }
+    return code;
+  };
+
+  try {
+    const deadline = Date.now() + options.readyTimeoutMs;
+    const urls: Record<string, string> = {};
+    const admin: Record<string, string> = {};
+    await Promise.all([
+      ...front.map(async (child) => {
+        const { port, adminPort } = await Promise.race([
+          child.started,
+          new Promise<never>((_, reject) =>
+            setTimeout(
+              () => reject(new Error(`${child.name} did not start in time`)),
+              deadline - Date.now(),
+            ).unref(),
+          ),
+        ]);
+        const url = `http://127.0.0.1:${port}`;
+        await waitForReady(`${url}/health/ready`, deadline);
+        urls[child.name] = url;
+        admin[child.name] = `http://127.0.0.1:${adminPort}`;
+      }),
+      ...pools.map((pool) => pool.resize(policies[pool.service]!.minWorkers)),
+    ]);
+    if (scaling) {
+      const recordTo = join(options.stateDir, 'scaling.jsonl');
+      await writeFile(recordTo, '');
+      autoscaler = startAutoscaler({
+        pools,
+        apiAdmin: admin,
+        policies,
+        intervalMs: settings.SCALING_INTERVAL_MS,
+        recordTo,
+        log,
+      });
+      log(
+        `worker pools: ${pools.map((p) => `${p.service} ${p.size} (${policies[p.service]!.minWorkers}–${policies[p.service]!.maxWorkers})`).join(', ')}; scaling every ${settings.SCALING_INTERVAL_MS} ms, record in ${recordTo}`,
+      );
+    }
+    const unexpectedExit = Promise.race(
+      front.map(async (child) => {
+        const { code, signal } = await child.exited;
+        if (stopping) return new Promise<string>(() => undefined);
+        return `${child.name} exited unexpectedly (code ${code}, signal ${signal})`;
+      }),
+    );
+    return { urls, admin, unexpectedExit, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
