@@ -9,8 +9,10 @@ export default defineConfig({
     include: [
       '{libs,services}/*/src/**/*.spec.ts',
       'infra/src/**/*.spec.ts',
+      'clients/*/src/**/*.spec.ts',
       '{libs,services,infra}/*/test/**/*.test.ts',
       'infra/test/**/*.test.ts',
+      'clients/*/test/**/*.test.ts',
       'test/**/*.test.ts',
     ],
     globalSetup: ['./libs/testing/src/global-setup.ts'],

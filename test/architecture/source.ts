@@ -22,7 +22,7 @@ export interface WorkspacePackage {
 /** Every package of the workspace, the root included (its files: `test/`, `vitest.config.ts`). */
 export function workspacePackages(): WorkspacePackage[] {
   const dirs = [ROOT, join(ROOT, 'infra'), join(ROOT, 'bench')];
-  for (const group of ['libs', 'services']) {
+  for (const group of ['libs', 'services', 'clients']) {
     for (const name of readdirSync(join(ROOT, group))) dirs.push(join(ROOT, group, name));
   }
   return dirs
