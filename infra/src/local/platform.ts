@@ -6,11 +6,14 @@ import { type Emulator, startEmulator } from '../emulator.ts';
 import { provisionTopology } from '../provision.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
+import { type Gateway, startGateway } from './gateway.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
 import { startTraceBackend, type TraceBackend } from './traces.ts';
 
 export interface RunningPlatform {
+  /** The public API's one base URL (the gateway in front of jobs and media). */
+  api: string;
   services: Record<string, string>;
   /** Each service's admin listener (metrics, Bull Board, /internal routes). */
   admin: Record<string, string>;
@@ -43,12 +46,15 @@ export async function startPlatform(
   let emulator: Emulator | undefined;
   let mail: MailCatcher | undefined;
   let traces: TraceBackend | undefined;
+  let gateway: Gateway | undefined;
   const children: Child[] = [];
   let stopping = false;
 
   const stopAll = async (): Promise<number> => {
     stopping = true;
     let code = 0;
+    // First: no new request reaches a service that is stopping.
+    await gateway?.stop();
     for (const child of children) {
       if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
     }
@@ -125,6 +131,15 @@ export async function startPlatform(
       log(`mail catcher: SMTP ${mail.smtpUrl}, read mail at ${mail.uiUrl}`);
     }
 
+    // Before the services: its URL is the public base of media's variant URLs, even on a free port.
+    gateway = await startGateway({ port: settings.HIREFLOW_API_PORT }).catch((error) => {
+      throw new Error(
+        `cannot start the API gateway on 127.0.0.1:${settings.HIREFLOW_API_PORT} (${error.message}); set HIREFLOW_API_PORT to a free port`,
+      );
+    });
+    const api = gateway.url;
+    log(`API gateway on ${api} (jobs and media behind one base URL)`);
+
     const tracing = await startTraceBackend(settings);
     traces = tracing;
     log(tracing.description);
@@ -148,12 +163,10 @@ export async function startPlatform(
       HOST: '127.0.0.1',
       ROLE: 'all',
       LOG_LEVEL: settings.LOG_LEVEL,
-      // Variant URLs name media's public port (media makes them, jobs checks
-      // them); with free ports (0) set MEDIA_PUBLIC_URL yourself.
-      ...((service === 'media' || service === 'jobs') &&
-      settings.HIREFLOW_PORT_BASE !== 0 &&
-      !options.env.MEDIA_PUBLIC_URL
-        ? { MEDIA_PUBLIC_URL: `http://127.0.0.1:${settings.HIREFLOW_PORT_BASE + SERVICES.indexOf('media')}` }
+      // Variant URLs are under the one base URL, as on AWS (media makes
+      // them, jobs checks them).
+      ...((service === 'media' || service === 'jobs') && !options.env.MEDIA_PUBLIC_URL
+        ? { MEDIA_PUBLIC_URL: api }
         : {}),
     });
     SERVICES.forEach((service, index) => {
@@ -192,6 +205,8 @@ export async function startPlatform(
       }),
     );
 
+    gateway.setTargets({ jobs: urls.jobs, media: urls.media });
+
     const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
     if (
       await ensureMediaKnowsDemoKey({
@@ -212,6 +227,7 @@ export async function startPlatform(
       }),
     );
     return {
+      api,
       services: Object.fromEntries(SERVICES.map((s) => [s, urls[s]!])),
       admin: Object.fromEntries(SERVICES.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,

@@ -1,3 +1,5 @@
+export type { Gateway } from '../local/gateway.ts';
+export { startGateway } from '../local/gateway.ts';
 export { buildPublicApiDocument, INFO, SERVERS, TAGS } from './document.ts';
 export {
   describePublicServices,
