@@ -8,7 +8,9 @@ import {
   documentText,
   generatePublicApiDocument,
   lintOpenApi,
+  loadBalancerPatterns,
   PUBLIC_API_DOCUMENT,
+  PUBLIC_ROUTES,
   parseAsyncApi,
   readCommittedDocument,
   routeOf,
@@ -78,6 +80,11 @@ describe('the public API document', () => {
       }
     }
     expect(routeOf('/v1/jobsx')).toBeUndefined();
+    // The AWS load balancer routes the same prefixes (docs/deploy.md says which, for the stack).
+    const deploy = await readFile(join(root, 'docs/deploy.md'), 'utf8');
+    for (const route of PUBLIC_ROUTES) {
+      for (const pattern of loadBalancerPatterns(route)) expect(deploy).toContain(`\`${pattern}\``);
+    }
     expect(routeOf('/internal/api-keys/x')).toBeUndefined();
     expect(routeOf('/health/ready')).toBeUndefined();
   });
