@@ -1,4 +1,5 @@
 import { createHireflowClient, type HireflowClient, HireflowProblem } from '@hireflow/client';
+import { buildPublicApiDocument, documentText, readCommittedDocument } from '@hireflow/infra/public-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PublicApiHarness, startPublicApi } from './public-api-harness.ts';
 
@@ -27,6 +28,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await h?.close();
+});
+
+describe('the running services', () => {
+  it('serve the parts that make the committed public document (the client is generated from it)', async () => {
+    const jobs = (await h.jobs.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const media = (await h.media.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(documentText(buildPublicApiDocument([jobs, media]))).toBe(await readCommittedDocument());
+  });
 });
 
 describe('@hireflow/client through the one base URL', () => {
