@@ -9,6 +9,7 @@ export default defineConfig({
     include: [
       '{libs,services}/*/src/**/*.spec.ts',
       'infra/src/**/*.spec.ts',
+      'infra/*/src/**/*.spec.ts',
       'clients/*/src/**/*.spec.ts',
       '{libs,services,infra}/*/test/**/*.test.ts',
       'infra/test/**/*.test.ts',

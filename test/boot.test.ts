@@ -1,71 +1,19 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { createHireflowClient, type HireflowClient } from '@hireflow/client';
 import { waitFor } from '@hireflow/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cleanUp, type Launcher, launch as launchInstance, printedUrls, root } from './launcher.ts';
 
-const root = resolve(import.meta.dirname, '..');
 const instance = `boot${randomBytes(3).toString('hex')}`;
 const stateDir = `.local/test-${instance}`;
-
-// The launcher with names, ports and state of its own, so this test passes
-// while a developer's `pnpm start` runs on the default ports.
-function launch(extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(root, 'infra/src/local/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      HIREFLOW_INSTANCE: instance,
-      HIREFLOW_STATE_DIR: stateDir,
-      HIREFLOW_PORT_BASE: '0',
-      HIREFLOW_API_PORT: '0',
-      EMULATOR_PORT: '0',
-      MAIL_SMTP_PORT: '0',
-      MAIL_UI_PORT: '0',
-      // Every log line the services write, to look for personal data in.
-      LOG_LEVEL: 'debug',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  const waiters: { test: (line: string) => boolean; resolve: () => void }[] = [];
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => {
-      lines.push(line);
-      for (const w of [...waiters]) {
-        if (w.test(line)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve();
-        }
-      }
-    });
-  }
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  const waitForLine = (test: (line: string) => boolean, timeoutMs: number) =>
-    new Promise<void>((res, rej) => {
-      if (lines.some(test)) return res();
-      const timer = setTimeout(
-        () => rej(new Error(`no such line within ${timeoutMs} ms:\n${lines.join('\n')}`)),
-        timeoutMs,
-      );
-      waiters.push({
-        test,
-        resolve: () => {
-          clearTimeout(timer);
-          res();
-        },
-      });
-      exited.then((code) => rej(new Error(`launcher exited with ${code}:\n${lines.join('\n')}`)));
-    });
-  return { child, lines, exited, waitForLine };
-}
+// Every log line the services write, to look for personal data in.
+const launch = (extraEnv: Record<string, string> = {}) =>
+  launchInstance(instance, stateDir, { LOG_LEVEL: 'debug', ...extraEnv });
 
 interface ExportedSpan {
   service: string;
@@ -109,14 +57,10 @@ const PNG = Buffer.from(
   'base64',
 );
 
-/** The public API's one base URL, as the launcher prints it first. */
-const apiUrlOf = (lines: string[]) =>
-  lines.map((l) => l.match(/^ {2}api\s+(http:\/\/127\.0\.0\.1:\d+)\s/)).find(Boolean)?.[1];
-
 /** The demo tenant's client, through the one base URL (jobs and media behind it). */
 async function demoClient(lines: string[]): Promise<{ client: HireflowClient; key: string }> {
   const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
-  const baseUrl = apiUrlOf(lines);
+  const baseUrl = printedUrls(lines).api;
   expect(baseUrl).toBeDefined();
   return { client: createHireflowClient({ baseUrl: baseUrl!, apiKey: demo.key }), key: demo.key };
 }
@@ -132,21 +76,11 @@ async function uploadReady(client: HireflowClient, owner?: { type: 'job'; id: st
 const CANDIDATE = { name: 'Zephyrine Quillfeather', email: `zephyrine.${instance}@privacy.example` };
 
 describe('pnpm start (the launcher)', () => {
-  let launcher: ReturnType<typeof launch> | undefined;
+  let launcher: Launcher | undefined;
   let otlp: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
 
   afterAll(async () => {
-    if (launcher && launcher.child.exitCode === null) {
-      launcher.child.kill('SIGKILL');
-      await launcher.exited;
-    }
-    const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-    await client.connect();
-    for (const service of ['jobs', 'matching', 'notifications', 'media']) {
-      await client.query(`DROP DATABASE IF EXISTS hireflow_${instance}_${service} WITH (FORCE)`);
-    }
-    await client.end();
-    await rm(join(root, stateDir), { recursive: true, force: true });
+    await cleanUp(launcher, instance, stateDir);
     await otlp?.close();
   });
 
@@ -159,21 +93,8 @@ describe('pnpm start (the launcher)', () => {
     });
     await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
 
-    const urls = Object.fromEntries(
-      launcher.lines
-        .map((l) => l.match(/^ {2}(jobs|matching|notifications|media)\s+(http:\/\/127\.0\.0\.1:\d+)\s/))
-        .filter((m): m is RegExpMatchArray => m !== null)
-        .map((m) => [m[1], m[2]]),
-    );
+    const { urls, adminUrls, mailUi } = printedUrls(launcher.lines);
     expect(Object.keys(urls).sort()).toEqual(['jobs', 'matching', 'media', 'notifications']);
-    const adminUrls = Object.fromEntries(
-      launcher.lines
-        .map((l) =>
-          l.match(/^ {2}(jobs|matching|notifications|media)\s.*\sadmin (http:\/\/127\.0\.0\.1:\d+)$/),
-        )
-        .filter((m): m is RegExpMatchArray => m !== null)
-        .map((m) => [m[1], m[2]]),
-    );
     expect(Object.keys(adminUrls).sort()).toEqual(['jobs', 'matching', 'media', 'notifications']);
     for (const url of Object.values(urls)) {
       const res = await fetch(`${url}/health/ready`);
@@ -184,7 +105,6 @@ describe('pnpm start (the launcher)', () => {
         sqs: 'ok',
       });
     }
-    const mailUi = launcher.lines.map((l) => l.match(/^ {2}mail\s+(http:\/\/\S+)/)).find(Boolean)?.[1];
     expect(mailUi).toBeDefined();
     expect((await fetch(`${mailUi}/api/messages`)).status).toBe(200);
 
@@ -251,7 +171,7 @@ describe('pnpm start (the launcher)', () => {
     const uploadTrace = upload.traceId!;
     const thumb = ready.variants.find((v) => v.name === 'thumb')!;
     // Variant URLs are under the one base URL too.
-    expect(thumb.url.startsWith(apiUrlOf(launcher.lines)!)).toBe(true);
+    expect(thumb.url.startsWith(printedUrls(launcher.lines).api!)).toBe(true);
     const served = await fetch(thumb.url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/webp');

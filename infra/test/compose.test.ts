@@ -2,7 +2,7 @@
 // Dockerfile to the contract in docs/design.md ("Running it") and to the repo:
 // services, ports, environment, dependencies, and the image recipe.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -149,6 +149,49 @@ describe('docker-compose.yml', () => {
   });
 });
 
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/** The workspace's packages by name, from pnpm-workspace.yaml. */
+function workspaceManifests(): Map<string, Manifest> {
+  const { packages } = parse(read('pnpm-workspace.yaml')) as { packages: string[] };
+  const dirs = packages.flatMap((pattern) =>
+    pattern.endsWith('/*')
+      ? readdirSync(new URL(pattern.slice(0, -1), root)).map((name) => `${pattern.slice(0, -1)}${name}`)
+      : [pattern],
+  );
+  const manifests = dirs
+    .filter((dir) => existsSync(new URL(`${dir}/package.json`, root)))
+    .map((dir) => JSON.parse(read(`${dir}/package.json`)) as Manifest);
+  return new Map(manifests.map((m) => [m.name, m]));
+}
+
+/**
+ * The projects `--filter '<name>...'` selects: the package and every workspace
+ * package it depends on, dev dependencies included (pnpm follows them too).
+ */
+function filterSelection(filters: string[], manifests: Map<string, Manifest>): Set<string> {
+  const selected = new Set<string>();
+  const visit = (name: string) => {
+    const manifest = manifests.get(name);
+    if (!manifest || selected.has(name)) return;
+    selected.add(name);
+    for (const deps of [manifest.dependencies, manifest.devDependencies, manifest.optionalDependencies]) {
+      for (const [dep, version] of Object.entries(deps ?? {}))
+        if (version.startsWith('workspace:')) visit(dep);
+    }
+  };
+  for (const filter of filters) {
+    expect(filter, 'only `<package>...` filters are understood here').toMatch(/^@[\w/-]+\.\.\.$/);
+    visit(filter.slice(0, -3));
+  }
+  return selected;
+}
+
 interface Instruction {
   keyword: string;
   args: string;
@@ -208,6 +251,28 @@ describe('Dockerfile', () => {
     expect(runs.some((r) => r.includes('pnpm deploy'))).toBe(false);
     for (const name of APP_SERVICES) expect(install).toContain(`@hireflow/${name}`);
     expect(install).toContain('@hireflow/infra');
+  });
+
+  it('keeps the AWS CDK app (aws-cdk-lib, ~186 MB) out of the production install and the build context', () => {
+    const install = instructions.find((i) => i.keyword === 'RUN' && /\bpnpm install\b/.test(i.args))!.args;
+    const filters = [...install.matchAll(/--filter\s+'([^']+)'/g)].map((m) => m[1]!);
+    const manifests = workspaceManifests();
+    expect(manifests.get('@hireflow/aws')?.dependencies).toHaveProperty('aws-cdk-lib');
+    const selected = filterSelection(filters, manifests);
+    for (const name of APP_SERVICES) expect(selected).toContain(`@hireflow/${name}`);
+    expect(selected).not.toContain('@hireflow/aws');
+    for (const name of selected) {
+      const manifest = manifests.get(name)!;
+      for (const deps of [manifest.dependencies, manifest.devDependencies]) {
+        expect(deps ?? {}, name).not.toHaveProperty('aws-cdk-lib');
+        expect(deps ?? {}, name).not.toHaveProperty('aws-cdk');
+      }
+    }
+    // Nor is it in the context: the install finds no infra/aws/package.json to link.
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim());
+    expect(ignored).toContain('infra/aws');
   });
 
   it('runs as a non-root user in production mode with a liveness check', () => {

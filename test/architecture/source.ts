@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
+import { parse } from 'yaml';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -19,11 +20,17 @@ export interface WorkspacePackage {
   };
 }
 
-/** Every package of the workspace, the root included (its files: `test/`, `vitest.config.ts`). */
+/** Every package of the workspace (pnpm-workspace.yaml), the root included (its files: `test/`, `vitest.config.ts`). */
 export function workspacePackages(): WorkspacePackage[] {
-  const dirs = [ROOT, join(ROOT, 'infra'), join(ROOT, 'bench')];
-  for (const group of ['libs', 'services', 'clients']) {
-    for (const name of readdirSync(join(ROOT, group))) dirs.push(join(ROOT, group, name));
+  const { packages } = parse(readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8')) as {
+    packages: string[];
+  };
+  const dirs = [ROOT];
+  for (const pattern of packages) {
+    if (!pattern.endsWith('/*')) dirs.push(join(ROOT, pattern));
+    else
+      for (const name of readdirSync(join(ROOT, pattern.slice(0, -2))))
+        dirs.push(join(ROOT, pattern.slice(0, -2), name));
   }
   return dirs
     .filter((dir) => existsSync(join(dir, 'package.json')))
@@ -35,7 +42,7 @@ export function workspacePackages(): WorkspacePackage[] {
 
 const SKIP = new Set(['node_modules', '.git', '.local', '.toolchain', 'cdk.out']);
 
-/** The `.ts` files of a package (for the root: only its own, not the nested packages'). */
+/** The `.ts` files of a package: only its own, not those of packages nested in its folder (infra/aws in infra). */
 export function packageFiles(pkg: WorkspacePackage): string[] {
   if (pkg.dir === ROOT) {
     // The architecture tests' own fixtures are import statements inside strings.
@@ -51,8 +58,9 @@ function walk(dir: string): string[] {
   for (const entry of readdirSync(dir)) {
     if (SKIP.has(entry)) continue;
     const path = join(dir, entry);
-    if (statSync(path).isDirectory()) files.push(...walk(path));
-    else if (/\.(ts|mts)$/.test(entry) && !entry.endsWith('.d.ts')) files.push(path);
+    if (statSync(path).isDirectory()) {
+      if (!existsSync(join(path, 'package.json'))) files.push(...walk(path));
+    } else if (/\.(ts|mts)$/.test(entry) && !entry.endsWith('.d.ts')) files.push(path);
   }
   return files;
 }

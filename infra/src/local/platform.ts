@@ -205,7 +205,7 @@ export async function startPlatform(
       }),
     );
 
-    gateway.setTargets({ jobs: urls.jobs, media: urls.media });
+    gateway.setTargets({ jobs: urls.jobs, media: urls.media, notifications: urls.notifications });
 
     const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
     if (

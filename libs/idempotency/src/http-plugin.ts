@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@hireflow/db';
+import { signals } from '@hireflow/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { IdempotencyConflictError, IdempotencyInProgressError } from './errors.ts';
@@ -80,7 +81,10 @@ export const idempotencyPlugin = fp<IdempotencyPluginOptions>(
       const print = fingerprint({ method: request.method, url: request.url, body: request.body });
       try {
         const outcome = await claimKey(store, { key, fingerprint: print, leaseMs, ttlMs });
-        if (outcome.kind === 'completed') return replay(reply, outcome.result as StoredResponse);
+        if (outcome.kind === 'completed') {
+          signals.idempotency.publish({ outcome: 'duplicate' });
+          return replay(reply, outcome.result as StoredResponse);
+        }
         claims.set(request, { key, token: outcome.token, store });
       } catch (error) {
         if (error instanceof IdempotencyConflictError) {

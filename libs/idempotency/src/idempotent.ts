@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotencyLeaseLostError } from './errors.ts';
+import { signals } from '@hireflow/telemetry';
+import { IdempotencyInProgressError, IdempotencyLeaseLostError } from './errors.ts';
 import { fingerprint } from './fingerprint.ts';
 import {
   claimKey,
@@ -86,7 +87,7 @@ async function runWithLease<T>(
   const { key, leaseMs } = settings;
   // Bookkeeping commits on its own, outside any transaction the caller's EM is in.
   const store = em.fork();
-  const outcome = await claimKey(store, settings);
+  const outcome = await claimKeyObserved(store, settings);
   if (outcome.kind === 'completed') return outcome.result as T;
   const { token } = outcome;
   const lease = new AbortController();
@@ -132,7 +133,7 @@ async function runInTransaction<T>(
   // takes both with it. Meanwhile other callers are told "in progress", and
   // the server ends a holder idle longer than its lease (see claimKey).
   return em.transactional(async (tx) => {
-    const outcome = await claimKey(tx, settings);
+    const outcome = await claimKeyObserved(tx, settings);
     if (outcome.kind === 'completed') return outcome.result as T;
     const claim: IdempotencyClaim = {
       key,
@@ -169,6 +170,18 @@ function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: ()
     stopped = true;
     clearInterval(timer);
   };
+}
+
+/** Claims the key, reporting what the wrapper saved (a duplicate) to the process's metrics. */
+async function claimKeyObserved(em: EntityManager, settings: Settings) {
+  try {
+    const outcome = await claimKey(em, settings);
+    if (outcome.kind === 'completed') signals.idempotency.publish({ outcome: 'duplicate' });
+    return outcome;
+  } catch (error) {
+    if (error instanceof IdempotencyInProgressError) signals.idempotency.publish({ outcome: 'in-progress' });
+    throw error;
+  }
 }
 
 function toJson(result: unknown): string {

@@ -38,6 +38,7 @@ export {
   DEFAULT_RELAY_POLL_INTERVAL_MS,
   OutboxRelay,
 } from './outbox/relay.ts';
+export { outboxStats } from './outbox/store.ts';
 export type { OutgoingEvent, PublishFailure, PublishResult } from './sns/publisher.ts';
 export { SNS_MAX_BATCH, SnsPublisher } from './sns/publisher.ts';
 export { SqsConsumer } from './sqs/consumer.ts';

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDeps } from './deps.ts';
 import { createHttpServer } from './http.ts';
+import { BULL_BOARD_PATH, registerBullBoard } from './metrics/bull-board.ts';
 import { problem, sendProblem } from './problem.ts';
 import type { ServiceConfig } from './service-config.ts';
 
@@ -16,9 +17,13 @@ const REALM = 'hireflow admin';
  */
 export function createAdminServer(
   config: Pick<ServiceConfig, 'ADMIN_TOKEN'>,
-  deps: Pick<ServiceDeps, 'log'>,
+  deps: Pick<ServiceDeps, 'log'> & Partial<Pick<ServiceDeps, 'metrics' | 'queues'>>,
 ) {
-  const admin = createHttpServer({ log: deps.log.child({ listener: 'admin' }) });
+  // Bull Board's page runs scripts: it keeps its own content security policy.
+  const admin = createHttpServer({
+    log: deps.log.child({ listener: 'admin' }),
+    relaxedCsp: [BULL_BOARD_PATH],
+  });
   const token = config.ADMIN_TOKEN;
   if (token) {
     const expected = digest(token);
@@ -33,6 +38,16 @@ export function createAdminServer(
         instance: request.url,
       });
     });
+  }
+  const { metrics, queues } = deps;
+  if (metrics) {
+    admin.get('/metrics', { logLevel: 'warn' }, async (_request, reply) =>
+      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    );
+  }
+  if (queues && queues.length > 0) {
+    // Registered now, loaded by ready(): read-only unless a token guards the port.
+    void admin.register(async (scope) => registerBullBoard(scope, { queues, readOnly: !config.ADMIN_TOKEN }));
   }
   return admin;
 }

@@ -5,7 +5,7 @@ import type { ServiceDeps } from './deps.ts';
 
 export interface ServiceChannels {
   /** The service's inbox queue and its DLQ, as the SQS consumer takes them. */
-  inbox?: { name: string; url: string; dlq: { url: string } };
+  inbox?: { name: string; logicalName: string; url: string; dlq: { url: string } };
   /** Logical topic name (`jobs-events`) → ARN, for the outbox relay. */
   topicArns: Record<string, string>;
 }
@@ -22,7 +22,7 @@ export async function resolveChannels(deps: ServiceDeps): Promise<ServiceChannel
     const url = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: deps.names.inbox }))).QueueUrl!;
     const dlq = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: dlqName(deps.names.inbox) })))
       .QueueUrl!;
-    result.inbox = { name: deps.names.inbox, url, dlq: { url: dlq } };
+    result.inbox = { name: deps.names.inbox, logicalName: logical.inbox!, url, dlq: { url: dlq } };
   }
   if (logical.topic && deps.names.topic) {
     const wanted = deps.names.topic;

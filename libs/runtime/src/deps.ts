@@ -4,9 +4,11 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type ServiceName, serviceChannels } from '@hireflow/contracts';
 import { createOrm, ensureDatabase, type MikroORM, migrate, type SqlMigration } from '@hireflow/db';
 import type { EntitySchema } from '@mikro-orm/core';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type AwsSettings, awsSettings, createS3Client, createSnsClient, createSqsClient } from './aws.ts';
 import type { Logger } from './logger.ts';
+import { createMetrics, type ServiceMetrics } from './metrics/registry.ts';
 import { closeRedis } from './redis.ts';
 import type { ServiceConfig } from './service-config.ts';
 
@@ -20,6 +22,10 @@ export interface ServiceDeps {
   sns: SNSClient;
   s3: S3Client;
   aws: AwsSettings;
+  /** The process's metrics (the admin port's `/metrics`). */
+  metrics: ServiceMetrics;
+  /** Handles on the service's BullMQ queues, to observe them (metrics, Bull Board). */
+  queues: Queue[];
   /** Full names of the service's inbox queue, publish topic and bucket (prefix applied). */
   names: { inbox?: string | undefined; topic?: string | undefined; bucket?: string | undefined };
   close(): Promise<void>;
@@ -33,6 +39,8 @@ export interface ConnectOptions {
   /** Only to know whether AWS credentials are set (dummy ones against the emulator otherwise). */
   env: Record<string, string | undefined>;
   log: Logger;
+  /** The service's BullMQ queue names, observed by metrics and Bull Board. */
+  queues?: string[];
 }
 
 /** Creates the service's database if missing, migrates it, and opens Redis and the AWS clients. */
@@ -63,9 +71,20 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
   const s3 = createS3Client(aws);
   const channels = serviceChannels(options.service);
   const prefix = config.HIREFLOW_TOPOLOGY_PREFIX;
+  const metrics = createMetrics(options.service);
+  const queues = (options.queues ?? []).map(
+    (name) => new Queue(name, { connection: redis, prefix: config.REDIS_PREFIX }),
+  );
+  for (const queue of queues) {
+    queue.on('error', (error) =>
+      options.log.warn({ err: error, queue: queue.name }, 'queue connection error'),
+    );
+  }
   return {
     service: options.service,
     log: options.log,
+    metrics,
+    queues,
     orm,
     redis,
     sqs,
@@ -78,6 +97,8 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
       bucket: channels.bucket && prefix + channels.bucket,
     },
     close: async () => {
+      metrics.close();
+      await Promise.all(queues.map((queue) => queue.close().catch(() => undefined)));
       sqs.destroy();
       sns.destroy();
       s3.destroy();

@@ -20,6 +20,21 @@ export type { Logger } from './logger.ts';
 export { createLogger, silentLogger } from './logger.ts';
 export type { PeriodicTask } from './maintenance.ts';
 export { startPeriodicTasks } from './maintenance.ts';
+export type {
+  DeadLetterAlarms,
+  OutboxStats,
+  QueueGauges,
+  QueueSamplerOptions,
+  ServiceMetrics,
+} from './metrics/index.ts';
+export {
+  BULL_BOARD_PATH,
+  createMetrics,
+  deadLetterAlarms,
+  registerBullBoard,
+  sampleQueues,
+  startQueueSampler,
+} from './metrics/index.ts';
 export type { DocumentedAs, OpenApiDocument, OpenApiOptions, ResponseHeader } from './openapi.ts';
 export {
   describeRoutes,
@@ -41,6 +56,7 @@ export {
   adminPortOf,
   parseConfig,
   parseServiceConfig,
+  samplesQueues,
   serviceConfigSchema,
   trustProxyOf,
 } from './service-config.ts';

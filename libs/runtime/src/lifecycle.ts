@@ -5,9 +5,12 @@ import { shutdownTelemetry } from '@hireflow/telemetry';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
 import { createAdminServer } from './admin.ts';
+import { resolveChannels } from './channels.ts';
 import { connectDeps, type ServiceDeps } from './deps.ts';
 import { createLogger } from './logger.ts';
-import { adminPortOf, type ServiceConfig } from './service-config.ts';
+import { deadLetterAlarms } from './metrics/alarms.ts';
+import { type OutboxStats, startQueueSampler } from './metrics/sampler.ts';
+import { adminPortOf, type ServiceConfig, samplesQueues } from './service-config.ts';
 import type { AppState } from './service-server.ts';
 import { withTimeout } from './timeout.ts';
 
@@ -36,6 +39,35 @@ export interface ServiceDefinition<C extends ServiceConfig> {
   buildAdmin?(config: C, deps: ServiceDeps): Promise<FastifyInstance>;
   /** The worker role; closed in the order returned. */
   startWorker(config: C, deps: ServiceDeps): Promise<Closeable[]>;
+  /** The service's BullMQ queues (names), for metrics, Bull Board and dead-letter alarms. */
+  queues?: string[];
+  /** The outbox's backlog, for services that publish (`outboxStats` of @hireflow/messaging). */
+  outboxStats?(deps: ServiceDeps): Promise<OutboxStats>;
+}
+
+/** The queue gauges and dead-letter alarms of the service, sampled by this process. */
+async function startSampler<C extends ServiceConfig>(
+  definition: ServiceDefinition<C>,
+  config: C,
+  deps: ServiceDeps,
+): Promise<Closeable> {
+  const { inbox } = await resolveChannels(deps);
+  return startQueueSampler({
+    gauges: deps.metrics.queues,
+    sqs: deps.sqs,
+    inbox: inbox && { logicalName: inbox.logicalName, url: inbox.url, dlqUrl: inbox.dlq.url },
+    queues: deps.queues,
+    outbox: definition.outboxStats && (() => definition.outboxStats!(deps)),
+    alarms: deadLetterAlarms({
+      redis: deps.redis,
+      prefix: config.REDIS_PREFIX,
+      service: definition.name,
+      webhookUrl: config.ALERT_WEBHOOK_URL,
+      log: deps.log,
+    }),
+    intervalMs: config.QUEUE_METRICS_INTERVAL_MS,
+    log: deps.log.child({ component: 'queue-sampler' }),
+  });
 }
 
 const portOf = (app: FastifyInstance) => (app.server.address() as AddressInfo | null)?.port;
@@ -64,6 +96,7 @@ export async function runService<C extends ServiceConfig>(
   let app: FastifyInstance | undefined;
   let admin: FastifyInstance | undefined;
   let workers: Closeable[] = [];
+  let sampler: Closeable | undefined;
   let deps: ServiceDeps | undefined;
 
   const shutdown = async (reason: string): Promise<number> => {
@@ -86,6 +119,7 @@ export async function runService<C extends ServiceConfig>(
     };
     if (app) await step('http', () => app!.close());
     for (const worker of workers) await step(worker.name, () => worker.close(), worker.timeoutMs);
+    if (sampler) await step(sampler.name, () => sampler!.close());
     // Last among the listeners: metrics stay scrapeable while the workers drain.
     if (admin) await step('admin', () => admin!.close());
     if (deps) await step('connections', () => deps!.close());
@@ -124,7 +158,9 @@ export async function runService<C extends ServiceConfig>(
       migrations: definition.migrations,
       env,
       log,
+      queues: definition.queues ?? [],
     });
+    if (samplesQueues(config)) sampler = await startSampler(definition, config, deps);
     if (config.ROLE !== 'api') workers = await definition.startWorker(config, deps);
     // Every role listens: a worker serves /health for its orchestrator, the
     // app registers public routes only when the role includes the API.

@@ -73,6 +73,25 @@ export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
       .describe(
         'When set, every admin request needs it, as a Bearer token or as the password of HTTP Basic auth.',
       ),
+    QUEUE_METRICS: z
+      .enum(['auto', 'on', 'off'], { message: 'must be one of auto, on, off' })
+      .default('auto')
+      .describe(
+        "Sample the service's queue gauges (inbox, DLQ, BullMQ, outbox) and watch its dead letters: one process per service does; auto: the one on a configured (non-zero) admin port.",
+      ),
+    QUEUE_METRICS_INTERVAL_MS: z.coerce
+      .number({ message: 'must be a number' })
+      .int('must be a whole number')
+      .min(500, 'must be at least 500')
+      .max(600_000, 'must be at most 600000')
+      .default(5000)
+      .describe('How often the queue gauges are sampled.'),
+    ALERT_WEBHOOK_URL: z
+      .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
+      .optional()
+      .describe(
+        'Receives a JSON POST when a dead-letter set becomes non-empty (firing) and when it is emptied (resolved).',
+      ),
     ROLE: role(),
     LOG_LEVEL: logLevel(),
     SHUTDOWN_TIMEOUT_MS: z.coerce
@@ -123,4 +142,10 @@ export function trustProxyOf(
     return (_address, hop) => hop < hops;
   }
   return value.split(',');
+}
+
+/** Whether this process samples its service's queue gauges (QUEUE_METRICS). */
+export function samplesQueues(config: Pick<ServiceConfig, 'QUEUE_METRICS' | 'PORT' | 'ADMIN_PORT'>): boolean {
+  if (config.QUEUE_METRICS !== 'auto') return config.QUEUE_METRICS === 'on';
+  return adminPortOf(config) !== 0;
 }

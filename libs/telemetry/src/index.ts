@@ -1,4 +1,6 @@
 export { shutdownTelemetry, telemetryStarted } from './handle.ts';
 export { PrivacySpanProcessor } from './privacy.ts';
 export { scrubSql, scrubUrl } from './scrub.ts';
+export type { EmailSignal, IdempotencySignal, JobSignal, MessageSignal } from './signals.ts';
+export { signals } from './signals.ts';
 export { currentTraceId } from './trace.ts';

@@ -138,27 +138,39 @@ describe('match.found.v1', () => {
     ]);
   });
 
-  it('pages matches best first', async () => {
+  it('pages matches best first, ties by the time they were found', async () => {
     const jobId = await newJob();
-    const scores = [0.2, 0.9, 0.5, 0.7, 0.1];
-    for (const score of scores) {
-      await deliver(
-        createEvent(
-          'match.found.v1',
-          { matchId: randomUUID(), jobId, candidateId: randomUUID(), tenantId: h.tenants.a.tenantId, score },
-          { source: 'hireflow/matching' },
-        ),
+    // [score, found at]: three ties at 0.7 found at different times, two of them at the same instant
+    const found: [number, string][] = [
+      [0.2, '2026-11-29T10:00:00.000Z'],
+      [0.7, '2026-11-29T12:00:00.000Z'],
+      [0.9, '2026-11-29T11:00:00.000Z'],
+      [0.7, '2026-11-29T10:30:00.000Z'],
+      [0.7, '2026-11-29T12:00:00.000Z'],
+      [0.1, '2026-11-29T09:00:00.000Z'],
+    ];
+    const matchIds = new Map<string, [number, string]>();
+    for (const [score, time] of found) {
+      const event = createEvent(
+        'match.found.v1',
+        { matchId: randomUUID(), jobId, candidateId: randomUUID(), tenantId: h.tenants.a.tenantId, score },
+        { source: 'hireflow/matching', time },
       );
+      matchIds.set(event.data.matchId, [score, time]);
+      await deliver(event);
     }
-    const seen: number[] = [];
+    const seen: { matchId: string; score: number; foundAt: string }[] = [];
     let cursor: string | null = null;
     do {
       const url: string = `/v1/jobs/${jobId}/matches?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
       const body = (await h.app.inject({ method: 'GET', url, headers: h.tenants.a.auth })).json();
-      seen.push(...body.items.map((m: { score: number }) => m.score));
+      seen.push(...body.items);
       cursor = body.nextCursor;
     } while (cursor);
-    expect(seen).toEqual([...scores].sort((a, b) => b - a));
+    const expected = [...matchIds]
+      .sort(([a, [sa, ta]], [b, [sb, tb]]) => sb - sa || ta.localeCompare(tb) || a.localeCompare(b))
+      .map(([matchId, [score, foundAt]]) => ({ matchId, score, foundAt }));
+    expect(seen.map(({ matchId, score, foundAt }) => ({ matchId, score, foundAt }))).toEqual(expected);
   });
 });
 

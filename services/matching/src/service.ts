@@ -1,7 +1,9 @@
+import { outboxStats } from '@hireflow/messaging';
 import type { ServiceDefinition } from '@hireflow/runtime';
-import { buildApp } from './app.ts';
+import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
+import { MATCH_QUEUE } from './modules/matches/queue.ts';
 import { startWorker } from './worker.ts';
 
 /** The matching service as `runService` runs it. */
@@ -10,6 +12,9 @@ export const matchingService: ServiceDefinition<Config> = {
   loadConfig,
   entities,
   migrations,
+  queues: [MATCH_QUEUE],
+  outboxStats: (deps) => outboxStats(deps.orm.em.fork()),
   buildApp,
-  startWorker,
+  buildAdmin,
+  startWorker: (config, deps) => startWorker(config, deps),
 };

@@ -36,7 +36,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   }
   configureSharp();
   const limits = imageLimitsOf(config);
-  const store = createMediaStore(deps.s3, bucketOf(deps));
+  const store = createMediaStore(deps.s3, bucketOf(config, deps));
 
   // Every answer is marked: nothing is sniffed, and API answers are not cached
   // (variants set their own year-long policy).
@@ -125,7 +125,9 @@ export async function buildAdmin(config: Config, deps: ServiceDeps) {
   return admin;
 }
 
-export function bucketOf(deps: ServiceDeps): string {
+/** MEDIA_BUCKET when set (on AWS, where bucket names are global), else the topology's bucket with the prefix. */
+export function bucketOf(config: Pick<Config, 'MEDIA_BUCKET'>, deps: ServiceDeps): string {
+  if (config.MEDIA_BUCKET) return config.MEDIA_BUCKET;
   if (!deps.names.bucket) throw new Error('the topology gives media no bucket');
   return deps.names.bucket;
 }

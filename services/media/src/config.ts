@@ -1,6 +1,6 @@
 import { ConfigError, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './modules/images/index.ts';
 
 const publicUrl = publicBaseUrl(
@@ -11,6 +11,13 @@ const publicUrl = publicBaseUrl(
 /** Every variable the media service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('media', 3004).extend({
   MEDIA_PUBLIC_URL: publicUrl,
+  MEDIA_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')
+    .optional()
+    .describe(
+      "The S3 bucket of originals and variants; default: the topology's `media` bucket with HIREFLOW_TOPOLOGY_PREFIX (on AWS the stack names it).",
+    ),
   MEDIA_MAX_FILE_BYTES: positiveInt(
     'Largest accepted upload in bytes (413 above it).',
     DEFAULT_IMAGE_LIMITS.maxBytes,

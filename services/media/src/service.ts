@@ -1,7 +1,9 @@
+import { outboxStats } from '@hireflow/messaging';
 import type { ServiceDefinition } from '@hireflow/runtime';
 import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
+import { RESIZE_QUEUE } from './modules/resize/queue.ts';
 import { startWorker } from './worker.ts';
 
 /** The media service as `runService` runs it. */
@@ -10,6 +12,8 @@ export const mediaService: ServiceDefinition<Config> = {
   loadConfig,
   entities,
   migrations,
+  queues: [RESIZE_QUEUE],
+  outboxStats: (deps) => outboxStats(deps.orm.em.fork()),
   buildApp,
   buildAdmin,
   startWorker: (config, deps) => startWorker(config, deps),

@@ -49,7 +49,7 @@ export async function startWorker(
   await consumer.start();
   const resizer = startResizeWorker({
     orm: deps.orm,
-    store: createMediaStore(deps.s3, bucketOf(deps)),
+    store: createMediaStore(deps.s3, bucketOf(config, deps)),
     limiter: createImageLimiter({ concurrency: config.MEDIA_IMAGE_CONCURRENCY, timeoutMs: limits.timeoutMs }),
     limits,
     publicUrl: config.MEDIA_PUBLIC_URL,

@@ -2,6 +2,7 @@ import type { ServiceDefinition } from '@hireflow/runtime';
 import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
+import { EMAIL_QUEUE } from './modules/email/queue.ts';
 import { startWorker } from './worker.ts';
 
 /** The notifications service as `runService` runs it. */
@@ -10,6 +11,7 @@ export const notificationsService: ServiceDefinition<Config> = {
   loadConfig,
   entities,
   migrations,
+  queues: [EMAIL_QUEUE],
   buildApp,
   buildAdmin,
   startWorker: (config, deps) => startWorker(config, deps),

@@ -1,3 +1,4 @@
+import { signals } from '@hireflow/telemetry';
 import { type Job, type Processor, Worker } from 'bullmq';
 import { type BackoffOptions, fullJitter, type RandomSource } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
@@ -65,9 +66,28 @@ export function createJobWorker<Data, Result = unknown>(
       },
     },
   });
+  const durationOf = (job: Job | undefined) =>
+    job?.processedOn && job.finishedOn ? job.finishedOn - job.processedOn : undefined;
+  worker.on('completed', (job) => {
+    signals.job.publish({
+      queue: options.name,
+      name: job.name,
+      outcome: 'completed',
+      durationMs: durationOf(job),
+    });
+  });
   worker.on('failed', (job, error) => {
     const attempts = job?.opts.attempts ?? 1;
     const final = !job || job.attemptsMade >= attempts || error.name === 'UnrecoverableError';
+    // A job moved to delayed by its processor (DelayedError) is not a failure.
+    if (error.name !== 'DelayedError') {
+      signals.job.publish({
+        queue: options.name,
+        name: job?.name ?? 'unknown',
+        outcome: final ? 'dead' : 'failed',
+        durationMs: durationOf(job),
+      });
+    }
     if (final) log.error({ err: error, jobId: job?.id }, 'job failed for good: kept as a dead letter');
   });
   worker.on('error', (error) => log.error({ err: error }, 'worker error'));

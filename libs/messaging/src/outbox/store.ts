@@ -53,3 +53,14 @@ export async function deleteSent(em: EntityManager, olderThanMs: number, limit: 
   );
   return deleted.length;
 }
+
+/** Rows committed and not yet published, and the age of the oldest (seconds; 0 when none). */
+export async function outboxStats(
+  em: EntityManager,
+): Promise<{ backlog: number; oldestUnsentAgeSeconds: number }> {
+  const [row] = await em.execute<{ backlog: string; age: number | null }[]>(
+    `SELECT count(*) AS backlog, extract(epoch FROM now() - min(created_at))::float8 AS age
+       FROM outbox WHERE sent_at IS NULL`,
+  );
+  return { backlog: Number(row?.backlog ?? 0), oldestUnsentAgeSeconds: Math.max(0, row?.age ?? 0) };
+}

@@ -5,6 +5,7 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { type AnyEvent, type EventType, InvalidEventError, parseEvent } from '@hireflow/contracts';
+import { signals } from '@hireflow/telemetry';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ATTR_DEFERRED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
@@ -201,6 +202,8 @@ export class SqsConsumer {
       queueName: this.#o.queue.name,
       receiveCount: decoded.receiveCount,
     };
+    const ageMs =
+      decoded.sentTimestamp === undefined ? undefined : Math.max(0, Date.now() - decoded.sentTimestamp);
     let event: AnyEvent;
     try {
       event = parseEvent(decoded.body);
@@ -244,7 +247,7 @@ export class SqsConsumer {
       this.#durations.record(durationMs);
       try {
         const record = await this.#afterHandler(entry, failure);
-        this.#report({ ...ids, ...record, durationMs });
+        this.#report({ ...ids, ...record, durationMs, ...(ageMs === undefined ? {} : { ageMs }) });
       } finally {
         span.end();
       }
@@ -323,6 +326,13 @@ export class SqsConsumer {
         'dead-lettered',
       );
     }
+    signals.message.publish({
+      queue: this.#o.queue.logicalName ?? this.#o.queue.name,
+      type: record.type,
+      outcome: record.outcome,
+      durationMs: record.durationMs,
+      ageMs: record.ageMs,
+    });
     try {
       this.#o.onMessage?.(record);
     } catch (error) {

@@ -40,6 +40,8 @@ export interface MessageRecord {
   /** The visibility delay set after a failure (seconds). */
   delaySeconds?: number;
   durationMs?: number;
+  /** How long the message waited in the queue before this receive: now minus its SentTimestamp. */
+  ageMs?: number;
 }
 
 export type MessageObserver = (record: MessageRecord) => void;
@@ -52,7 +54,8 @@ export const DEFAULT_SQS_BACKOFF: BackoffOptions = { base: 5, cap: 900 };
 export interface SqsConsumerOptions {
   sqs: SQSClient;
   /** The queue and its DLQ (a ProvisionedQueue fits). */
-  queue: { name: string; url: string; dlq: { url: string } };
+  /** `logicalName` (the topology's name, no prefix) labels its metrics; default `name`. */
+  queue: { name: string; url: string; dlq: { url: string }; logicalName?: string };
   handlers: EventHandlers;
   /** Handlers running at once (default 10); receives ask only for free slots. */
   concurrency?: number;

@@ -71,4 +71,12 @@ export const jobsMigrations = [
     'ALTER TABLE job_posting ADD COLUMN logo_uploaded_at timestamptz',
     'ALTER TABLE candidate ADD COLUMN photo jsonb, ADD COLUMN photo_uploaded_at timestamptz',
   ]),
+  defineSqlMigration('1004-jobs-matches-best-first-then-earliest', [
+    // The listings' order: best score, then earliest found, then match id.
+    "UPDATE job_match SET found_at = date_trunc('milliseconds', found_at)",
+    'DROP INDEX job_match_job_idx',
+    'DROP INDEX job_match_candidate_idx',
+    'CREATE INDEX job_match_job_idx ON job_match (job_id, score DESC, found_at, match_id)',
+    'CREATE INDEX job_match_candidate_idx ON job_match (candidate_id, score DESC, found_at, match_id)',
+  ]),
 ];

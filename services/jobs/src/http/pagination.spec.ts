@@ -1,6 +1,12 @@
 import { HttpProblem } from '@hireflow/runtime';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, isCursorTime } from './pagination.ts';
+import {
+  decodeCursor,
+  decodeMatchCursor,
+  encodeCursor,
+  encodeMatchCursor,
+  isCursorTime,
+} from './pagination.ts';
 
 const id = '0b6c2a52-8e7c-4b8e-9a3f-6f0d1c2e3a4b';
 
@@ -32,10 +38,18 @@ describe('keyset cursors', () => {
     }
   });
 
-  it('take a validator for other sort keys (scores)', () => {
-    const score = encodeCursor({ at: '0.75', id });
-    expect(decodeCursor(score, (at) => Number(at) >= 0 && Number(at) <= 1)).toEqual({ at: '0.75', id });
-    expect(() => decodeCursor(score)).toThrow(HttpProblem);
+  it('carry a match listing’s keyset: score, time found, id', () => {
+    const cursor = { score: 0.7345678901234567, foundAt: '2026-11-30T10:00:00.123Z', id };
+    expect(decodeMatchCursor(encodeMatchCursor(cursor))).toEqual(cursor);
+    const forged = [
+      encodeMatchCursor({ score: 1.5, foundAt: cursor.foundAt, id }),
+      encodeMatchCursor({ score: Number.NaN, foundAt: cursor.foundAt, id }),
+      encodeMatchCursor({ score: 0.5, foundAt: 'soon', id }),
+      encodeMatchCursor({ score: 0.5, foundAt: cursor.foundAt, id: 'x' }),
+      Buffer.from(JSON.stringify(['0.5', cursor.foundAt, id])).toString('base64url'),
+      encodeCursor({ at: '0.5', id }),
+    ];
+    for (const value of forged) expect(() => decodeMatchCursor(value), value).toThrow(HttpProblem);
   });
 
   it('accept only times Postgres can compare (years 1 to 9999)', () => {

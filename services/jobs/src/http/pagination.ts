@@ -25,21 +25,48 @@ export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url');
 }
 
-/** Reads a cursor back; `validAt` checks the sort key's form (a time, a score). */
-export function decodeCursor(
-  value: string | undefined,
-  validAt: (at: string) => boolean = isCursorTime,
-): Cursor | undefined {
+/** Reads a cursor back: a time Postgres can compare and a UUID, or a 400. */
+export function decodeCursor(value: string | undefined): Cursor | undefined {
   if (value === undefined) return undefined;
   try {
     const [at, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && typeof id === 'string' && validAt(at) && uuid.safeParse(id).success) {
+    if (typeof at === 'string' && typeof id === 'string' && isCursorTime(at) && uuid.safeParse(id).success) {
       return { at, id };
     }
   } catch {
     // falls through to the problem below
   }
-  throw new HttpProblem(400, 'VALIDATION_FAILED', 'cursor is not one this API returned', {
+  throw invalidCursor();
+}
+
+/** The keyset of a matches listing (score desc, then found at, then match id). */
+export interface MatchCursor {
+  score: number;
+  foundAt: string;
+  id: string;
+}
+
+export function encodeMatchCursor(cursor: MatchCursor): string {
+  return Buffer.from(JSON.stringify([cursor.score, cursor.foundAt, cursor.id])).toString('base64url');
+}
+
+export function decodeMatchCursor(value: string | undefined): MatchCursor | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const [score, foundAt, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[];
+    // Passed to Postgres as a number and a time: only a score in [0, 1] and a comparable time.
+    const validScore = typeof score === 'number' && Number.isFinite(score) && score >= 0 && score <= 1;
+    if (validScore && typeof foundAt === 'string' && isCursorTime(foundAt) && uuid.safeParse(id).success) {
+      return { score, foundAt, id: id as string };
+    }
+  } catch {
+    // falls through to the problem below
+  }
+  throw invalidCursor();
+}
+
+function invalidCursor(): HttpProblem {
+  return new HttpProblem(400, 'VALIDATION_FAILED', 'cursor is not one this API returned', {
     errors: [{ field: 'cursor', message: 'is not valid' }],
   });
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@hireflow/db';
 import { LockMode } from '@mikro-orm/core';
 import { JobPosting, type JobPostingEntity, type MediaImage } from '../../db/entities.ts';
-import { decodeCursor, encodeCursor, newestFirstPage } from '../../http/pagination.ts';
+import { decodeMatchCursor, encodeMatchCursor, newestFirstPage } from '../../http/pagination.ts';
 
 // The postings module's data access: every statement on job_posting and
 // job_match lives here; routes, services and consumers call these.
@@ -118,6 +118,7 @@ export async function applyMatched(
 /**
  * Records a match. A recomputation may find the same pair again under a new
  * match id: the newest finding wins, whatever order the events arrive in.
+ * Its time is kept to the millisecond, as the listing's cursor carries it.
  */
 export async function upsertMatch(
   em: EntityManager,
@@ -132,7 +133,7 @@ export async function upsertMatch(
 ): Promise<void> {
   await em.execute(
     `INSERT INTO job_match (match_id, tenant_id, job_id, candidate_id, score, found_at)
-     VALUES (?, ?, ?, ?, ?, ?)
+     VALUES (?, ?, ?, ?, ?, date_trunc('milliseconds', ?::timestamptz))
      ON CONFLICT (job_id, candidate_id) DO UPDATE
        SET score = EXCLUDED.score, match_id = EXCLUDED.match_id, found_at = EXCLUDED.found_at
        WHERE job_match.found_at <= EXCLUDED.found_at`,
@@ -180,29 +181,24 @@ interface MatchRow {
   job_status: string | null;
 }
 
-const validScore = (at: string) => {
-  // Passed to Postgres as a number, so any finite score in [0, 1] is safe.
-  const score = Number(at);
-  return at.trim() !== '' && Number.isFinite(score) && score >= 0 && score <= 1;
-};
-
 /**
- * A page of the match read model (fed by `match.found.v1`), best score first,
- * for one posting or one candidate of the tenant. The keyset cursor carries
- * the last score and match id.
+ * A page of the match read model (fed by `match.found.v1`), best score
+ * first, ties by the time each was found (then the match id), for one
+ * posting or one candidate of the tenant. The keyset cursor carries the last
+ * item's score, time and match id.
  */
 export async function matchesPage(
   em: EntityManager,
   filter: { tenantId: string; jobId?: string; candidateId?: string },
   query: { limit: number; cursor?: string | undefined },
 ) {
-  const after = decodeCursor(query.cursor, validScore);
+  const after = decodeMatchCursor(query.cursor);
   const column = filter.jobId ? 'm.job_id' : 'm.candidate_id';
   const params: unknown[] = [filter.tenantId, filter.jobId ?? filter.candidateId];
   let keyset = '';
   if (after) {
-    keyset = 'AND (m.score < ? OR (m.score = ? AND m.match_id > ?))';
-    params.push(Number(after.at), Number(after.at), after.id);
+    keyset = `AND (m.score < ? OR (m.score = ? AND (m.found_at > ? OR (m.found_at = ? AND m.match_id > ?))))`;
+    params.push(after.score, after.score, after.foundAt, after.foundAt, after.id);
   }
   params.push(query.limit + 1);
   const rows = await em.execute<MatchRow[]>(
@@ -213,16 +209,18 @@ export async function matchesPage(
        LEFT JOIN candidate c ON c.id = m.candidate_id AND c.tenant_id = m.tenant_id
        LEFT JOIN job_posting j ON j.id = m.job_id AND j.tenant_id = m.tenant_id
       WHERE m.tenant_id = ? AND ${column} = ? ${keyset}
-      ORDER BY m.score DESC, m.match_id ASC
+      ORDER BY m.score DESC, m.found_at ASC, m.match_id ASC
       LIMIT ?`,
     params,
   );
-  const items = rows.slice(0, query.limit);
+  const items = rows.slice(0, query.limit).map(toMatchView);
   const last = items.at(-1);
   return {
-    items: items.map(toMatchView),
+    items,
     nextCursor:
-      rows.length > query.limit && last ? encodeCursor({ at: String(last.score), id: last.match_id }) : null,
+      rows.length > query.limit && last
+        ? encodeMatchCursor({ score: last.score, foundAt: last.foundAt, id: last.matchId })
+        : null,
   };
 }
 

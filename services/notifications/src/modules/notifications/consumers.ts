@@ -143,7 +143,8 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
         if (posting.tenantId !== tenantId) {
           throw new PermanentError(`job.matched.v1 ${event.id} names a posting of another tenant`);
         }
-        // One summary per posting, on its first computation: later ones hit the same key.
+        // One summary per posting, about its first computation: later ones hit the same key
+        // (and one that overtook the first gives way to it while unsent: recordIntent).
         return intend(
           em,
           {

@@ -22,15 +22,23 @@ export interface EmailIntent<T extends TemplateName = TemplateName> {
 }
 
 /**
- * Records the intent as `queued`; a key already recorded keeps its first row
- * (and its params). True when this call recorded it.
+ * Records the intent as `queued`; a key already recorded keeps its row and
+ * params. One exception: a posting's summary is about its first computation,
+ * and standard queues do not keep order, so while it is still queued an
+ * earlier computation (smaller `computedAt`) that arrives late takes its
+ * params. True when this call recorded it (an insert, not that update).
  */
 export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<boolean> {
-  const inserted = await em.execute<{ id: string }[]>(
+  const rows = await em.execute<{ inserted: boolean }[]>(
     `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
      VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-     ON CONFLICT (key) DO NOTHING
-     RETURNING id`,
+     ON CONFLICT (key) DO UPDATE
+       SET params = EXCLUDED.params, event_id = EXCLUDED.event_id, updated_at = now()
+       WHERE notification_log.template = 'job-matched' AND EXCLUDED.template = 'job-matched'
+         AND notification_log.status = 'queued'
+         AND (EXCLUDED.params->>'computedAt')::timestamptz
+             < (notification_log.params->>'computedAt')::timestamptz
+     RETURNING (xmax = 0) AS inserted`,
     [
       intent.key,
       intent.tenantId,
@@ -42,7 +50,7 @@ export async function recordIntent(em: EntityManager, intent: EmailIntent): Prom
       intent.keepUntil,
     ],
   );
-  return inserted.length > 0;
+  return rows[0]?.inserted === true;
 }
 
 export async function intentStatus(em: EntityManager, key: string): Promise<NotificationStatus | undefined> {

@@ -1,0 +1,34 @@
+// Two availability zones: public subnets for the load balancer and the NAT
+// gateway, private subnets with egress for the tasks (AWS APIs, the mail
+// provider), isolated subnets for Postgres and Redis, which need no way out.
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+
+export class Network extends Construct {
+  readonly vpc: ec2.Vpc;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.vpc = new ec2.Vpc(this, 'Vpc', {
+      ipAddresses: ec2.IpAddresses.cidr('10.40.0.0/16'),
+      maxAzs: 2,
+      // One NAT gateway (~$35/month plus traffic): losing its zone stops
+      // egress until it is back. Two double the price; see docs/deploy.md.
+      natGateways: 1,
+      subnetConfiguration: [
+        { name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 },
+        { name: 'app', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
+        { name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 },
+      ],
+      gatewayEndpoints: {
+        // Free, and media's image bytes then never pay NAT processing.
+        S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
+      },
+    });
+  }
+
+  /** The range allowed to reach admin ports: the VPC itself (a scraper inside it), never the internet. */
+  get internalPeer(): ec2.IPeer {
+    return ec2.Peer.ipv4(this.vpc.vpcCidrBlock);
+  }
+}

@@ -1,0 +1,203 @@
+// Hireflow on AWS, from the same topology definition the emulator gets:
+// messaging (SNS, SQS, S3, alarms), a VPC, Postgres and Redis, and each
+// service's roles on ECS Fargate behind one load balancer, scaled by the
+// policy shared with the local autoscaler.
+import { type ServiceName, serviceChannels, type Topology, topology } from '@hireflow/contracts';
+import { workerScaling as defaultWorkerScaling, type WorkerScalingPolicy } from '@hireflow/infra/scaling';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as ecr from 'aws-cdk-lib/aws-ecr';
+import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import type { Construct } from 'constructs';
+import { REPO_ROOT, type StackSettings } from './config.ts';
+import { DataStores } from './data-stores.ts';
+import { PublicEntry } from './load-balancer.ts';
+import { Messaging } from './messaging.ts';
+import { Network } from './network.ts';
+import { deploymentPlan as defaultPlan, type ServicePlan } from './plan.ts';
+import { AppSecrets } from './secrets.ts';
+import { ServiceDeployment, stackEnvironment } from './service-deployment.ts';
+import { WorkerScaling } from './worker-scaling.ts';
+
+export interface HireflowStackProps extends StackProps {
+  settings: StackSettings;
+  topology?: Topology;
+  plan?: Record<ServiceName, ServicePlan>;
+  workerScaling?: Record<ServiceName, WorkerScalingPolicy>;
+}
+
+export class HireflowStack extends Stack {
+  readonly messaging: Messaging;
+  readonly network: Network;
+  readonly dataStores: DataStores;
+  readonly appSecrets: AppSecrets;
+  readonly cluster: ecs.Cluster;
+  readonly entry: PublicEntry;
+  readonly deployments = new Map<ServiceName, ServiceDeployment>();
+  readonly workerScaling = new Map<ServiceName, WorkerScaling>();
+
+  constructor(scope: Construct, id: string, props: HireflowStackProps) {
+    super(scope, id, {
+      description:
+        'Hireflow: topology from libs/contracts/src/topology.ts, services on ECS Fargate (infra/aws)',
+      ...props,
+    });
+    const { settings } = props;
+    const t = props.topology ?? topology;
+    const plan = props.plan ?? defaultPlan;
+    const scaling = props.workerScaling ?? defaultWorkerScaling;
+    const services = Object.keys(plan) as ServiceName[];
+
+    this.messaging = new Messaging(this, 'Messaging', {
+      topology: t,
+      prefix: settings.prefix,
+      alertEmail: settings.alertEmail,
+    });
+    this.network = new Network(this, 'Network');
+    const { vpc } = this.network;
+    this.dataStores = new DataStores(this, 'DataStores', { vpc, services, multiAz: settings.multiAz });
+    this.appSecrets = new AppSecrets(this, 'Secrets');
+    this.cluster = new ecs.Cluster(this, 'Cluster', {
+      vpc,
+      // RunningTaskCount, the divisor of backlog per task, is a Container Insights metric.
+      containerInsightsV2: ecs.ContainerInsights.ENABLED,
+    });
+    this.entry = new PublicEntry(this, 'PublicEntry', { vpc, certificateArn: settings.certificateArn });
+    const publicUrl = settings.publicUrl;
+    const image = this.#image(settings);
+
+    for (const service of services) {
+      const servicePlan = plan[service];
+      const deployment = new ServiceDeployment(this, `${capitalize(service)}Service`, {
+        service,
+        plan: servicePlan,
+        cluster: this.cluster,
+        image,
+        collectorImage: settings.collectorImage,
+        channels: this.#channels(service, t),
+        environment: {
+          ...stackEnvironment(this, settings.prefix, settings.traceSampleRatio),
+          ...this.#bucketEnvironment(service, t),
+          // media makes variant URLs under it, jobs checks them.
+          ...(service === 'media' || service === 'jobs' ? { MEDIA_PUBLIC_URL: publicUrl } : {}),
+        },
+        secrets: this.#secrets(service),
+        adminPeer: this.network.internalPeer,
+      });
+      this.dataStores.allowFrom(deployment.securityGroup, service);
+      this.deployments.set(service, deployment);
+
+      for (const [role, fargate] of deployment.roles) {
+        new CfnOutput(this, `${capitalize(service)}${capitalize(role)}ServiceName`, {
+          value: fargate.serviceName,
+        });
+      }
+      const api = deployment.roles.get('api');
+      if (api && servicePlan.api) {
+        this.entry.route(`${capitalize(service)}Api`, api, servicePlan.port, servicePlan.api.routes);
+        api
+          .autoScaleTaskCount({
+            minCapacity: servicePlan.api.minTasks,
+            maxCapacity: servicePlan.api.maxTasks,
+          })
+          .scaleOnCpuUtilization('Cpu', {
+            targetUtilizationPercent: servicePlan.api.cpuTargetPercent,
+            scaleOutCooldown: Duration.seconds(60),
+            scaleInCooldown: Duration.seconds(300),
+          });
+      }
+      const inbox = this.#channels(service, t).inbox;
+      if (inbox) {
+        this.workerScaling.set(
+          service,
+          new WorkerScaling(this, `${capitalize(service)}WorkerScaling`, {
+            policy: scaling[service],
+            cluster: this.cluster,
+            service: deployment.roles.get('worker')!,
+            queue: inbox.queue,
+          }),
+        );
+      }
+    }
+
+    new CfnOutput(this, 'PublicUrl', { value: publicUrl, description: 'The public API' });
+    new CfnOutput(this, 'ClusterName', { value: this.cluster.clusterName });
+    new CfnOutput(this, 'SmtpUrlSecret', {
+      value: this.appSecrets.smtpUrl.secretName,
+      description: "Put the mail provider's SMTP URL here, then redeploy notifications",
+    });
+    new CfnOutput(this, 'AdminTokenSecret', { value: this.appSecrets.adminToken.secretArn });
+    // For one-off commands (`pnpm cli api-key create`) as an ECS task: docs/deploy.md.
+    const jobs = this.deployments.get('jobs');
+    const jobsWorker = jobs?.roles.get('worker');
+    if (jobs && jobsWorker) {
+      new CfnOutput(this, 'JobsTaskDefinition', { value: jobsWorker.taskDefinition.family });
+      new CfnOutput(this, 'JobsSecurityGroup', { value: jobs.securityGroup.securityGroupId });
+      new CfnOutput(this, 'PrivateSubnets', {
+        value: vpc.privateSubnets.map((subnet) => subnet.subnetId).join(','),
+      });
+    }
+  }
+
+  /**
+   * A pushed image when `imageUri` is set (CI builds once and promotes it);
+   * otherwise the repository's Dockerfile, which `cdk deploy` builds and
+   * pushes to the bootstrap repository. Synth only fingerprints the context.
+   */
+  #image(settings: StackSettings): ecs.ContainerImage {
+    const uri = settings.imageUri;
+    if (!uri) {
+      return ecs.ContainerImage.fromDockerImageAsset(
+        new ecrAssets.DockerImageAsset(this, 'Image', {
+          directory: REPO_ROOT,
+          file: 'Dockerfile',
+          platform: ecrAssets.Platform.LINUX_AMD64,
+        }),
+      );
+    }
+    // An ECR image gets pull permissions on the execution role; others are public.
+    const ecrImage = /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com\/([^:@]+)[:@](.+)$/.exec(uri);
+    if (!ecrImage) return ecs.ContainerImage.fromRegistry(uri);
+    const [, account, region, repository, tagOrDigest] = ecrImage;
+    const repo = ecr.Repository.fromRepositoryAttributes(this, 'ImageRepository', {
+      repositoryArn: `arn:${this.partition}:ecr:${region}:${account}:repository/${repository}`,
+      repositoryName: repository!,
+    });
+    return ecs.ContainerImage.fromEcrRepository(repo, tagOrDigest);
+  }
+
+  #channels(service: ServiceName, t: Topology) {
+    const logical = serviceChannels(service, t);
+    return {
+      topic: logical.topic ? this.messaging.topics.get(logical.topic) : undefined,
+      inbox: logical.inbox ? this.messaging.inboxes.get(logical.inbox) : undefined,
+      bucket: logical.bucket ? this.messaging.buckets.get(logical.bucket) : undefined,
+    };
+  }
+
+  /** Bucket names are global, so AWS picks them: the owner gets `<NAME>_BUCKET` (MEDIA_BUCKET). */
+  #bucketEnvironment(service: ServiceName, t: Topology): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [name, def] of Object.entries(t.buckets ?? {})) {
+      const bucket = this.messaging.buckets.get(name);
+      if (def.owner === service && bucket) env[`${name.toUpperCase()}_BUCKET`] = bucket.bucketName;
+    }
+    return env;
+  }
+
+  #secrets(service: ServiceName): Record<string, ecs.Secret> {
+    const { fromSecretsManager } = ecs.Secret;
+    const secrets: Record<string, ecs.Secret> = {
+      DATABASE_URL: fromSecretsManager(this.dataStores.databaseUrls.get(service)!),
+      REDIS_URL: fromSecretsManager(this.dataStores.redisUrl),
+      ADMIN_TOKEN: fromSecretsManager(this.appSecrets.adminToken),
+    };
+    if (service === 'notifications') {
+      secrets.SMTP_URL = fromSecretsManager(this.appSecrets.smtpUrl);
+      secrets.UNSUBSCRIBE_SIGNING_KEY = fromSecretsManager(this.appSecrets.unsubscribeSigningKey);
+    }
+    return secrets;
+  }
+}
+
+const capitalize = (name: string) => name[0]!.toUpperCase() + name.slice(1);

@@ -1,8 +1,0 @@
-export type {
-  CloudFormationOptions,
-  CloudFormationResource,
-  CloudFormationTemplate,
-  CloudFormationValue,
-} from './cloudformation.ts';
-export { generateCloudFormation, logicalId } from './cloudformation.ts';
-export { snsDeliveryStatement, typeFilterPolicy } from './policies.ts';

@@ -1,0 +1,2 @@
+export type { WorkerScalingPolicy } from './policy.ts';
+export { scalingPolicyProblems, workerScaling } from './policy.ts';

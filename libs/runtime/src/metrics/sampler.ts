@@ -1,0 +1,109 @@
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Queue } from 'bullmq';
+import type { Closeable } from '../lifecycle.ts';
+import type { Logger } from '../logger.ts';
+import type { DeadLetterAlarms } from './alarms.ts';
+import type { QueueGauges } from './registry.ts';
+
+export interface OutboxStats {
+  backlog: number;
+  oldestUnsentAgeSeconds: number;
+}
+
+export interface QueueSamplerOptions {
+  gauges: QueueGauges;
+  sqs: SQSClient;
+  /** The service's inbox and its DLQ (logical name for the labels). */
+  inbox?: { logicalName: string; url: string; dlqUrl: string } | undefined;
+  /** The service's BullMQ queues (logical names). */
+  queues: Queue[];
+  outbox?: (() => Promise<OutboxStats>) | undefined;
+  alarms: DeadLetterAlarms;
+  intervalMs: number;
+  log: Logger;
+}
+
+const SQS_STATES = {
+  visible: 'ApproximateNumberOfMessages',
+  inflight: 'ApproximateNumberOfMessagesNotVisible',
+  delayed: 'ApproximateNumberOfMessagesDelayed',
+} as const;
+const BULLMQ_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
+
+async function sqsCounts(sqs: SQSClient, url: string): Promise<Record<keyof typeof SQS_STATES, number>> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: Object.values(SQS_STATES) }),
+  );
+  const read = (name: string) => Number(Attributes[name as keyof typeof Attributes] ?? 0);
+  return {
+    visible: read(SQS_STATES.visible),
+    inflight: read(SQS_STATES.inflight),
+    delayed: read(SQS_STATES.delayed),
+  };
+}
+
+/** One sampling round: every gauge set from the queues' real state, dead-letter transitions alarmed. */
+export async function sampleQueues(options: Omit<QueueSamplerOptions, 'intervalMs' | 'log'>): Promise<void> {
+  const { gauges, inbox } = options;
+  if (inbox) {
+    for (const [name, url] of [
+      [inbox.logicalName, inbox.url],
+      [`${inbox.logicalName}-dlq`, inbox.dlqUrl],
+    ] as const) {
+      const counts = await sqsCounts(options.sqs, url);
+      for (const [state, value] of Object.entries(counts))
+        gauges.sqsMessages.set({ queue: name, state }, value);
+    }
+    const dlq = await sqsCounts(options.sqs, inbox.dlqUrl);
+    const depth = dlq.visible + dlq.inflight + dlq.delayed;
+    gauges.deadLetters.set({ queue: inbox.logicalName, kind: 'sqs' }, depth);
+    await options.alarms.observe('sqs', inbox.logicalName, depth);
+  }
+  for (const queue of options.queues) {
+    const counts = await queue.getJobCounts(...BULLMQ_STATES);
+    for (const state of BULLMQ_STATES)
+      gauges.bullmqJobs.set({ queue: queue.name, state }, counts[state] ?? 0);
+    const [oldest] = await queue.getWaiting(0, 0);
+    gauges.bullmqOldestWaitingAge.set(
+      { queue: queue.name },
+      oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0,
+    );
+    gauges.deadLetters.set({ queue: queue.name, kind: 'bullmq' }, counts.failed ?? 0);
+    await options.alarms.observe('bullmq', queue.name, counts.failed ?? 0);
+  }
+  if (options.outbox) {
+    const stats = await options.outbox();
+    gauges.outboxBacklog.set(stats.backlog);
+    gauges.outboxOldestUnsentAge.set(stats.oldestUnsentAgeSeconds);
+  }
+}
+
+/**
+ * Samples the service's queues every `intervalMs` (one process per service
+ * does: the gauges are the queues', not the process's, so a scrape shows each
+ * queue once). A failed round is logged and tried again at the next tick.
+ */
+export function startQueueSampler(options: QueueSamplerOptions): Closeable & { sampled: Promise<void> } {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = sampleQueues(options).catch((error: unknown) =>
+      options.log.warn({ err: error }, 'queue sampling failed; trying again'),
+    );
+    return running;
+  };
+  const sampled = tick();
+  const timer = setInterval(() => {
+    if (!stopped) void tick();
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    name: 'queue-sampler',
+    sampled,
+    close: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

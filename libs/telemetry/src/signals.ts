@@ -1,0 +1,61 @@
+import { channel } from 'node:diagnostics_channel';
+
+// What the libraries report for metrics, through Node's diagnostics
+// channels: a library publishes (nearly free with nobody listening), the
+// process's metrics subscribe (libs/runtime). No library depends on the
+// metrics client, and no service wires an observer by hand.
+
+export interface MessageSignal {
+  /** The queue's logical name (no topology prefix). */
+  queue: string;
+  type: string | undefined;
+  outcome: 'handled' | 'failed' | 'retry-later' | 'deferred' | 'dead-lettered';
+  durationMs?: number | undefined;
+  /** Now minus SQS's SentTimestamp at receive. */
+  ageMs?: number | undefined;
+}
+
+export interface JobSignal {
+  queue: string;
+  name: string;
+  outcome: 'completed' | 'failed' | 'dead';
+  durationMs?: number | undefined;
+}
+
+export interface IdempotencySignal {
+  /** `duplicate`: a completed key, its work not run again; `in-progress`: another holder runs it. */
+  outcome: 'duplicate' | 'in-progress';
+}
+
+export interface EmailSignal {
+  outcome: 'sent' | 'failed' | 'suppressed' | 'held';
+  template: string;
+}
+
+const channels = {
+  message: channel('hireflow:sqs-message'),
+  job: channel('hireflow:bullmq-job'),
+  idempotency: channel('hireflow:idempotency'),
+  email: channel('hireflow:email'),
+};
+
+function signal<T>(name: keyof typeof channels) {
+  const ch = channels[name];
+  return {
+    publish(value: T): void {
+      if (ch.hasSubscribers) ch.publish(value);
+    },
+    subscribe(listener: (value: T) => void): () => void {
+      const handler = (value: unknown) => listener(value as T);
+      ch.subscribe(handler);
+      return () => ch.unsubscribe(handler);
+    },
+  };
+}
+
+export const signals = {
+  message: signal<MessageSignal>('message'),
+  job: signal<JobSignal>('job'),
+  idempotency: signal<IdempotencySignal>('idempotency'),
+  email: signal<EmailSignal>('email'),
+};

@@ -1,0 +1,52 @@
+// What a computation announces, through the outbox of its transaction.
+import { createEvent } from '@hireflow/contracts';
+import type { EntityManager } from '@hireflow/db';
+import { enqueueEvent } from '@hireflow/messaging';
+import type { NewMatch } from './store.ts';
+
+const SOURCE = 'hireflow/matching';
+
+/** One match.found.v1 per new match (its time is when it was found). */
+export function announceMatches(tx: EntityManager, matches: NewMatch[], foundAt: Date): void {
+  for (const match of matches) {
+    enqueueEvent(
+      tx,
+      createEvent(
+        'match.found.v1',
+        {
+          matchId: match.id,
+          jobId: match.postingId,
+          candidateId: match.candidateId,
+          tenantId: match.tenantId,
+          score: match.score,
+        },
+        { source: SOURCE, subject: match.postingId, time: foundAt },
+      ),
+    );
+  }
+}
+
+/** job.matched.v1: the posting's match count after a computation that changed it (or its first). */
+export function announceMatched(
+  tx: EntityManager,
+  posting: { tenantId: string; jobId: string; matchCount: number; computedAt: Date },
+): void {
+  enqueueEvent(
+    tx,
+    createEvent(
+      'job.matched.v1',
+      {
+        jobId: posting.jobId,
+        tenantId: posting.tenantId,
+        matchCount: posting.matchCount,
+        computedAt: posting.computedAt.toISOString(),
+      },
+      { source: SOURCE, subject: posting.jobId },
+    ),
+  );
+}
+
+/** A score as the catalog takes it: in [0, 1] (float rounding can put a perfect cosine a hair above 1). */
+export function clampScore(score: number): number {
+  return Math.min(1, Math.max(0, score));
+}

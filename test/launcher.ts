@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+
+export const root = resolve(import.meta.dirname, '..');
+const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
+
+export type Launcher = ReturnType<typeof launch>;
+
+/**
+ * `pnpm start` (the launcher) with names, ports and state of its own, so a
+ * test passes while a developer's `pnpm start` runs on the default ports.
+ */
+export function launch(instance: string, stateDir: string, extraEnv: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [join(root, 'infra/src/local/main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      HIREFLOW_INSTANCE: instance,
+      HIREFLOW_STATE_DIR: stateDir,
+      HIREFLOW_PORT_BASE: '0',
+      HIREFLOW_API_PORT: '0',
+      EMULATOR_PORT: '0',
+      MAIL_SMTP_PORT: '0',
+      MAIL_UI_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const waiters: { test: (line: string) => boolean; resolve: () => void }[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      lines.push(line);
+      for (const w of [...waiters]) {
+        if (w.test(line)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+    });
+  }
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const waitForLine = (test: (line: string) => boolean, timeoutMs: number) =>
+    new Promise<void>((res, rej) => {
+      if (lines.some(test)) return res();
+      const timer = setTimeout(
+        () => rej(new Error(`no such line within ${timeoutMs} ms:\n${lines.join('\n')}`)),
+        timeoutMs,
+      );
+      waiters.push({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          res();
+        },
+      });
+      exited.then((code) => rej(new Error(`launcher exited with ${code}:\n${lines.join('\n')}`)));
+    });
+  return { child, lines, exited, waitForLine };
+}
+
+/** The public API's one base URL, the service and admin URLs and the mail catcher's page, as the launcher printed them. */
+export function printedUrls(lines: string[]) {
+  const services = SERVICES.join('|');
+  const pick = (pattern: RegExp) =>
+    Object.fromEntries(
+      lines
+        .map((l) => l.match(pattern))
+        .filter((m): m is RegExpMatchArray => m !== null)
+        .map((m) => [m[1], m[2]]),
+    ) as Record<(typeof SERVICES)[number], string>;
+  return {
+    api: lines.map((l) => l.match(/^ {2}api\s+(http:\/\/127\.0\.0\.1:\d+)\s/)).find(Boolean)?.[1],
+    urls: pick(new RegExp(`^ {2}(${services})\\s+(http://127\\.0\\.0\\.1:\\d+)\\s`)),
+    adminUrls: pick(new RegExp(`^ {2}(${services})\\s.*\\sadmin (http://127\\.0\\.0\\.1:\\d+)$`)),
+    mailUi: lines.map((l) => l.match(/^ {2}mail\s+(http:\/\/\S+)/)).find(Boolean)?.[1],
+  };
+}
+
+/** Kills a launcher still running, drops its databases and removes its state dir. */
+export async function cleanUp(launcher: Launcher | undefined, instance: string, stateDir: string) {
+  if (launcher && launcher.child.exitCode === null) {
+    launcher.child.kill('SIGKILL');
+    await launcher.exited;
+  }
+  const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await client.connect();
+  for (const service of SERVICES) {
+    await client.query(`DROP DATABASE IF EXISTS hireflow_${instance}_${service} WITH (FORCE)`);
+  }
+  await client.end();
+  await rm(join(root, stateDir), { recursive: true, force: true });
+}

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createHireflowClient, type HireflowClient } from '@hireflow/client';
+import { waitFor } from '@hireflow/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanUp, type Launcher, launch, printedUrls, root } from './launcher.ts';
+
+// The job board's main story with real processes: the launcher runs the four
+// services, the emulator and the mail catcher; everything goes through the
+// public API, and the emails are read where a person would read them.
+
+const instance = `e2e${randomBytes(3).toString('hex')}`;
+const stateDir = `.local/test-${instance}`;
+const tag = randomBytes(4).toString('hex');
+
+const role = {
+  title: `Senior Backend Engineer ${tag}`,
+  description:
+    'Build event-driven microservices in TypeScript on Node.js with PostgreSQL and Redis, deployed on AWS with Docker. Clean REST APIs, tests and observability.',
+  skills: ['TypeScript', 'Node.js', 'PostgreSQL', 'Redis', 'AWS', 'Docker', 'REST'],
+  location: 'Berlin',
+  remote: true,
+  contactEmail: `recruiter-${tag}@example.test`,
+};
+
+// Best first: the score separates them (0.76, 0.74, 0.63 against 0.25 and 0.01).
+const fitting = [
+  {
+    name: 'Grace Hopper',
+    headline: 'Backend engineer: TypeScript and Node services, Postgres, event-driven systems on AWS',
+    skills: ['typescript', 'nodejs', 'postgres', 'redis', 'aws', 'kubernetes'],
+  },
+  {
+    name: 'Alan Turing',
+    headline: 'Senior Node.js developer building REST APIs in TypeScript with PostgreSQL and Docker',
+    skills: ['Node.js', 'TypeScript', 'PostgreSQL', 'Docker', 'REST'],
+  },
+  {
+    name: 'Katherine Johnson',
+    headline: 'Full-stack engineer, strongest on the backend: Node.js, TypeScript, Redis, AWS',
+    skills: ['JavaScript', 'TypeScript', 'Node', 'Redis', 'AWS', 'React'],
+  },
+];
+const unfitting = [
+  {
+    name: 'Frank Gilbreth',
+    headline: 'Frontend developer: React and TypeScript single-page apps, design systems',
+    skills: ['TypeScript', 'React', 'CSS', 'Storybook'],
+  },
+  {
+    name: 'Lillian Moller',
+    headline: 'Warehouse operator: forklift certified, picking and packing, inventory and shipping',
+    skills: ['Forklift', 'Inventory management', 'Order picking'],
+  },
+];
+const emailOf = (name: string) => `${name.toLowerCase().replace(/\W+/g, '.')}.${tag}@example.test`;
+
+/** Follows the posting's event stream until it says `matched`; returns the statuses seen. */
+async function followUntilMatched(client: HireflowClient, jobId: string): Promise<string[]> {
+  const statuses: string[] = [];
+  for await (const change of client.jobs.events(jobId, { signal: AbortSignal.timeout(60_000) })) {
+    statuses.push(change.status);
+    if (change.status === 'matched') break;
+  }
+  return statuses;
+}
+
+describe('post a role, matching candidates are told, the recruiter gets a summary', () => {
+  let launcher: Launcher | undefined;
+  afterAll(() => cleanUp(launcher, instance, stateDir));
+
+  it('runs the whole story through the public API with real processes', async () => {
+    launcher = launch(instance, stateDir, { LOG_LEVEL: 'warn' });
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    const { api, adminUrls, mailUi } = printedUrls(launcher.lines);
+    const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
+    // The typed client at the one base URL, as a consumer would.
+    const client = createHireflowClient({ baseUrl: api!, apiKey: demo.key });
+
+    const ids = new Map<string, string>();
+    for (const person of [...fitting, ...unfitting]) {
+      const registered = await client.candidates.register({
+        ...person,
+        email: emailOf(person.name),
+        location: 'Berlin',
+      });
+      expect(registered.created).toBe(true);
+      ids.set(person.name, registered.id);
+    }
+    const { id: jobId } = await client.jobs.post(role, { idempotencyKey: `e2e-${tag}` });
+    const statuses = await followUntilMatched(client, jobId);
+    // processing first, unless matching was done before the stream opened
+    expect(statuses.at(-1)).toBe('matched');
+    expect(statuses.filter((s) => s !== 'processing')).toEqual(['matched']);
+
+    expect(await client.jobs.get(jobId)).toMatchObject({ status: 'matched', matchCount: 3 });
+    // The read model is fed by match.found.v1 events, which may trail job.matched.v1.
+    const matches = await waitFor(async () => {
+      const page = await client.jobs.matches(jobId);
+      return page.items.length >= 3 ? page.items : undefined;
+    });
+    expect(matches.map((m) => m.candidate?.name)).toEqual(fitting.map((p) => p.name));
+    expect(matches.map((m) => m.candidateId)).toEqual(fitting.map((p) => ids.get(p.name)));
+    expect(matches.map((m) => m.score)).toEqual(matches.map((m) => m.score).sort((a, b) => b - a));
+    const internal = (await (
+      await fetch(`${adminUrls.matching}/internal/matches?jobId=${jobId}`)
+    ).json()) as {
+      items: { candidateId: string }[];
+    };
+    expect(internal.items.map((m) => m.candidateId)).toEqual(matches.map((m) => m.candidateId));
+
+    // The mail catcher: one match email per fitting candidate, one summary to the contact address.
+    const subjects = { match: `New match: ${role.title}`, summary: `3 candidates match ${role.title}` };
+    type Caught = { to: string[]; subject: string };
+    const mail = await waitFor(
+      async () => {
+        const all = (await (await fetch(`${mailUi}/api/messages`)).json()) as Caught[];
+        const about = all.filter((m) => m.subject === subjects.match || m.subject.endsWith(role.title));
+        return about.length >= 4 ? about : undefined;
+      },
+      { timeoutMs: 30_000, message: 'the match emails and the summary' },
+    );
+    const matchMail = mail.filter((m) => m.subject === subjects.match).flatMap((m) => m.to);
+    expect(matchMail.sort()).toEqual(fitting.map((p) => emailOf(p.name)).sort());
+    expect(mail.filter((m) => m.subject !== subjects.match)).toEqual([
+      expect.objectContaining({ to: [role.contactEmail], subject: subjects.summary }),
+    ]);
+    // Sent once each, as the notification log says (on the notifications admin port).
+    for (const person of fitting) {
+      const log = (await (
+        await fetch(
+          `${adminUrls.notifications}/internal/notifications?recipient=${encodeURIComponent(emailOf(person.name))}`,
+        )
+      ).json()) as { items: { template: string; status: string }[] };
+      expect(log.items.filter((n) => n.template === 'match')).toEqual([
+        expect.objectContaining({ status: 'sent' }),
+      ]);
+    }
+    for (const person of unfitting) {
+      const log = (await (
+        await fetch(
+          `${adminUrls.notifications}/internal/notifications?recipient=${encodeURIComponent(emailOf(person.name))}`,
+        )
+      ).json()) as { items: { template: string }[] };
+      expect(log.items.map((n) => n.template)).toEqual(['welcome']);
+    }
+
+    launcher.child.kill('SIGTERM');
+    expect(await launcher.exited).toBe(0);
+  }, 180_000);
+});
