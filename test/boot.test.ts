@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createHireflowClient, type HireflowClient } from '@hireflow/client';
 import { waitFor } from '@hireflow/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,9 +12,8 @@ import { cleanUp, type Launcher, launch as launchInstance, printedUrls, root } f
 const instance = `boot${randomBytes(3).toString('hex')}`;
 const stateDir = `.local/test-${instance}`;
 // Every log line the services write, to look for personal data in.
-// The default process layout: each service's API in one process, its workers in a pool.
 const launch = (extraEnv: Record<string, string> = {}) =>
-  launchInstance(instance, stateDir, { LOG_LEVEL: 'debug', HIREFLOW_SCALING: 'on', ...extraEnv });
+  launchInstance(instance, stateDir, { LOG_LEVEL: 'debug', ...extraEnv });
 
 interface ExportedSpan {
   service: string;
@@ -57,37 +57,19 @@ const PNG = Buffer.from(
   'base64',
 );
 
-async function uploadPng(
-  mediaUrl: string,
-  auth: Record<string, string>,
-  fields: Record<string, string> = {},
-) {
-  const form = new FormData();
-  form.append('file', new Blob([PNG], { type: 'image/png' }), 'logo.png');
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  const res = await fetch(`${mediaUrl}/v1/uploads`, { method: 'POST', headers: auth, body: form });
-  expect(res.status).toBe(202);
-  return (await res.json()) as { id: string; traceId: string };
+/** The demo tenant's client, through the one base URL (jobs and media behind it). */
+async function demoClient(lines: string[]): Promise<{ client: HireflowClient; key: string }> {
+  const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
+  const baseUrl = printedUrls(lines).api;
+  expect(baseUrl).toBeDefined();
+  return { client: createHireflowClient({ baseUrl: baseUrl!, apiKey: demo.key }), key: demo.key };
 }
 
-interface UploadView {
-  status: string;
-  variants: { name: string; url: string }[];
-}
-
-function waitForReady(mediaUrl: string, auth: Record<string, string>, id: string): Promise<UploadView> {
-  return waitFor(
-    async () => {
-      const view = (await (
-        await fetch(`${mediaUrl}/v1/uploads/${id}`, { headers: auth })
-      ).json()) as UploadView;
-      return view.status === 'pending' ? undefined : view;
-    },
-    { timeoutMs: 30_000, message: `upload ${id} finished` },
-  ).then((view) => {
-    expect(view.status).toBe('ready');
-    return view;
-  });
+async function uploadReady(client: HireflowClient, owner?: { type: 'job'; id: string }) {
+  const upload = await client.uploads.create(PNG, { filename: 'logo.png', contentType: 'image/png', owner });
+  const ready = await client.uploads.waitUntilFinished(upload.id, { timeoutMs: 30_000, intervalMs: 100 });
+  expect(ready.status).toBe('ready');
+  return { upload, ready };
 }
 
 /** A candidate whose name and address must appear in no span and no log line (docs/security.md, API3). */
@@ -105,6 +87,8 @@ describe('pnpm start (the launcher)', () => {
   it('brings four services to ready, refuses a second start, and stops each child with exit 0 on SIGTERM', async () => {
     otlp = await startOtlpReceiver();
     launcher = launch({
+      // The default process layout: each service's API in one process, its workers in a pool.
+      HIREFLOW_SCALING: 'on',
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -126,16 +110,28 @@ describe('pnpm start (the launcher)', () => {
     expect(mailUi).toBeDefined();
     expect((await fetch(`${mailUi}/api/messages`)).status).toBe(200);
 
-    // The demo tenant's key works, and the 202's traceId names a trace the jobs process exported.
-    const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
-    const posted = await fetch(`${urls.jobs}/v1/jobs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Boot', description: 'd', skills: [], location: 'x', remote: false }),
-    });
-    expect(posted.status).toBe(202);
-    const { id: jobId, traceId } = (await posted.json()) as { id: string; traceId: string };
+    // The demo tenant's key works through the one base URL with the typed client, and the 202's
+    // traceId names a trace the jobs process exported.
+    const { client } = await demoClient(launcher.lines);
+    const { id: jobId, traceId } = await client.jobs.post(
+      { title: 'Boot', description: 'd', skills: [], location: 'x', remote: false },
+      { idempotencyKey: `boot-${instance}` },
+    );
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    // A retry with the same key is the same posting; the status stream answers through the gateway.
+    expect(
+      (
+        await client.jobs.post(
+          { title: 'Boot', description: 'd', skills: [], location: 'x', remote: false },
+          { idempotencyKey: `boot-${instance}` },
+        )
+      ).id,
+    ).toBe(jobId);
+    for await (const change of client.jobs.events(jobId, { reconnect: false })) {
+      // processing, or matched already: matching may have run before the stream opened.
+      expect(change).toMatchObject({ jobId, status: expect.stringMatching(/^(processing|matched)$/) });
+      break;
+    }
     await waitFor(() => otlp!.spans.some((s) => s.service === 'jobs' && s.traceId === traceId), {
       timeoutMs: 20_000,
       message: `no span of trace ${traceId} from jobs`,
@@ -143,18 +139,15 @@ describe('pnpm start (the launcher)', () => {
 
     // One trace across every hop: the candidate's 202 traceId reaches the
     // notifications process (SNS → SQS → handler → BullMQ → SMTP).
-    const registered = await fetch(`${urls.jobs}/v1/candidates`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: CANDIDATE.name,
-        email: CANDIDATE.email,
-        headline: '',
-        skills: [],
-        location: '',
-      }),
+    const registered = await client.candidates.register({
+      name: CANDIDATE.name,
+      email: CANDIDATE.email,
+      headline: '',
+      skills: [],
+      location: '',
     });
-    const candidateTrace = ((await registered.json()) as { traceId: string }).traceId;
+    expect(registered.created).toBe(true);
+    const candidateTrace = registered.traceId!;
     await waitFor(
       () =>
         otlp!.spans.some(
@@ -175,26 +168,20 @@ describe('pnpm start (the launcher)', () => {
     });
     expect(log.items).toEqual([expect.objectContaining({ template: 'welcome', status: 'sent' })]);
 
-    // media: the demo key works there too, and an upload for the posting becomes its logo through
+    // media, through the same base URL and key: an upload for the posting becomes its logo through
     // the whole path (media API → S3 → resize worker → outbox → SNS → jobs' inbox), in one trace.
-    const auth = { authorization: `Bearer ${demo.key}` };
-    const upload = await uploadPng(urls.media!, auth, { ownerType: 'job', ownerId: jobId });
-    const uploadTrace = upload.traceId;
-    const ready = await waitForReady(urls.media!, auth, upload.id);
+    const { upload, ready } = await uploadReady(client, { type: 'job', id: jobId });
+    const uploadTrace = upload.traceId!;
     const thumb = ready.variants.find((v) => v.name === 'thumb')!;
-    // Free ports (0): the public base is the default, so the path is fetched from the real port.
-    const served = await fetch(`${urls.media}${new URL(thumb.url).pathname}`);
+    // Variant URLs are under the one base URL too.
+    expect(thumb.url.startsWith(printedUrls(launcher.lines).api!)).toBe(true);
+    const served = await fetch(thumb.url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/webp');
-    await waitFor(
-      async () => {
-        const posting = (await (await fetch(`${urls.jobs}/v1/jobs/${jobId}`, { headers: auth })).json()) as {
-          logo: { uploadId: string } | null;
-        };
-        return posting.logo?.uploadId === upload.id;
-      },
-      { timeoutMs: 30_000, message: `the logo of ${jobId}` },
-    );
+    await waitFor(async () => (await client.jobs.get(jobId)).logo?.uploadId === upload.id, {
+      timeoutMs: 30_000,
+      message: `the logo of ${jobId}`,
+    });
     await waitFor(
       () => {
         const names = otlp!.spans
@@ -256,13 +243,7 @@ describe('pnpm start (the launcher)', () => {
     expect(launcher.lines.join('\n')).toMatch(
       /media did not know the demo key: replayed [1-9]\d* API-key events? from jobs' event log into media-inbox/,
     );
-    const mediaUrl = launcher.lines
-      .map((l) => l.match(/^ {2}media\s+(http:\/\/127\.0\.0\.1:\d+)\s/))
-      .find(Boolean)?.[1];
-    const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
-    const auth = { authorization: `Bearer ${demo.key}` };
-    const upload = await uploadPng(mediaUrl!, auth);
-    expect((await waitForReady(mediaUrl!, auth, upload.id)).status).toBe('ready');
+    await uploadReady((await demoClient(launcher.lines)).client);
     launcher.child.kill('SIGTERM');
     expect(await launcher.exited).toBe(0);
   }, 150_000);

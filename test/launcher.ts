@@ -21,6 +21,7 @@ export function launch(instance: string, stateDir: string, extraEnv: Record<stri
       HIREFLOW_INSTANCE: instance,
       HIREFLOW_STATE_DIR: stateDir,
       HIREFLOW_PORT_BASE: '0',
+      HIREFLOW_API_PORT: '0',
       EMULATOR_PORT: '0',
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
@@ -65,7 +66,7 @@ export function launch(instance: string, stateDir: string, extraEnv: Record<stri
   return { child, lines, exited, waitForLine };
 }
 
-/** The service and admin URLs and the mail catcher's page, as the launcher printed them. */
+/** The public API's one base URL, the service and admin URLs and the mail catcher's page, as the launcher printed them. */
 export function printedUrls(lines: string[]) {
   const services = SERVICES.join('|');
   const pick = (pattern: RegExp) =>
@@ -76,6 +77,7 @@ export function printedUrls(lines: string[]) {
         .map((m) => [m[1], m[2]]),
     ) as Record<(typeof SERVICES)[number], string>;
   return {
+    api: lines.map((l) => l.match(/^ {2}api\s+(http:\/\/127\.0\.0\.1:\d+)\s/)).find(Boolean)?.[1],
     urls: pick(new RegExp(`^ {2}(${services})\\s+(http://127\\.0\\.0\\.1:\\d+)\\s`)),
     adminUrls: pick(new RegExp(`^ {2}(${services})\\s.*\\sadmin (http://127\\.0\\.0\\.1:\\d+)$`)),
     mailUi: lines.map((l) => l.match(/^ {2}mail\s+(http:\/\/\S+)/)).find(Boolean)?.[1],

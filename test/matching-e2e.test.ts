@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createHireflowClient, type HireflowClient } from '@hireflow/client';
 import { waitFor } from '@hireflow/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, type Launcher, launch, printedUrls, root } from './launcher.ts';
@@ -55,26 +56,12 @@ const unfitting = [
 ];
 const emailOf = (name: string) => `${name.toLowerCase().replace(/\W+/g, '.')}.${tag}@example.test`;
 
-/** Reads the posting's event stream until it says `matched`; returns the statuses seen. */
-async function followUntilMatched(url: string, headers: Record<string, string>): Promise<string[]> {
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(60_000) });
-  expect(res.status).toBe(200);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+/** Follows the posting's event stream until it says `matched`; returns the statuses seen. */
+async function followUntilMatched(client: HireflowClient, jobId: string): Promise<string[]> {
   const statuses: string[] = [];
-  let buffer = '';
-  try {
-    while (!statuses.includes('matched')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      const lines = buffer.split('\n');
-      buffer = lines.pop()!;
-      for (const line of lines) {
-        if (line.startsWith('data:')) statuses.push((JSON.parse(line.slice(5)) as { status: string }).status);
-      }
-    }
-  } finally {
-    await reader.cancel();
+  for await (const change of client.jobs.events(jobId, { signal: AbortSignal.timeout(60_000) })) {
+    statuses.push(change.status);
+    if (change.status === 'matched') break;
   }
   return statuses;
 }
@@ -86,44 +73,31 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
   it('runs the whole story through the public API with real processes', async () => {
     launcher = launch(instance, stateDir, { LOG_LEVEL: 'warn' });
     await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
-    const { urls, adminUrls, mailUi } = printedUrls(launcher.lines);
+    const { api, adminUrls, mailUi } = printedUrls(launcher.lines);
     const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
-    const auth = { authorization: `Bearer ${demo.key}` };
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${urls.jobs}${path}`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(res.status, await res.clone().text()).toBe(202);
-      return ((await res.json()) as { id: string }).id;
-    };
+    // The typed client at the one base URL, as a consumer would.
+    const client = createHireflowClient({ baseUrl: api!, apiKey: demo.key });
 
     const ids = new Map<string, string>();
     for (const person of [...fitting, ...unfitting]) {
-      ids.set(
-        person.name,
-        await post('/v1/candidates', { ...person, email: emailOf(person.name), location: 'Berlin' }),
-      );
+      const registered = await client.candidates.register({
+        ...person,
+        email: emailOf(person.name),
+        location: 'Berlin',
+      });
+      expect(registered.created).toBe(true);
+      ids.set(person.name, registered.id);
     }
-    const jobId = await post('/v1/jobs', role);
-    const statuses = await followUntilMatched(`${urls.jobs}/v1/jobs/${jobId}/events`, auth);
+    const { id: jobId } = await client.jobs.post(role, { idempotencyKey: `e2e-${tag}` });
+    const statuses = await followUntilMatched(client, jobId);
     // processing first, unless matching was done before the stream opened
     expect(statuses.at(-1)).toBe('matched');
     expect(statuses.filter((s) => s !== 'processing')).toEqual(['matched']);
 
-    const job = (await (await fetch(`${urls.jobs}/v1/jobs/${jobId}`, { headers: auth })).json()) as {
-      status: string;
-      matchCount: number;
-    };
-    expect(job).toMatchObject({ status: 'matched', matchCount: 3 });
+    expect(await client.jobs.get(jobId)).toMatchObject({ status: 'matched', matchCount: 3 });
     // The read model is fed by match.found.v1 events, which may trail job.matched.v1.
     const matches = await waitFor(async () => {
-      const page = (await (
-        await fetch(`${urls.jobs}/v1/jobs/${jobId}/matches`, { headers: auth })
-      ).json()) as {
-        items: { candidateId: string; score: number; candidate: { name: string } | null }[];
-      };
+      const page = await client.jobs.matches(jobId);
       return page.items.length >= 3 ? page.items : undefined;
     });
     expect(matches.map((m) => m.candidate?.name)).toEqual(fitting.map((p) => p.name));

@@ -18,10 +18,10 @@ export const FORBIDDEN_IN_PRODUCTION = [
   'vitest',
 ];
 
-/** Files the production rules apply to: `libs/*\/src` and `services/*\/src`, specs and the test helpers lib aside. */
+/** Files the production rules apply to: `libs/*\/src`, `services/*\/src` and `clients/*\/src`, specs and the test helpers lib aside. */
 export function isProductionSource(path: string): boolean {
   return (
-    /^(libs|services)\/[^/]+\/src\//.test(path) &&
+    /^(libs|services|clients)\/[^/]+\/src\//.test(path) &&
     !path.startsWith('libs/testing/') &&
     !/\.spec\.ts$/.test(path)
   );
@@ -85,7 +85,7 @@ export function undeclaredImports(pkg: WorkspacePackage, files: SourceFile[]): s
       const name = packageNameOf(specifier);
       if (name && !declared.has(name))
         missing.push(`${file.path} imports ${name}, undeclared in ${pkg.name}`);
-      if (specifier.startsWith('.') && /\.\.\/(libs|services|infra|bench)\//.test(specifier)) {
+      if (specifier.startsWith('.') && /\.\.\/(libs|services|clients|infra|bench)\//.test(specifier)) {
         missing.push(`${file.path} reaches into another package by path: ${specifier}`);
       }
     }

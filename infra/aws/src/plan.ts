@@ -1,9 +1,11 @@
 // What runs on ECS: per service, its ports, which roles run as their own
 // Fargate service, their sizes, and the public routes the load balancer
-// sends to its API role. Worker counts and scaling are not here: they come
-// from the scaling policy shared with the local autoscaler
-// (@hireflow/infra/scaling).
+// sends to its API role (from the one base URL's routing table, which the
+// local gateway of `pnpm start` uses too). Worker counts and scaling are
+// not here: they come from the scaling policy shared with the local
+// autoscaler (@hireflow/infra/scaling).
 import type { ServiceName } from '@hireflow/contracts';
+import { patternsOf } from '@hireflow/infra/public-routes';
 
 export interface TaskSize {
   /** Fargate CPU units (1024 = 1 vCPU) for the whole task, collector sidecar included. */
@@ -30,8 +32,6 @@ export interface ServicePlan {
 
 export const adminPortOf = (plan: ServicePlan): number => plan.port + 1000;
 
-const exact = (path: string) => [path, `${path}/*`];
-
 export const deploymentPlan: Record<ServiceName, ServicePlan> = {
   jobs: {
     port: 3001,
@@ -39,7 +39,7 @@ export const deploymentPlan: Record<ServiceName, ServicePlan> = {
     api: {
       cpu: 512,
       memoryMiB: 1024,
-      routes: [...exact('/v1/jobs'), ...exact('/v1/candidates')],
+      routes: patternsOf('jobs'),
       minTasks: 2,
       maxTasks: 6,
       cpuTargetPercent: 60,
@@ -54,7 +54,7 @@ export const deploymentPlan: Record<ServiceName, ServicePlan> = {
     api: {
       cpu: 256,
       memoryMiB: 512,
-      routes: exact('/v1/unsubscribe'),
+      routes: patternsOf('notifications'),
       minTasks: 1,
       maxTasks: 2,
       cpuTargetPercent: 60,
@@ -66,7 +66,7 @@ export const deploymentPlan: Record<ServiceName, ServicePlan> = {
     api: {
       cpu: 512,
       memoryMiB: 1024,
-      routes: exact('/v1/uploads'),
+      routes: patternsOf('media'),
       minTasks: 1,
       maxTasks: 4,
       cpuTargetPercent: 60,

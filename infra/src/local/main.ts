@@ -48,7 +48,11 @@ try {
   process.exit(1);
 }
 
-const urls: Record<string, string> = { ...platform.services, 'sns/sqs': platform.awsEndpoint };
+const urls: Record<string, string> = {
+  api: platform.api,
+  ...platform.services,
+  'sns/sqs': platform.awsEndpoint,
+};
 if (platform.mail) urls.mail = platform.mail.uiUrl;
 if (platform.traces.uiUrl) urls.traces = platform.traces.uiUrl;
 await writeRunning(names.stateDir, {
@@ -58,6 +62,7 @@ await writeRunning(names.stateDir, {
   admin: platform.admin,
 });
 write(`\nHireflow is ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
+write(`  ${'api'.padEnd(14)} ${platform.api}   the public API's one base URL (jobs and media)`);
 for (const [name, url] of Object.entries(platform.services)) {
   write(`  ${name.padEnd(14)} ${url}   admin ${platform.admin[name]}`);
 }
@@ -68,12 +73,14 @@ if (platform.traces.uiUrl) {
 } else write(`  ${'traces'.padEnd(14)} sent to ${platform.traces.otlpEndpoint}`);
 write(`\nDemo tenant API key (kept in ${names.stateDir}/demo-api-key.json):\n  ${platform.demo.key}`);
 write(
-  `  curl -s -X POST ${platform.services.jobs}/v1/jobs -H "authorization: Bearer ${platform.demo.key}" -H 'content-type: application/json' \\`,
+  `  curl -s -X POST ${platform.api}/v1/jobs -H "authorization: Bearer ${platform.demo.key}" -H 'content-type: application/json' \\`,
 );
 write(
   `    -d '{"title":"Backend engineer","description":"Node, Postgres","skills":["node","postgres"],"location":"Berlin","remote":true}'`,
 );
-write(`  API docs: ${platform.services.jobs}/docs`);
+write(
+  `  API document: docs/api/openapi.json (client: @hireflow/client); jobs' part browsable at ${platform.services.jobs}/docs`,
+);
 write(
   `  The 202's traceId: pnpm trace <traceId>${platform.traces.uiUrl ? `, or open ${platform.traces.uiUrl}/trace/<traceId>` : ''}`,
 );

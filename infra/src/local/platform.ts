@@ -5,12 +5,15 @@ import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@
 import { type Emulator, startEmulator } from '../emulator.ts';
 import { provisionTopology } from '../provision.ts';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
+import { type Gateway, startGateway } from './gateway.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { type RunningServices, startServices } from './services.ts';
 import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
 import { startTraceBackend, type TraceBackend } from './traces.ts';
 
 export interface RunningPlatform {
+  /** The public API's one base URL (the gateway in front of jobs and media). */
+  api: string;
   services: Record<string, string>;
   /** Each service's admin listener (metrics, Bull Board, /internal routes). */
   admin: Record<string, string>;
@@ -44,8 +47,11 @@ export async function startPlatform(
   let mail: MailCatcher | undefined;
   let traces: TraceBackend | undefined;
   let services: RunningServices | undefined;
+  let gateway: Gateway | undefined;
 
   const stopAll = async (): Promise<number> => {
+    // First: no new request reaches a service that is stopping.
+    await gateway?.stop();
     const code = (await services?.stop()) ?? 0;
     await mail?.stop();
     // After the services: their last spans are exported as they shut down.
@@ -111,6 +117,15 @@ export async function startPlatform(
       log(`mail catcher: SMTP ${mail.smtpUrl}, read mail at ${mail.uiUrl}`);
     }
 
+    // Before the services: its URL is the public base of media's variant URLs, even on a free port.
+    gateway = await startGateway({ port: settings.HIREFLOW_API_PORT }).catch((error) => {
+      throw new Error(
+        `cannot start the API gateway on 127.0.0.1:${settings.HIREFLOW_API_PORT} (${error.message}); set HIREFLOW_API_PORT to a free port`,
+      );
+    });
+    const api = gateway.url;
+    log(`API gateway on ${api} (jobs and media behind one base URL)`);
+
     const tracing = await startTraceBackend(settings);
     traces = tracing;
     log(tracing.description);
@@ -132,12 +147,10 @@ export async function startPlatform(
       PORT: String(settings.HIREFLOW_PORT_BASE === 0 ? 0 : settings.HIREFLOW_PORT_BASE + index),
       HOST: '127.0.0.1',
       LOG_LEVEL: settings.LOG_LEVEL,
-      // Variant URLs name media's public port (media makes them, jobs checks
-      // them); with free ports (0) set MEDIA_PUBLIC_URL yourself.
-      ...((service === 'media' || service === 'jobs') &&
-      settings.HIREFLOW_PORT_BASE !== 0 &&
-      !options.env.MEDIA_PUBLIC_URL
-        ? { MEDIA_PUBLIC_URL: `http://127.0.0.1:${settings.HIREFLOW_PORT_BASE + SERVICES.indexOf('media')}` }
+      // Variant URLs are under the one base URL, as on AWS (media makes
+      // them, jobs checks them).
+      ...((service === 'media' || service === 'jobs') && !options.env.MEDIA_PUBLIC_URL
+        ? { MEDIA_PUBLIC_URL: api }
         : {}),
     });
     services = await startServices({
@@ -151,6 +164,8 @@ export async function startPlatform(
     });
     const urls = services.urls;
     const adminUrls = services.admin;
+
+    gateway.setTargets({ jobs: urls.jobs, media: urls.media, notifications: urls.notifications });
 
     const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
     const replaySqs = createSqsClient(aws);
@@ -178,6 +193,7 @@ export async function startPlatform(
     }
 
     return {
+      api,
       services: Object.fromEntries(SERVICES.map((s) => [s, urls[s]!])),
       admin: Object.fromEntries(SERVICES.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,

@@ -38,6 +38,10 @@ export const launcherSchema = z.object({
     3001,
     'jobs listens on it, matching +1, notifications +2, media +3; 0: free ports.',
   ),
+  HIREFLOW_API_PORT: portNumber(
+    3000,
+    'The public API at one base URL: a local gateway in front of jobs and media, as the load balancer on AWS; 0: a free port.',
+  ),
   EMULATOR_PORT: portNumber(4566, 'Port of the embedded SNS/SQS emulator (when AWS_ENDPOINT_URL is unset).'),
   MAIL_SMTP_PORT: portNumber(1025, 'SMTP port of the local mail catcher.'),
   MAIL_UI_PORT: portNumber(8025, 'Web page of the local mail catcher.'),

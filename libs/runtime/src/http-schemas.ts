@@ -1,17 +1,23 @@
 import { z } from 'zod';
 
-/** The RFC 9457 problem body every error answers with (for route response schemas and OpenAPI). */
+/**
+ * The RFC 9457 problem body every error answers with (for route response
+ * schemas and OpenAPI, where it is the component `Problem`).
+ */
 export const problemSchema = z
   .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number(),
-    code: z.string(),
-    detail: z.string().optional(),
-    instance: z.string().optional(),
-    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    type: z.string().describe('A URI naming the kind of problem (one per code)'),
+    title: z.string().describe("The HTTP status's name"),
+    status: z.number().int().describe('The HTTP status code'),
+    code: z.string().describe('Stable machine-readable code: VALIDATION_FAILED, NOT_FOUND, RATE_LIMITED, …'),
+    detail: z.string().optional().describe('What went wrong, for a person'),
+    instance: z.string().optional().describe('The request path'),
+    errors: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .describe('Each field at fault (`skills[0]`, `authorization`, `file`) and what is wrong with it'),
   })
-  .describe('RFC 9457 problem details');
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
 
 /** `?limit=` of a paged list: 1..100, default 20. */
 export const pageLimit = z.coerce

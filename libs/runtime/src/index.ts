@@ -17,7 +17,7 @@ export { pageLimit, problemSchema } from './http-schemas.ts';
 export type { Closeable, ServiceDefinition } from './lifecycle.ts';
 export { runService } from './lifecycle.ts';
 export type { Logger } from './logger.ts';
-export { createLogger } from './logger.ts';
+export { createLogger, silentLogger } from './logger.ts';
 export type { PeriodicTask } from './maintenance.ts';
 export { startPeriodicTasks } from './maintenance.ts';
 export type {
@@ -35,6 +35,16 @@ export {
   sampleQueues,
   startQueueSampler,
 } from './metrics/index.ts';
+export type { DocumentedAs, OpenApiDocument, OpenApiOptions, ResponseHeader } from './openapi.ts';
+export {
+  describeRoutes,
+  jsonResponse,
+  LOCATION_HEADER,
+  notServed,
+  problemResponses,
+  pruneUnusedSchemas,
+  registerOpenApi,
+} from './openapi.ts';
 export type { Problem } from './problem.ts';
 export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './problem.ts';
 export type { PublicApiConfig, PublicApiOptions } from './public-api.ts';

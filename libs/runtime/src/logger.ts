@@ -31,3 +31,8 @@ function loggerOptions(service: string, level: string): LoggerOptions {
 export function createLogger(service: string, level: string): Logger {
   return pino(loggerOptions(service, level));
 }
+
+/** A logger that writes nothing: for apps built only to be described (`describeRoutes`), never served. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -1,10 +1,21 @@
 // A small schema-aware fuzzer for the public API (docs/security.md): it
-// reads an OpenAPI 3.1 document and makes requests whose parameters and
-// bodies are wrong in every way a client can be wrong, from a seed, so a
-// failing run can be replayed. Each request goes through Fastify's inject().
+// reads an OpenAPI 3.1 document and makes requests whose parameters, JSON
+// bodies and multipart forms are wrong in every way a client can be wrong,
+// from a seed, so a failing run can be replayed. Each request goes through
+// Fastify's inject().
+import { badForm } from './fuzz-form.ts';
+import {
+  encode,
+  type Json,
+  NASTY_STRINGS,
+  NASTY_VALUES,
+  pick,
+  type Schema,
+  seededRandom,
+  validValue,
+} from './fuzz-values.ts';
 
-type Json = unknown;
-type Schema = Record<string, unknown>;
+export { seededRandom } from './fuzz-values.ts';
 
 export interface FuzzRequest {
   method: string;
@@ -13,99 +24,6 @@ export interface FuzzRequest {
   payload?: string | Buffer;
   /** Which operation and what was broken, for the failure message. */
   label: string;
-}
-
-/** mulberry32: a seeded uniform source in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const NASTY_STRINGS = [
-  '',
-  ' ',
-  'a\u0000b',
-  '\ud800',
-  '\u202e\u0645\u0631\u062d\u0628\u0627',
-  '<script>alert(1)</script>',
-  "' OR '1'='1",
-  '../../etc/passwd',
-  '%00%2e%2e',
-  '{"$gt":""}',
-  'x'.repeat(70_000),
-  '9'.repeat(400),
-  'https://evil.example/login',
-  'null',
-  '__proto__',
-  '😀'.repeat(100),
-];
-const NASTY_VALUES: Json[] = [
-  null,
-  true,
-  -1,
-  0,
-  1e308,
-  -0.5,
-  Number.MAX_SAFE_INTEGER + 2,
-  [],
-  {},
-  [null],
-  { __proto__: { admin: true } },
-  { constructor: { prototype: { admin: true } } },
-  JSON.parse('{"__proto__":{"polluted":true}}'),
-  Array.from({ length: 200 }, () => 'x'),
-  deep(60),
-];
-
-function deep(levels: number): Json {
-  let value: Json = 'bottom';
-  for (let i = 0; i < levels; i++) value = { nested: value };
-  return value;
-}
-
-/** Percent-encodes, and sends what cannot be encoded (a lone surrogate) as invalid UTF-8 bytes. */
-function encode(value: string): string {
-  try {
-    return encodeURIComponent(value);
-  } catch {
-    return '%ED%A0%80';
-  }
-}
-
-const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-
-/** A value that fits `schema` (good enough to get past one field and reach the next). */
-function validValue(schema: Schema, random: () => number): Json {
-  if (Array.isArray(schema.enum)) return pick(random, schema.enum);
-  if ('const' in schema) return schema.const;
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
-  if (schema.anyOf || schema.oneOf)
-    return validValue(((schema.anyOf ?? schema.oneOf) as Schema[])[0]!, random);
-  switch (type) {
-    case 'string':
-      if (schema.format === 'uuid') return crypto.randomUUID();
-      if (schema.format === 'email') return `fuzz${Math.floor(random() * 1e9)}@example.test`;
-      return `fuzz ${Math.floor(random() * 1e6)}`;
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 1;
-    case 'boolean':
-      return random() < 0.5;
-    case 'array':
-      return schema.items ? [validValue(schema.items as Schema, random)] : [];
-    case 'object': {
-      const properties = (schema.properties ?? {}) as Record<string, Schema>;
-      return Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, validValue(s, random)]));
-    }
-    default:
-      return null;
-  }
 }
 
 /** A body that is valid but for one field, or wrong as a whole. */
@@ -151,9 +69,10 @@ function badParam(random: () => number): string {
 }
 
 /**
- * `count` requests against the operations of `spec` (skipping those whose
- * media type is in `skipProduces`, such as streams), each with bad path or
- * query parameters, a bad body, or a wrong content type.
+ * `count` requests against the operations of `spec` (but those `skip`
+ * names, such as streams), each with bad path or query parameters, a bad
+ * JSON body or multipart form (whichever the operation takes), or a wrong
+ * content type.
  */
 export function fuzzRequests(
   spec: { paths: Record<string, Record<string, Schema>> },
@@ -182,21 +101,25 @@ export function fuzzRequests(
     if (random() < 0.2)
       query.push(`${pick(random, ['unknown', 'limit', '__proto__[x]'])}=${encode(badParam(random))}`);
     const headers: Record<string, string> = { ...options.headers };
-    let payload: string | undefined;
+    let payload: string | Buffer | undefined;
     let what = 'parameters';
     if (method !== 'get') {
       const body = (operation.requestBody as Schema | undefined)?.content as
         | Record<string, { schema?: Schema }>
         | undefined;
-      const bad = badBody(body?.['application/json']?.schema, random);
+      const form = body?.['multipart/form-data'];
+      const bad = form
+        ? badForm(form.schema, random)
+        : { ...badBody(body?.['application/json']?.schema, random), contentType: 'application/json' };
       payload = bad.payload;
       what = bad.what;
       headers['content-type'] =
         random() < 0.9
-          ? 'application/json'
+          ? bad.contentType
           : pick(random, [
               'text/plain',
               'application/xml',
+              'application/json',
               'application/x-www-form-urlencoded',
               'multipart/form-data; boundary=x',
             ]);

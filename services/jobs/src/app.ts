@@ -5,11 +5,14 @@ import {
   concurrencySlots,
   createAdminServer,
   createServiceServer,
+  describeRoutes,
+  notServed,
+  type OpenApiDocument,
   registerPublicApi,
   type ServiceDeps,
 } from '@hireflow/runtime';
 import type { Config } from './config.ts';
-import { DOCS_PREFIX, registerOpenApi } from './http/openapi.ts';
+import { DOCS_PREFIX, jobsOpenApi, registerJobsOpenApi } from './http/openapi.ts';
 import { candidateRoutes } from './modules/candidates/routes.ts';
 import { createAutoCloseQueue, scheduleAutoClose } from './modules/postings/auto-close.ts';
 import { postingRoutes } from './modules/postings/routes.ts';
@@ -34,7 +37,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     log: deps.log,
   });
   await app.register(idempotencyPlugin, { orm: deps.orm, scope: (request) => request.principal?.tenantId });
-  await registerOpenApi(app, { docsPage: config.API_DOCS });
+  await registerJobsOpenApi(app, { docsPage: config.API_DOCS });
 
   const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
   const autoClose = createAutoCloseQueue(deps.redis, config.REDIS_PREFIX, deps.log);
@@ -67,4 +70,24 @@ export async function buildAdmin(config: Config, deps: ServiceDeps) {
   registerEventLogRoutes(admin, { orm: deps.orm });
   await admin.ready();
   return admin;
+}
+
+/**
+ * The OpenAPI document of jobs' public routes, without a database, Redis or
+ * AWS: the routes are registered as `buildApp` registers them, on an app
+ * that never serves them. It equals what a running jobs serves at
+ * `/openapi.json` (tested).
+ */
+export function describeApi(): Promise<OpenApiDocument> {
+  return describeRoutes(jobsOpenApi, async (app) => {
+    await app.register(postingRoutes, {
+      orm: notServed('orm'),
+      feed: notServed('feed'),
+      streamSlots: notServed('streamSlots'),
+      maxStreamMs: 0,
+      autoCloseAfterMs: 0,
+      scheduleAutoClose: notServed('scheduleAutoClose'),
+    });
+    await app.register(candidateRoutes, { orm: notServed('orm') });
+  });
 }

@@ -5,11 +5,16 @@ import {
   type AppState,
   createAdminServer,
   createServiceServer,
+  describeRoutes,
   HttpProblem,
+  notServed,
+  type OpenApiDocument,
+  registerOpenApi,
   registerPublicApi,
   type ServiceDeps,
 } from '@hireflow/runtime';
 import { type Config, imageLimitsOf } from './config.ts';
+import { mediaOpenApi } from './http/openapi.ts';
 import { registerApiKeyInternalRoutes } from './modules/api-keys/routes.ts';
 import { findActiveKey } from './modules/api-keys/store.ts';
 import { configureSharp } from './modules/images/index.ts';
@@ -20,8 +25,9 @@ import { registerVariantRoutes } from './modules/uploads/variant-routes.ts';
 
 /**
  * The media service port, ready but not listening (tests use `inject()`):
- * health, `POST /v1/uploads`, `GET /v1/uploads/{id}` and the public variant
- * route `GET /media/{uploadId}/{variant}.webp`.
+ * health, `POST /v1/uploads`, `GET /v1/uploads/{id}`, the public variant
+ * route `GET /media/{uploadId}/{variant}.webp` and its part of the API
+ * document at `/openapi.json`.
  */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
   const app = createServiceServer(config, deps, state);
@@ -78,6 +84,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     backoff: { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS },
   });
   app.addHook('onClose', async () => queue.close());
+  await registerOpenApi(app, mediaOpenApi);
   await app.register(uploadRoutes, {
     orm: deps.orm,
     store,
@@ -89,6 +96,26 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   registerVariantRoutes(app, { orm: deps.orm, store });
   await app.ready();
   return app;
+}
+
+/**
+ * The OpenAPI document of media's public routes, without a database, Redis
+ * or S3: the routes are registered as `buildApp` registers them, on an app
+ * that never serves them. It equals what a running media serves at
+ * `/openapi.json` (tested).
+ */
+export function describeApi(): Promise<OpenApiDocument> {
+  return describeRoutes(mediaOpenApi, async (app) => {
+    await app.register(uploadRoutes, {
+      orm: notServed('orm'),
+      store: notServed('store'),
+      queue: notServed('queue'),
+      limits: notServed('limits'),
+      publicUrl: '',
+      log: notServed('log'),
+    });
+    registerVariantRoutes(app, { orm: notServed('orm'), store: notServed('store') });
+  });
 }
 
 /**

@@ -30,28 +30,38 @@ export const skills = z
 export const uuidParam = z.uuid({ message: 'must be a UUID' });
 
 export const pageQuery = z.strictObject({
-  limit: pageLimit,
-  cursor: z.string().max(200, 'is not a valid cursor').optional(),
+  limit: pageLimit.describe('Items per page, 1 to 100'),
+  cursor: z
+    .string()
+    .max(200, 'is not a valid cursor')
+    .optional()
+    .describe("The previous page's nextCursor; omit for the first page"),
 });
 
-export const accepted = z.object({
-  id: z.uuid(),
-  status: z.string(),
-  traceId: z.string().nullable().describe('Trace id of this request, to open it in Jaeger'),
-});
+export const accepted = z
+  .object({
+    id: z.uuid(),
+    status: z.string().describe('The status right after the request: processing, closed, registered'),
+    traceId: z.string().nullable().describe('Trace id of this request, to open it in Jaeger'),
+  })
+  .meta({ id: 'Accepted', description: 'The request is accepted; what follows happens behind it' });
 
 /** A processed upload of the media service: its variants, each at a public URL. */
-export const mediaImage = z.object({
-  uploadId: z.uuid(),
-  variants: z.array(
-    z.object({
-      name: z.string(),
-      width: z.number(),
-      height: z.number(),
-      contentType: z.string(),
-      url: z.string(),
-    }),
-  ),
-});
+export const mediaImage = z
+  .object({
+    uploadId: z.uuid(),
+    variants: z.array(
+      z
+        .object({
+          name: z.string().describe('thumb (at most 128 px) or medium (at most 512 px)'),
+          width: z.number(),
+          height: z.number(),
+          contentType: z.string(),
+          url: z.string().describe('Public URL of the image (no API key needed)'),
+        })
+        .meta({ id: 'ImageVariant' }),
+    ),
+  })
+  .meta({ id: 'Image', description: 'An uploaded image, resized by the media service' });
 
 export { problemSchema } from '@hireflow/runtime';

@@ -1,15 +1,21 @@
 import type { MikroORM } from '@hireflow/db';
-import { HttpProblem } from '@hireflow/runtime';
+import { HttpProblem, jsonResponse, LOCATION_HEADER, problemResponses } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import {
+  candidateAcceptedExample,
+  candidateExample,
+  candidatesPageExample,
+  matchesPageExample,
+  registerCandidateExample,
+} from '../../http/examples.ts';
 import {
   accepted,
   email,
   emailSafeText,
   mediaImage,
   pageQuery,
-  problemSchema,
   skills,
   text,
   uuidParam,
@@ -28,24 +34,35 @@ const registerBody = z
     skills,
     location: text(200, { min: 0 }),
   })
-  .describe('A candidate');
+  .meta({ description: 'A candidate', examples: [registerCandidateExample] });
 
-const candidateSchema = z.object({
-  id: z.uuid(),
-  status: z.literal('registered'),
-  name: z.string(),
-  email: z.string(),
-  headline: z.string(),
-  skills: z.array(z.string()),
-  location: z.string(),
-  photo: mediaImage
-    .nullable()
-    .describe("The candidate's photo (an upload with ownerType candidate), once processed"),
-  registeredAt: z.string(),
-});
+const candidateSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.literal('registered'),
+    name: z.string(),
+    email: z.string(),
+    headline: z.string(),
+    skills: z.array(z.string()),
+    location: z.string(),
+    photo: mediaImage
+      .nullable()
+      .describe("The candidate's photo (an upload with ownerType candidate), once processed"),
+    registeredAt: z.string(),
+  })
+  .meta({ id: 'Candidate', description: 'A registered candidate' });
 
-const errors = { 400: problemSchema, 401: problemSchema, 404: problemSchema, 429: problemSchema };
-const idParams = z.strictObject({ id: uuidParam });
+const candidatePage = z
+  .object({
+    items: z.array(candidateSchema),
+    nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page'),
+  })
+  .meta({ id: 'CandidatePage', description: 'A page of candidates, newest first' });
+
+const idParams = z.strictObject({ id: uuidParam.describe('The candidate id') });
+// What each route answers itself (the front door's and the Idempotency-Key's are added to the document).
+const badId = { 400: 'The id is not a UUID', 404: 'No candidate with this id for this API key' };
+const badPage = { 400: 'limit or cursor is invalid (named in errors)' };
 const notFound = (id: string) => new HttpProblem(404, 'NOT_FOUND', `No candidate ${id}`);
 
 export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (app, { orm }) => {
@@ -53,18 +70,28 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     '/v1/candidates',
     {
       schema: {
+        operationId: 'registerCandidate',
         tags: ['candidates'],
-        summary:
-          'Register a candidate (202); an email already registered returns the existing candidate (200)',
+        summary: 'Register a candidate',
+        description:
+          'Stores the candidate and answers 202; the welcome email and matching happen behind it. An email ' +
+          "address already registered for this tenant answers 200 with the existing candidate's id and " +
+          'emits nothing.',
         body: registerBody,
         response: {
-          202: accepted,
-          200: accepted.describe('Already registered: nothing is emitted again'),
-          ...errors,
-          409: problemSchema,
-          413: problemSchema,
-          415: problemSchema,
-          422: problemSchema,
+          202: jsonResponse('Accepted: the candidate is registered', accepted, {
+            example: candidateAcceptedExample,
+            headers: { location: LOCATION_HEADER },
+          }),
+          200: jsonResponse('Already registered: the existing candidate, nothing emitted again', accepted, {
+            example: candidateAcceptedExample,
+            headers: { location: LOCATION_HEADER },
+          }),
+          ...problemResponses({
+            400: 'The body is invalid (each field at fault named in errors), or is not JSON',
+            413: 'The body is larger than the limit (64 KiB)',
+            415: 'The body is not application/json',
+          }),
         },
       },
     },
@@ -80,12 +107,14 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     '/v1/candidates',
     {
       schema: {
+        operationId: 'listCandidates',
         tags: ['candidates'],
-        summary: "The tenant's candidates, newest first",
+        summary: 'List candidates',
+        description: "The API key's tenant's candidates, newest first, a page at a time (follow nextCursor).",
         querystring: pageQuery,
         response: {
-          200: z.object({ items: z.array(candidateSchema), nextCursor: z.string().nullable() }),
-          ...errors,
+          200: jsonResponse('A page of candidates', candidatePage, { example: candidatesPageExample }),
+          ...problemResponses(badPage),
         },
       },
     },
@@ -100,10 +129,15 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     '/v1/candidates/:id',
     {
       schema: {
+        operationId: 'getCandidate',
         tags: ['candidates'],
-        summary: 'A candidate',
+        summary: 'Get a candidate',
+        description: 'A candidate and their photo, once one is uploaded and processed.',
         params: idParams,
-        response: { 200: candidateSchema, ...errors },
+        response: {
+          200: jsonResponse('The candidate', candidateSchema, { example: candidateExample }),
+          ...problemResponses(badId),
+        },
       },
     },
     async (request) => {
@@ -118,11 +152,16 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
     '/v1/candidates/:id/matches',
     {
       schema: {
+        operationId: 'listCandidateMatches',
         tags: ['candidates'],
-        summary: "The candidate's matches with scores, best first",
+        summary: "List a candidate's matches",
+        description: 'The postings the candidate matched, best score first, a page at a time.',
         params: idParams,
         querystring: pageQuery,
-        response: { 200: matchesPage, ...errors },
+        response: {
+          200: jsonResponse('A page of matches', matchesPage, { example: matchesPageExample }),
+          ...problemResponses({ ...badId, ...badPage }),
+        },
       },
     },
     async (request) => {

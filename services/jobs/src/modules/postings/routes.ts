@@ -1,10 +1,26 @@
 import type { MikroORM } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
-import { type ConcurrencySlots, HttpProblem, withTimeout } from '@hireflow/runtime';
+import {
+  type ConcurrencySlots,
+  HttpProblem,
+  jsonResponse,
+  LOCATION_HEADER,
+  problem,
+  problemResponses,
+  withTimeout,
+} from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accepted, pageQuery, problemSchema, uuidParam } from '../../http/schemas.ts';
+import {
+  jobAcceptedExample,
+  jobClosedExample,
+  matchesPageExample,
+  postingExample,
+  postingsPageExample,
+  statusStreamExample,
+} from '../../http/examples.ts';
+import { accepted, pageQuery, uuidParam } from '../../http/schemas.ts';
 import { principalOf } from '../tenants/auth.ts';
 import { matchesPage, postingSchema, postingsPage, postJobBody } from './schemas.ts';
 import { closeJob, postJob, toPostingView } from './service.ts';
@@ -24,8 +40,17 @@ export interface PostingRoutesOptions {
 }
 
 const notFound = (id: string) => new HttpProblem(404, 'NOT_FOUND', `No job posting ${id}`);
-const errors = { 400: problemSchema, 401: problemSchema, 404: problemSchema, 429: problemSchema };
-const idParams = z.strictObject({ id: uuidParam });
+const idParams = z.strictObject({ id: uuidParam.describe('The posting id') });
+// What each route answers itself; the front door's statuses (401, 408, 429,
+// 503) and the Idempotency-Key's (409, 422) are added to the public document
+// for every route they apply to.
+const badId = { 400: 'The id is not a UUID', 404: 'No posting with this id for this API key' };
+const badPage = { 400: 'limit or cursor is invalid (named in errors)' };
+const badBody = {
+  400: 'The body is invalid (each field at fault named in errors), or is not JSON',
+  413: 'The body is larger than the limit (64 KiB)',
+  415: 'The body is not application/json',
+};
 
 export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async (app, options) => {
   const { orm, feed } = options;
@@ -36,16 +61,19 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     '/v1/jobs',
     {
       schema: {
+        operationId: 'postJob',
         tags: ['jobs'],
-        summary: 'Post a job; matching and emails happen behind the 202',
+        summary: 'Post a job',
+        description:
+          'Stores the posting and answers 202 at once; matching candidates and emails happen behind it. ' +
+          'Poll `Location` (the status goes processing → matched) or stream its events.',
         body: postJobBody,
         response: {
-          202: accepted,
-          ...errors,
-          409: problemSchema,
-          413: problemSchema,
-          415: problemSchema,
-          422: problemSchema,
+          202: jsonResponse('Accepted: the posting is processing', accepted, {
+            example: jobAcceptedExample,
+            headers: { location: LOCATION_HEADER },
+          }),
+          ...problemResponses(badBody),
         },
       },
     },
@@ -76,10 +104,15 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     '/v1/jobs',
     {
       schema: {
+        operationId: 'listJobs',
         tags: ['jobs'],
-        summary: "The tenant's postings, newest first",
+        summary: 'List postings',
+        description: "The API key's tenant's postings, newest first, a page at a time (follow nextCursor).",
         querystring: pageQuery,
-        response: { 200: postingsPage, ...errors },
+        response: {
+          200: jsonResponse('A page of postings', postingsPage, { example: postingsPageExample }),
+          ...problemResponses(badPage),
+        },
       },
     },
     async (request) => {
@@ -93,10 +126,15 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     '/v1/jobs/:id',
     {
       schema: {
+        operationId: 'getJob',
         tags: ['jobs'],
-        summary: 'A posting and its status',
+        summary: 'Get a posting',
+        description: 'A posting, its status (processing, matched, closed), match count and logo.',
         params: idParams,
-        response: { 200: postingSchema, ...errors },
+        response: {
+          200: jsonResponse('The posting', postingSchema, { example: postingExample }),
+          ...problemResponses(badId),
+        },
       },
     },
     async (request) => {
@@ -111,11 +149,16 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     '/v1/jobs/:id/matches',
     {
       schema: {
+        operationId: 'listJobMatches',
         tags: ['jobs'],
-        summary: 'Matched candidates with scores, best first',
+        summary: "List a posting's matches",
+        description: 'The candidates matched to the posting, best score first, a page at a time.',
         params: idParams,
         querystring: pageQuery,
-        response: { 200: matchesPage, ...errors },
+        response: {
+          200: jsonResponse('A page of matches', matchesPage, { example: matchesPageExample }),
+          ...problemResponses({ ...badId, ...badPage }),
+        },
       },
     },
     async (request) => {
@@ -130,11 +173,27 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     '/v1/jobs/:id/close',
     {
       schema: {
+        operationId: 'closeJob',
         tags: ['jobs'],
-        summary: 'Close a posting; emits job.closed.v1',
+        summary: 'Close a posting',
+        description:
+          'Closes the posting (no more matches or emails) and emits job.closed.v1. Closing a closed ' +
+          'posting answers 202 again. Send no body (an empty JSON object is accepted too).',
         params: idParams,
         body: z.strictObject({}).nullish(),
-        response: { 202: accepted, ...errors, 409: problemSchema, 422: problemSchema },
+        documentedAs: { body: null },
+        response: {
+          202: jsonResponse('Accepted: the posting is closed', accepted, {
+            example: jobClosedExample,
+            headers: { location: LOCATION_HEADER },
+          }),
+          ...problemResponses({
+            ...badId,
+            400: 'The id is not a UUID, or a body was sent that is not an empty JSON object',
+            413: 'The body is larger than the limit (64 KiB)',
+            415: 'A body was sent that is not application/json',
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -157,10 +216,43 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     '/v1/jobs/:id/events',
     {
       schema: {
+        operationId: 'streamJobEvents',
         tags: ['jobs'],
-        summary: 'Server-Sent Events: the posting status now, then every change',
+        summary: "Stream a posting's status (Server-Sent Events)",
+        description:
+          'A `text/event-stream`: an `event: status` with the current status first, then one for every ' +
+          'change; `data` is JSON `{ jobId, status, matchCount }` and `id` counts the events of this stream. ' +
+          'A comment line (`: keep-alive`) every 15 s keeps proxies from closing it. The server ends a stream ' +
+          'after its maximum life (10 min by default) with a `retry:` hint; reconnect after it (EventSource ' +
+          'does by itself): the current status comes first again, so nothing is missed. An API key may hold ' +
+          'a bounded number of streams open at once (429 TOO_MANY_STREAMS beyond).',
         params: idParams,
-        produces: ['text/event-stream'],
+        documentedAs: {
+          responses: {
+            200: {
+              description: 'The stream of status events',
+              content: {
+                'text/event-stream': {
+                  schema: { type: 'string', description: 'Server-Sent Events (see the operation)' },
+                  example: statusStreamExample,
+                },
+              },
+            },
+          },
+        },
+        response: problemResponses(
+          {
+            ...badId,
+            429: 'This API key holds as many open streams as it may (TOO_MANY_STREAMS)',
+          },
+          {
+            429: problem(
+              429,
+              'TOO_MANY_STREAMS',
+              'This API key holds as many open status streams as it may; close one first',
+            ),
+          },
+        ),
       },
     },
     async (request, reply) => {

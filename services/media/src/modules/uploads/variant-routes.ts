@@ -1,6 +1,7 @@
 import type { MikroORM } from '@hireflow/db';
 import { HttpProblem } from '@hireflow/runtime';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { VARIANT_SPECS } from '../images/index.ts';
 import {
   type MediaStore,
@@ -41,6 +42,7 @@ export function registerVariantRoutes(
 
   app.get<{ Params: { uploadId: string; file: string } }>(
     '/media/:uploadId/:file',
+    { schema: variantDocument },
     async (request, reply) => {
       const { uploadId, file } = request.params;
       const variant = FILES.get(file);
@@ -60,3 +62,49 @@ export function registerVariantRoutes(
 }
 
 const notFound = (url: string) => new HttpProblem(404, 'NOT_FOUND', `No image at ${url}`);
+
+const binary = { type: 'string', format: 'binary' };
+const header = (description: string) => ({ type: 'string', description });
+
+// Documentation only: the route checks its path itself (anything else is a
+// 404) and sends bytes no schema serializes.
+const variantDocument = {
+  operationId: 'getUploadVariant',
+  tags: ['uploads'],
+  summary: "Get an image variant's bytes",
+  description:
+    'What `variants[].url` of a ready upload points to: the WebP bytes, without an API key (an `<img>` ' +
+    'sends none; the upload id is a random UUID). Follow the URL the API gives rather than building it. ' +
+    'Cached for a year (immutable), with an ETag: `If-None-Match` answers 304. HEAD answers the headers alone.',
+  security: [],
+  documentedAs: {
+    url: '/media/{uploadId}/{variant}.webp',
+    params: z.object({
+      uploadId: z.uuid().describe('The upload id (a ready upload)'),
+      variant: z.enum(['thumb', 'medium']).describe('thumb (at most 128 px) or medium (at most 512 px)'),
+    }),
+    headers: z.object({
+      'if-none-match': z.string().optional().describe('The ETag of a copy the client has'),
+    }),
+    responses: {
+      200: {
+        description: 'The image',
+        headers: {
+          etag: header("The bytes' version, for If-None-Match"),
+          'cache-control': header('public, max-age=31536000, immutable'),
+          'last-modified': header('When the variant was written'),
+        },
+        content: { 'image/webp': { schema: binary } },
+      },
+      304: {
+        type: 'null',
+        description: 'Not Modified: the If-None-Match ETag is current',
+        headers: { etag: header('The current ETag') },
+      },
+      404: {
+        description: 'No such variant: not a ready upload, or not one of the variant names',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      },
+    },
+  },
+};

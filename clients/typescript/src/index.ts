@@ -1,0 +1,27 @@
+export type {
+  Accepted,
+  CallOptions,
+  Candidate,
+  CandidatePage,
+  HireflowClient,
+  HireflowClientOptions,
+  JobStatusEvent,
+  ListQuery,
+  Match,
+  MatchPage,
+  NewCandidate,
+  NewJob,
+  Posting,
+  PostingPage,
+  Upload,
+  UploadAccepted,
+  UploadOptions,
+} from './client.ts';
+export { createHireflowClient } from './client.ts';
+export type { components, operations, paths } from './openapi.generated.ts';
+export type { Page } from './pages.ts';
+export { allItems } from './pages.ts';
+export type { Problem } from './problem.ts';
+export { HireflowProblem, problemOf } from './problem.ts';
+export type { ServerSentEvent } from './sse.ts';
+export { readServerSentEvents } from './sse.ts';

@@ -1,0 +1,14 @@
+export type { Gateway } from '../local/gateway.ts';
+export { startGateway } from '../local/gateway.ts';
+export { buildPublicApiDocument, INFO, SERVERS, TAGS } from './document.ts';
+export {
+  describePublicServices,
+  documentText,
+  generatePublicApiDocument,
+  PUBLIC_API_DOCUMENT,
+  readCommittedDocument,
+} from './generate.ts';
+export type { LintProblem, LintResult } from './lint.ts';
+export { ASYNCAPI_DOCUMENT, lintOpenApi, parseAsyncApi } from './lint.ts';
+export type { PublicRoute, PublicService } from './routes.ts';
+export { loadBalancerPatterns, PUBLIC_ROUTES, patternsOf, routeOf } from './routes.ts';

@@ -1,0 +1,128 @@
+import { createHireflowClient, type HireflowClient, HireflowProblem } from '@hireflow/client';
+import { buildPublicApiDocument, documentText, readCommittedDocument } from '@hireflow/infra/public-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PublicApiHarness, startPublicApi } from './public-api-harness.ts';
+
+// @hireflow/client against jobs and media listening behind the gateway: one
+// base URL, one key, every helper of the client (idempotency, problems,
+// pages, the status stream, uploads).
+
+// A 1×1 PNG.
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+const job = (title: string) => ({
+  title,
+  description: 'Node, Postgres',
+  skills: ['node'],
+  location: 'Berlin',
+  remote: true,
+});
+
+let h: PublicApiHarness;
+let client: HireflowClient;
+beforeAll(async () => {
+  h = await startPublicApi('api-client', { listen: true, mediaWorker: true });
+  client = createHireflowClient({ baseUrl: h.baseUrl, apiKey: h.apiKey });
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('the running services', () => {
+  it('serve the parts that make the committed public document (the client is generated from it)', async () => {
+    const jobs = (await h.jobs.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const media = (await h.media.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(documentText(buildPublicApiDocument([jobs, media]))).toBe(await readCommittedDocument());
+  });
+});
+
+describe('@hireflow/client through the one base URL', () => {
+  it('posts a job once per Idempotency-Key, and the retry replays the first answer', async () => {
+    const key = crypto.randomUUID();
+    const first = await client.jobs.post(job('Idempotent'), { idempotencyKey: key });
+    const retry = await client.api.POST('/v1/jobs', {
+      body: job('Idempotent'),
+      headers: { 'idempotency-key': key },
+    });
+    expect(retry.response.status).toBe(202);
+    expect(retry.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.data).toEqual(first);
+    // The same key with another body is refused, as a typed problem.
+    const reused = await client.jobs.post(job('Another'), { idempotencyKey: key }).catch((e: unknown) => e);
+    expect(reused).toBeInstanceOf(HireflowProblem);
+    expect(reused).toMatchObject({ status: 422, code: 'IDEMPOTENCY_CONFLICT' });
+  });
+
+  it('throws HireflowProblem naming the field at fault, and for a bad key', async () => {
+    const invalid = await client.jobs.post({ ...job(''), skills: ['a', 'a'] }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(HireflowProblem);
+    const problem = invalid as HireflowProblem;
+    expect(problem).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(problem.fieldError('title')).toBeDefined();
+    expect(problem.fieldError('skills')).toBe('must not repeat a skill');
+
+    const stranger = createHireflowClient({ baseUrl: h.baseUrl, apiKey: 'hf_not-a-key' });
+    await expect(stranger.uploads.get(crypto.randomUUID())).rejects.toMatchObject({
+      status: 401,
+      code: 'UNAUTHORIZED',
+    });
+    await expect(client.jobs.get(crypto.randomUUID())).rejects.toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
+  });
+
+  it('walks every page of a list', async () => {
+    const posted = [];
+    for (let i = 0; i < 5; i++) posted.push((await client.jobs.post(job(`Paged ${i}`))).id);
+    const first = await client.jobs.list({ limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.nextCursor).not.toBeNull();
+    const seen: string[] = [];
+    for await (const posting of client.jobs.all({ limit: 2 })) seen.push(posting.id);
+    expect(seen).toEqual(expect.arrayContaining(posted));
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it("streams a posting's status: the current one first, then the change a close makes", async () => {
+    const { id } = await client.jobs.post(job('Streamed'));
+    const statuses: string[] = [];
+    for await (const change of client.jobs.events(id, { reconnect: false })) {
+      statuses.push(change.status);
+      if (change.status === 'processing') await client.jobs.close(id);
+      if (change.status === 'closed') break;
+    }
+    expect(statuses).toEqual(['processing', 'closed']);
+  });
+
+  it('registers a candidate once (created, then already registered)', async () => {
+    const body = { name: 'Ada Lovelace', email: 'ada@example.test', headline: '', skills: [], location: '' };
+    const first = await client.candidates.register(body);
+    const again = await client.candidates.register(body);
+    expect(first.created).toBe(true);
+    expect(again).toMatchObject({ id: first.id, created: false });
+    expect((await client.candidates.get(first.id)).name).toBe('Ada Lovelace');
+  });
+
+  it('uploads an image to media and fetches its variant, through the same base URL', async () => {
+    const { id: jobId } = await client.jobs.post(job('With a logo'));
+    const upload = await client.uploads.create(PNG, {
+      filename: 'logo.png',
+      owner: { type: 'job', id: jobId },
+      idempotencyKey: crypto.randomUUID(),
+    });
+    expect(upload.status).toBe('pending');
+    const ready = await client.uploads.waitUntilFinished(upload.id, { intervalMs: 50, timeoutMs: 30_000 });
+    expect(ready).toMatchObject({ status: 'ready', ownerType: 'job', ownerId: jobId });
+    const thumb = ready.variants.find((variant) => variant.name === 'thumb')!;
+    expect(thumb.url.startsWith(`${h.baseUrl}/media/`)).toBe(true);
+    const bytes = await fetch(thumb.url);
+    expect(bytes.status).toBe(200);
+    expect(bytes.headers.get('content-type')).toBe('image/webp');
+
+    const notAnImage = await client.uploads.create(Buffer.from('%PDF-1.7')).catch((e: unknown) => e);
+    expect(notAnImage).toMatchObject({ status: 415, code: 'UNSUPPORTED_IMAGE_TYPE' });
+  });
+});
