@@ -9,16 +9,16 @@ const bounds = {
 
 describe('capWorkers', () => {
   it('keeps the policy when the server holds every process at its maximum', () => {
-    // 3 API processes + 16 workers = 19 processes × 7 connections = 133.
-    expect(capWorkers(bounds, { max: 200, inUse: 10 })).toEqual({
+    // 3 API processes + 16 workers = 19 processes × 4 connections = 76.
+    expect(capWorkers(bounds, { max: 100, inUse: 10 })).toEqual({
       maxWorkers: { jobs: 4, matching: 6, media: 6 },
       capped: [],
     });
   });
 
   it('shares what the budget allows beyond the minimums, one worker at a time round the services', () => {
-    // (100 − 6 − 10) ÷ 7 = 12 processes: 3 API + 4 minimum workers + 5 spare.
-    expect(capWorkers(bounds, { max: 100, inUse: 6 })).toEqual({
+    // (60 − 2 − 10) ÷ 4 = 12 processes: 3 API + 4 minimum workers + 5 spare.
+    expect(capWorkers(bounds, { max: 60, inUse: 2 })).toEqual({
       maxWorkers: { jobs: 3, matching: 3, media: 3 },
       capped: ['jobs', 'matching', 'media'],
     });

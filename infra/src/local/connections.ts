@@ -6,9 +6,15 @@ import pg from 'pg';
 // max_connections (100). So locally each pooled process gets a smaller pool,
 // and each service's maximum is capped to what the server can hold.
 
-/** Connections of one pooled process: its pool, the LISTEN client, one spare (migrations' lock). */
-export const LOCAL_POOL_MAX = 5;
-const PER_PROCESS = LOCAL_POOL_MAX + 2;
+/**
+ * The pool of one pooled process. Three: a handler or job holds one
+ * connection at a time (the idempotency bookkeeping commits on its own,
+ * between the work's statements), so more concurrency than connections
+ * queues for them rather than deadlocking.
+ */
+export const LOCAL_POOL_MAX = 3;
+/** Its pool and the outbox relay's LISTEN client. */
+const PER_PROCESS = LOCAL_POOL_MAX + 1;
 /** Left for everything else: psql, `pnpm cli`, tests on the same server. */
 const RESERVED = 10;
 

@@ -87,6 +87,7 @@ function startLauncher() {
       HIREFLOW_INSTANCE: instance,
       HIREFLOW_STATE_DIR: '.local',
       HIREFLOW_PORT_BASE: '0',
+      HIREFLOW_API_PORT: '0',
       EMULATOR_PORT: '0',
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
@@ -168,6 +169,13 @@ async function tearDown(child: ReturnType<typeof startLauncher>['child']) {
 }
 
 const launcher = startLauncher();
+// Ctrl-C: stop following, tear the instance down (below), exit.
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+  });
+}
 try {
   await launcher.ready;
   const running = JSON.parse(await readFile(join(root, stateDir, 'launcher.json'), 'utf8')) as {
@@ -178,7 +186,7 @@ try {
   await publishBurst(running.urls['sns/sqs']!, events);
   console.log(`published ${events.length} events in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
 
-  // Done when every pool grew at least once and is back at its minimum with nothing waiting.
+  // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
   const policies = Object.fromEntries(SERVICES.map((s) => [s, scaleTime(workerScaling[s], TIME_SCALE)]));
   const deadline = startedAt + Number(args.deadline) * 1000;
   let records: ScalingRecord[] = [];
@@ -186,13 +194,11 @@ try {
     await new Promise((r) => setTimeout(r, 2000));
     records = (await readRecords()).filter((r) => Date.parse(r.at) >= startedAt);
     const last = new Map(records.map((r) => [r.service, r]));
-    const grew = new Set(
-      records.filter((r) => r.workers > policies[r.service]!.minWorkers).map((r) => r.service),
-    );
+    const seen = records.some((r) => r.inbox + r.jobs > 0);
     const settled = [...last.values()].every(
       (r) => r.workers === policies[r.service]!.minWorkers && r.inbox + r.jobs === 0,
     );
-    if ((grew.size > 0 && settled) || Date.now() > deadline) break;
+    if ((seen && settled) || Date.now() > deadline || interrupted) break;
   }
 
   const series: Record<string, ChartPoint[]> = {};
