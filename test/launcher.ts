@@ -25,6 +25,9 @@ export function launch(instance: string, stateDir: string, extraEnv: Record<stri
       EMULATOR_PORT: '0',
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
+      // Never the default 4318/16686: a developer's `pnpm start` may hold them.
+      TRACE_OTLP_PORT: '0',
+      TRACE_UI_PORT: '0',
       LOG_LEVEL: 'info',
       // One process per service: tests run side by side on two cores. The
       // boot test runs the default (worker pools) itself.
@@ -66,7 +69,7 @@ export function launch(instance: string, stateDir: string, extraEnv: Record<stri
   return { child, lines, exited, waitForLine };
 }
 
-/** The public API's one base URL, the service and admin URLs and the mail catcher's page, as the launcher printed them. */
+/** The public API's one base URL, the service and admin URLs, the mail catcher's and the trace viewer's pages, as the launcher printed them. */
 export function printedUrls(lines: string[]) {
   const services = SERVICES.join('|');
   const pick = (pattern: RegExp) =>
@@ -81,6 +84,8 @@ export function printedUrls(lines: string[]) {
     urls: pick(new RegExp(`^ {2}(${services})\\s+(http://127\\.0\\.0\\.1:\\d+)\\s`)),
     adminUrls: pick(new RegExp(`^ {2}(${services})\\s.*\\sadmin (http://127\\.0\\.0\\.1:\\d+)$`)),
     mailUi: lines.map((l) => l.match(/^ {2}mail\s+(http:\/\/\S+)/)).find(Boolean)?.[1],
+    /** The local trace viewer, when the launcher runs one. */
+    traces: lines.map((l) => l.match(/^ {2}traces\s+(http:\/\/\S+)/)).find(Boolean)?.[1],
   };
 }
 

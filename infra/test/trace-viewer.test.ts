@@ -222,6 +222,16 @@ describe('the trace viewer, fed by the real OTLP exporters', () => {
     expect(html).not.toMatch(/(src|href)="https?:/);
   });
 
+  it('shows only the story’s steps on ?story=1, with the way back to every span', async () => {
+    const all = await (await fetch(`${protobufViewer.uiUrl}/trace/${known.traceId}`)).text();
+    expect(all).toContain(`<a href="/trace/${known.traceId}?story=1">the story's steps only</a>`);
+    const html = await (await fetch(`${protobufViewer.uiUrl}/trace/${known.traceId}?story=1`)).text();
+    expect(html).toContain('<span class="op">POST /v1/jobs</span>');
+    expect(html).not.toContain('<span class="op">INSERT hireflow_jobs.job</span>');
+    expect(html).toMatch(/Spans <b>1<\/b> of \d+: the story's steps/);
+    expect(html).toContain(`<a href="/trace/${known.traceId}">show all spans</a>`);
+  });
+
   it('opens the span Jaeger’s uiFind names', async () => {
     const html = await (
       await fetch(`${protobufViewer.uiUrl}/trace/${known.traceId}?uiFind=${known.ids.insert}`)

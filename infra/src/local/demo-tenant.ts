@@ -45,7 +45,7 @@ export async function ensureDemoKey(options: {
 }
 
 /** Runs `pnpm cli …` (the jobs CLI) with the jobs service's environment; returns its last line as JSON. */
-async function jobsCli(
+export async function jobsCli(
   options: { root: string; env: Record<string, string | undefined> },
   args: string[],
 ): Promise<unknown> {

@@ -10,6 +10,8 @@ export interface CaughtMail {
   from: string;
   to: string[];
   subject: string;
+  /** The Message-ID header: the SMTP span of the send carries the same (`email.message_id`). */
+  messageId: string;
   receivedAt: string;
   file: string;
 }
@@ -54,6 +56,7 @@ export async function startMailCatcher(options: {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
             subject: parsed.subject ?? '(no subject)',
+            messageId: parsed.messageId ?? '',
             receivedAt: new Date().toISOString(),
             file,
           });

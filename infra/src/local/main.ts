@@ -84,6 +84,9 @@ write(
 write(
   `  The 202's traceId: pnpm trace <traceId>${platform.traces.uiUrl ? `, or open ${platform.traces.uiUrl}/trace/<traceId>` : ''}`,
 );
+write(
+  `  The whole story, in another terminal: ${settings.HIREFLOW_INSTANCE ? `HIREFLOW_INSTANCE=${settings.HIREFLOW_INSTANCE} ` : ''}pnpm demo`,
+);
 write('Ctrl-C stops everything.\n');
 
 let stopping = false;

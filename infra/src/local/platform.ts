@@ -22,6 +22,8 @@ export interface RunningPlatform {
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
   /** Where the services send traces; `uiUrl` when the launcher runs the local trace viewer. */
   traces: { otlpEndpoint: string; uiUrl: string | undefined };
+  /** Each service process's pid (for tools that measure them). */
+  pids: Record<string, number>;
   /** Resolves when a service exits without being asked to. */
   unexpectedExit: Promise<string>;
   /** SIGTERM every service, wait for each, stop the emulator, mail catcher and trace viewer. 0 when every child exited 0. */
@@ -92,11 +94,7 @@ export async function startPlatform(
       s3.destroy();
     }
 
-    const databaseUrl = (service: string) => {
-      const url = new URL(settings.POSTGRES_URL);
-      url.pathname = `/${names.database(service)}`;
-      return url.toString();
-    };
+    const { databaseUrl } = names;
     for (const service of SERVICES) {
       const { created } = await ensureDatabase(databaseUrl(service));
       if (created) log(`created database ${names.database(service)}`);
@@ -200,6 +198,9 @@ export async function startPlatform(
       demo,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
       traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
+      get pids() {
+        return services!.pids();
+      },
       unexpectedExit: services.unexpectedExit,
       stop: stopAll,
     };

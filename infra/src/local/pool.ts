@@ -12,6 +12,8 @@ export interface WorkerPool {
   readonly size: number;
   /** The admin listeners of the workers that have started (their /metrics). */
   adminUrls(): string[];
+  /** Each running worker's pid, by name (`jobs/2`). */
+  pids(): Record<string, number>;
   /** Starts or stops workers until `size` run; the newest stop first (SIGTERM: they drain). */
   resize(size: number): Promise<void>;
   /** SIGTERM every worker and wait; the exit codes of those asked to stop. */
@@ -72,6 +74,7 @@ export function createWorkerPool(options: {
       return members.filter((m) => !m.retiring).length;
     },
     adminUrls: () => members.flatMap((m) => (m.admin && !m.retiring ? [m.admin] : [])),
+    pids: () => Object.fromEntries(members.map((m) => [m.child.name, m.child.process.pid!])),
     async resize(size) {
       const active = members.filter((m) => !m.retiring);
       if (size > active.length) {

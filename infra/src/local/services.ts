@@ -11,6 +11,8 @@ import { type LauncherSettings, SERVICES } from './settings.ts';
 export interface RunningServices {
   urls: Record<string, string>;
   admin: Record<string, string>;
+  /** Every service process's pid, by name (`jobs`, `jobs/1` …), as of now. */
+  pids(): Record<string, number>;
   /** Resolves when an API process (or a single all-role process) exits without being asked to. */
   unexpectedExit: Promise<string>;
   /** Stops the autoscaler, SIGTERMs every process, waits; 0 when each exited 0. */
@@ -158,7 +160,12 @@ export async function startServices(options: {
         return `${child.name} exited unexpectedly (code ${code}, signal ${signal})`;
       }),
     );
-    return { urls, admin, unexpectedExit, stop };
+    const pids = () =>
+      Object.assign(
+        Object.fromEntries(front.map((child) => [child.name, child.process.pid!])),
+        ...pools.map((pool) => pool.pids()),
+      ) as Record<string, number>;
+    return { urls, admin, pids, unexpectedExit, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -89,14 +89,23 @@ export const redisPrefixFor = (instance: string, service: string) =>
 
 /** The names one instance uses, so a second instance (tests) never touches the first's. */
 export function instanceNames(
-  settings: Pick<LauncherSettings, 'HIREFLOW_INSTANCE' | 'HIREFLOW_TOPOLOGY_PREFIX' | 'HIREFLOW_STATE_DIR'>,
+  settings: Pick<LauncherSettings, 'HIREFLOW_INSTANCE' | 'HIREFLOW_TOPOLOGY_PREFIX' | 'HIREFLOW_STATE_DIR'> &
+    Partial<Pick<LauncherSettings, 'POSTGRES_URL'>>,
   root: string,
 ) {
   const instance = settings.HIREFLOW_INSTANCE;
+  const database = (service: string) =>
+    instance ? `hireflow_${instance}_${service}` : `hireflow_${service}`;
   return {
     topologyPrefix: settings.HIREFLOW_TOPOLOGY_PREFIX || (instance ? `${instance}-` : ''),
-    database: (service: string) => (instance ? `hireflow_${instance}_${service}` : `hireflow_${service}`),
+    database,
     redisPrefix: (service: string) => redisPrefixFor(instance, service),
+    databaseUrl: (service: string) => {
+      if (!settings.POSTGRES_URL) throw new Error('databaseUrl needs POSTGRES_URL');
+      const url = new URL(settings.POSTGRES_URL);
+      url.pathname = `/${database(service)}`;
+      return url.toString();
+    },
     stateDir: resolve(root, settings.HIREFLOW_STATE_DIR, instance || 'default'),
   };
 }

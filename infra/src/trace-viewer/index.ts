@@ -1,3 +1,4 @@
+export { condenseTrace, isStoryStep } from './condense.ts';
 export { traceOtlpPort, traceQuerySchema, traceUiPort, traceViewerSchema } from './config.ts';
 export type {
   JaegerLog,

@@ -4,6 +4,8 @@
 //   node infra/src/trace-viewer/screenshot.ts out.png detail      the same, its failing span opened
 //   node infra/src/trace-viewer/screenshot.ts out.png list        the list page of the same
 //   node infra/src/trace-viewer/screenshot.ts out.png http://127.0.0.1:16686/trace/<id>   any page
+// WINDOW_SIZE=1400,1100 sets the page size (default 1400,900). docs/img/trace-waterfall.png
+// is a `pnpm demo` job trace at /trace/<id>?story=1, 1400,1100.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -46,7 +48,7 @@ try {
     '--disable-sync',
     `--user-data-dir=${profile}`,
     `--screenshot=${resolve(out)}`,
-    '--window-size=1400,900',
+    `--window-size=${process.env.WINDOW_SIZE ?? '1400,900'}`,
     url,
   ]);
   console.log(`${url} → ${resolve(out)}`);

@@ -99,7 +99,11 @@ function tracePage(rawId: string, url: URL, context: UiContext): Reply {
     );
   }
   const find = url.searchParams.get('uiFind') ?? undefined;
-  return html(200, waterfallPage(toJaegerTrace(trace), serviceColours(context.store.services()), find));
+  const story = url.searchParams.get('story') === '1';
+  return html(
+    200,
+    waterfallPage(toJaegerTrace(trace), serviceColours(context.store.services()), find, story),
+  );
 }
 
 function traceJson(rawId: string, context: UiContext): Reply {

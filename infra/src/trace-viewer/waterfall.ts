@@ -1,3 +1,4 @@
+import { condenseTrace, isStoryStep } from './condense.ts';
 import { escapeHtml, formatTime, page, serviceChip } from './html.ts';
 import type { JaegerLog, JaegerSpan, JaegerTag, JaegerTrace } from './jaeger.ts';
 import { formatMicros, spanTree, type TreeRow } from './span-tree.ts';
@@ -6,20 +7,27 @@ const INDENT_PX = 14;
 
 /** The waterfall page of one trace: a row per span, a bar per span on the trace's time axis, details on click. */
 export function waterfallPage(
-  trace: JaegerTrace,
+  full: JaegerTrace,
   colourOf: (service: string) => string,
   /** Jaeger's `uiFind`: spans with this id, or whose name contains it, are shown open. */
   find?: string,
+  /** Only the story's steps (requests, messages, jobs, work), without SQL, Redis and HTTP-client spans. */
+  story = false,
 ): string {
+  const trace = story ? condenseTrace(full, isStoryStep) : full;
   const tree = spanTree(trace);
   const root = tree.rows[0];
-  const errors = tree.rows.filter((r) => r.error).length;
+  const errors = spanTree(full).rows.filter((r) => r.error).length;
+  const id = escapeHtml(full.traceID);
+  const toggle = story
+    ? `<span>Spans <b>${tree.rows.length}</b> of ${full.spans.length}: the story's steps · <a href="/trace/${id}">show all spans</a></span>`
+    : `<span>Spans <b>${tree.rows.length}</b> · <a href="/trace/${id}?story=1">the story's steps only</a></span>`;
   const depth = Math.max(0, ...tree.rows.map((r) => r.depth)) + 1;
   const perService = (service: string) => tree.rows.filter((r) => r.service === service).length;
   const title = root ? `${root.service}: ${root.span.operationName}` : trace.traceID;
 
   const header = `<h1>${root ? `<span class="svc">${escapeHtml(root.service)}:</span> ${escapeHtml(root.span.operationName)}` : escapeHtml(trace.traceID)}</h1>
-<div class="meta"><span>Trace <b class="mono">${escapeHtml(trace.traceID)}</b></span><span>Started <b>${escapeHtml(formatTime(tree.start))}</b></span><span>Duration <b>${escapeHtml(formatMicros(tree.duration))}</b></span><span>Spans <b>${tree.rows.length}</b></span><span>Depth <b>${depth}</b></span><span>Errors <b>${errors > 0 ? `<span class="badge">${errors}</span>` : '0'}</b></span><a href="/api/traces/${escapeHtml(trace.traceID)}">JSON</a></div>
+<div class="meta"><span>Trace <b class="mono">${escapeHtml(trace.traceID)}</b></span><span>Started <b>${escapeHtml(formatTime(tree.start))}</b></span><span>Duration <b>${escapeHtml(formatMicros(tree.duration))}</b></span>${toggle}<span>Depth <b>${depth}</b></span><span>Errors <b>${errors > 0 ? `<span class="badge">${errors}</span>` : '0'}</b></span><a href="/api/traces/${escapeHtml(trace.traceID)}">JSON</a></div>
 <div>${tree.services.map((s) => `${serviceChip(s, colourOf(s), ` <span class="muted">${perService(s)}</span>`)}`).join('')}</div>`;
   const warnings = (trace.warnings ?? []).map((w) => `<div class="warn">${escapeHtml(w)}</div>`).join('');
   const ticks = [0, 0.25, 0.5, 0.75, 1]

@@ -56,8 +56,8 @@ describe('trace propagation', () => {
       expect(handlerTraceId).toBe(requestTraceId);
       const spans = tracing.exporter.getFinishedSpans();
       const request = spans.find((s) => s.name === 'POST /v1/jobs')!;
-      const publish = spans.find((s) => s.name === `${topo.topics['jobs-events']!.name} publish`)!;
-      const process = spans.find((s) => s.name === `${queue.name} process`)!;
+      const publish = spans.find((s) => s.name === `publish ${topo.topics['jobs-events']!.name}`)!;
+      const process = spans.find((s) => s.name === `process ${queue.name}`)!;
       expect(publish.spanContext().traceId).toBe(requestTraceId);
       expect(publish.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
       expect(process.spanContext().traceId).toBe(requestTraceId);

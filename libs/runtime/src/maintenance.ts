@@ -1,3 +1,4 @@
+import { inHousekeepingSpan } from '@hireflow/telemetry';
 import type { Logger } from 'pino';
 import type { Closeable } from './lifecycle.ts';
 
@@ -11,7 +12,8 @@ export interface PeriodicTask {
  * Runs housekeeping on intervals inside the worker role (pruning idempotency
  * keys, resizing an SQS visibility timeout from the measured p99). A task
  * never overlaps itself; a failure is logged and retried at the next tick.
- * Tasks must be safe to run in several workers at once.
+ * Tasks must be safe to run in several workers at once. Each run is traced
+ * as the root of its own trace, `housekeeping <name>`.
  */
 export function startPeriodicTasks(tasks: PeriodicTask[], log: Logger): Closeable {
   const timers: NodeJS.Timeout[] = [];
@@ -22,8 +24,8 @@ export function startPeriodicTasks(tasks: PeriodicTask[], log: Logger): Closeabl
     const tick = () => {
       if (busy || closed) return;
       busy = true;
-      const run = task
-        .run()
+      // Its own trace, named `housekeeping <name>`: never a nameless root of SQL spans.
+      const run = inHousekeepingSpan(task.name, () => task.run())
         .then((result) => log.debug({ task: task.name, result }, 'periodic task done'))
         .catch((error) => log.error({ err: error, task: task.name }, 'periodic task failed'))
         .finally(() => {

@@ -1,5 +1,12 @@
 export { shutdownTelemetry, telemetryStarted } from './handle.ts';
 export { PrivacySpanProcessor } from './privacy.ts';
+export {
+  housekeepingSpanName,
+  inHousekeepingSpan,
+  untraced,
+  untracedContext,
+  withoutChildSpans,
+} from './quiet.ts';
 export { scrubSql, scrubUrl } from './scrub.ts';
 export type { EmailSignal, IdempotencySignal, JobSignal, MessageSignal } from './signals.ts';
 export { signals } from './signals.ts';

@@ -1,6 +1,7 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import { setTelemetryHandle } from './handle.ts';
@@ -15,30 +16,66 @@ import { PrivacySpanProcessor } from './privacy.ts';
 export function startTelemetry(): void {
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  // What Hireflow uses, not the forty libraries the package knows: each one
+  // enabled hooks every module load, and some (runtime-node) watch the event
+  // loop and every GC whether or not anything reads it.
+  process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ??= 'http,pg,ioredis,aws-sdk,pino';
   const sdk = new NodeSDK({
     // Scrubbed first, then batched to the exporter: no personal data leaves the process.
     spanProcessors: [
       new PrivacySpanProcessor(),
-      new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchSettings(process.env) }),
+      new BatchSpanProcessor({ exporter: traceExporter(process.env), ...batchSettings(process.env) }),
     ],
     instrumentations: [
       getNodeAutoInstrumentations({
-        // Noise without value for this system: every file read and DNS lookup.
-        '@opentelemetry/instrumentation-fs': { enabled: false },
-        '@opentelemetry/instrumentation-dns': { enabled: false },
-        '@opentelemetry/instrumentation-net': { enabled: false },
-        // Commands only: arguments carry keys and payloads.
-        '@opentelemetry/instrumentation-ioredis': { dbStatementSerializer: (command) => command },
-        // Health probes would otherwise fill Jaeger.
+        // Commands only: arguments carry keys and payloads. A command outside
+        // any operation (BullMQ's blocking waits) records nothing.
+        '@opentelemetry/instrumentation-ioredis': {
+          dbStatementSerializer: (command) => command,
+          requireParentSpan: true,
+        },
+        // The same for SQL: a poll (outbox, samplers, LISTEN) is no trace of its own.
+        // Taking a pooled connection is no step worth a span (it was one per query).
+        '@opentelemetry/instrumentation-pg': { requireParentSpan: true, ignoreConnectSpans: true },
         '@opentelemetry/instrumentation-http': {
-          ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') ?? false,
+          // Probes and scrapes would otherwise fill Jaeger; what they run is untraced too.
+          ignoreIncomingRequestHook: (req) => isPolledPath(req.url),
+          // The services' only HTTP calls are the AWS SDK's, which has spans of its own:
+          // client spans repeated them, twice over (node:http is patched by both loaders).
+          disableOutgoingRequestInstrumentation: true,
         },
       }),
-      new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: '/health/**' }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        ignorePaths: (route) => isPolledPath(route.url),
+      }),
     ],
   });
   sdk.start();
   setTelemetryHandle({ shutdown: () => sdk.shutdown() });
+}
+
+/**
+ * OTLP/HTTP in protobuf, the specification's default and a fraction of the
+ * bytes and CPU of JSON; JSON when OTEL_EXPORTER_OTLP_PROTOCOL says `http/json`.
+ */
+function traceExporter(env: Record<string, string | undefined>) {
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  return protocol === 'http/json' ? new OTLPJsonTraceExporter() : new OTLPProtoTraceExporter();
+}
+
+/**
+ * Paths machines poll: health probes, Prometheus scrapes, and the API Bull
+ * Board's page polls while it is open. Their requests record no span.
+ */
+export function isPolledPath(url: string | undefined): boolean {
+  if (!url) return false;
+  return (
+    url.startsWith('/health') ||
+    url === '/metrics' ||
+    url.startsWith('/metrics?') ||
+    url.startsWith('/admin/queues/api')
+  );
 }
 
 /** The standard OTEL_BSP_* variables (the SDK reads them only for the processor it builds itself). */

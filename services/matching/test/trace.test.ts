@@ -37,7 +37,7 @@ describe('one trace from the posting to the events matching writes', () => {
 
     const spans = tracing.exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
     const byName = (name: string) => spans.find((s) => s.name === name);
-    const process = spans.find((s) => s.name.endsWith('matching-inbox process'));
+    const process = spans.find((s) => s.name.startsWith('process ') && s.name.endsWith('matching-inbox'));
     const compute = byName('match posting');
     expect(process?.parentSpanContext).toBeDefined();
     expect(compute, spans.map((s) => s.name).join(', ')).toBeDefined();

@@ -157,7 +157,7 @@ describe('tracing', () => {
     expect(parentOf(enqueue)).toBe(request.spanContext().spanId);
     expect(parentOf(job)).toBe(enqueue.spanContext().spanId);
     expect(parentOf(resize)).toBe(job.spanContext().spanId);
-    expect(parentOf(named(`${h.topology.prefix}media-events publish`))).toBe(job.spanContext().spanId);
+    expect(parentOf(named(`publish ${h.topology.prefix}media-events`))).toBe(job.spanContext().spanId);
     expect(resize.attributes).toMatchObject({
       'image.input.format': 'png',
       'image.input.bytes': expect.any(Number),

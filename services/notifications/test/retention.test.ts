@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { idempotencyKey } from '@hireflow/idempotency';
 import { jobIdFor } from '@hireflow/messaging';
+import { waitFor } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
 import { requeueStuckEmails } from '../src/modules/email/sweep.ts';
 import { pruneNotificationLog } from '../src/modules/notifications/store.ts';
@@ -75,7 +76,8 @@ describe('notification log retention', () => {
     await h.publish(posting);
     await h.publish(jobMatched(tenantId, posting.data.jobId, 1));
     await waitForSent(h, [key]);
-    expect(await h.jobState(key)).toBe('completed');
+    // The log row is written before BullMQ moves the job to completed: wait for the move.
+    await waitFor(async () => (await h.jobState(key)) === 'completed', { message: `job ${key} completed` });
     // The intent is queued again (say its row was lost and recorded anew) while BullMQ still keeps the old job.
     const em = h.deps.orm.em.fork();
     await em.execute(

@@ -1,6 +1,6 @@
-import type { DefaultJobOptions } from 'bullmq';
-import { BullMQOtel } from 'bullmq-otel';
+import type { DefaultJobOptions, Telemetry } from 'bullmq';
 import type { BackoffOptions } from '../backoff.ts';
+import { quietTelemetry } from './telemetry.ts';
 
 /** Name of the registered full-jitter strategy (`backoff.type` of every job). */
 export const FULL_JITTER = 'full-jitter';
@@ -24,6 +24,6 @@ export function defaultJobOptions(attempts: number, backoff: BackoffOptions): De
   };
 }
 
-export function telemetry(tracerName: string | undefined): BullMQOtel {
-  return new BullMQOtel({ tracerName: tracerName ?? '@hireflow/messaging' });
+export function telemetry(tracerName: string | undefined): Telemetry {
+  return quietTelemetry(tracerName ?? '@hireflow/messaging');
 }

@@ -1,5 +1,6 @@
 import type { AnyEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
+import { untraced } from '@hireflow/telemetry';
 import pg from 'pg';
 import { DEFAULT_EVENT_LOG_RETENTION_MS, pruneEventLog } from '../event-log/prune.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
@@ -77,10 +78,14 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.#loop) return;
     this.#closing = false;
-    if (this.#options.listen) await this.#listen();
-    this.#loop = Promise.all(Array.from({ length: this.#options.concurrency }, () => this.#run())).then(
-      () => undefined,
-    );
+    // The relay's polling, LISTEN and pruning are untraced (quiet when idle);
+    // each row it publishes continues the trace of the transaction that wrote it.
+    await untraced(async () => {
+      if (this.#options.listen) await this.#listen();
+      this.#loop = Promise.all(Array.from({ length: this.#options.concurrency }, () => this.#run())).then(
+        () => undefined,
+      );
+    });
   }
 
   /** Stops after the batch in progress is published and marked. */

@@ -1,8 +1,9 @@
 import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type AnyEvent, type CloudEvent, parseEvent } from '@hireflow/contracts';
-import { type Context, context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { untraced } from '@hireflow/telemetry';
+import { type Context, context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { assertAttributeBudget, eventAttributes } from '../attributes.ts';
-import { extractTrace, injectTrace, type TraceCarrier } from '../trace.ts';
+import { eventSpanAttributes, extractTrace, injectTrace, type TraceCarrier } from '../trace.ts';
 
 /** SNS PublishBatch takes at most 10 entries. */
 export const SNS_MAX_BATCH = 10;
@@ -30,7 +31,7 @@ const tracer = trace.getTracer('@hireflow/messaging');
  * Publishes CloudEvents to an SNS topic with the `type` attribute (for filter
  * policies) and the W3C trace context set per entry: the AWS SDK
  * instrumentation injects nothing into PublishBatch. Each entry gets a
- * `<topic> publish` producer span, child of the entry's own trace.
+ * `publish <topic>` producer span, child of the entry's own trace.
  */
 export class SnsPublisher {
   readonly #sns: SNSClient;
@@ -57,17 +58,19 @@ export class SnsPublisher {
     if (items.length > SNS_MAX_BATCH) throw new Error(`at most ${SNS_MAX_BATCH} entries per PublishBatch`);
     const topic = topicArn.slice(topicArn.lastIndexOf(':') + 1);
     const spans = items.map((item) => {
-      const parent: Context = item.trace ? extractTrace(item.trace) : context.active();
+      // The row's own trace, whatever the caller's context: the relay polls untraced.
+      const parent: Context = item.trace ? extractTrace(item.trace, ROOT_CONTEXT) : context.active();
       const span = tracer.startSpan(
-        `${topic} publish`,
+        `publish ${topic}`,
         {
           kind: SpanKind.PRODUCER,
           attributes: {
             'messaging.system': 'aws_sns',
             'messaging.destination.name': topic,
             'messaging.operation.type': 'send',
+            'messaging.operation.name': 'publish',
             'messaging.message.id': item.event.id,
-            'cloudevents.event_type': item.event.type,
+            ...eventSpanAttributes(item.event),
           },
         },
         parent,
@@ -84,10 +87,9 @@ export class SnsPublisher {
     try {
       if (entries.length === 1) {
         const only = entries[0]!;
-        // In the entry's own span: the AWS SDK instrumentation (production)
-        // injects its own traceparent into Publish, which then stays in this trace.
-        const { span, parent } = spans[0]!;
-        await context.with(trace.setSpan(parent, span), () =>
+        // Untraced, like the batch: the AWS SDK instrumentation's span would
+        // repeat the entry's, and its traceparent would replace the entry's.
+        await untraced(() =>
           this.#sns.send(
             new PublishCommand({
               TopicArn: topicArn,
@@ -98,8 +100,10 @@ export class SnsPublisher {
         );
         result.published.push(items[0]!.event.id);
       } else {
-        const response = await this.#sns.send(
-          new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries }),
+        const response = await untraced(() =>
+          this.#sns.send(
+            new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries }),
+          ),
         );
         for (const ok of response.Successful ?? []) result.published.push(items[Number(ok.Id)]!.event.id);
         for (const bad of response.Failed ?? []) {

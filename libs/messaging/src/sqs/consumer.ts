@@ -5,13 +5,13 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { type AnyEvent, type EventType, InvalidEventError, parseEvent } from '@hireflow/contracts';
-import { signals } from '@hireflow/telemetry';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { signals, untraced } from '@hireflow/telemetry';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ATTR_DEFERRED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
 import { DeferError, isPermanent, retryAfterMs } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
-import { extractTrace } from '../trace.ts';
+import { extractTrace, processSpanOptions, recordHandlerFailure } from '../trace.ts';
 import { Wakeup } from '../wake.ts';
 import { deadLetter } from './dead-letter.ts';
 import { DEFAULT_MAX_DEFER_MS, deferMessage } from './defer.ts';
@@ -154,15 +154,20 @@ export class SqsConsumer {
   async #receive(max: number): Promise<Message[]> {
     this.#poll = new AbortController();
     try {
-      const result = await this.#o.sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: this.#o.queue.url,
-          MaxNumberOfMessages: max,
-          WaitTimeSeconds: this.#o.waitTimeSeconds ?? DEFAULT_WAIT_TIME_SECONDS,
-          MessageAttributeNames: ['All'],
-          MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
-        }),
-        { abortSignal: this.#poll.signal },
+      // An empty long poll is no story: the receive records no span. Each
+      // message's process span continues its producer's trace instead.
+      const signal = this.#poll.signal;
+      const result = await untraced(() =>
+        this.#o.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: this.#o.queue.url,
+            MaxNumberOfMessages: max,
+            WaitTimeSeconds: this.#o.waitTimeSeconds ?? DEFAULT_WAIT_TIME_SECONDS,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+          }),
+          { abortSignal: signal },
+        ),
       );
       return result.Messages ?? [];
     } finally {
@@ -221,18 +226,8 @@ export class SqsConsumer {
       return this.#report({ ...ids, outcome: 'dead-lettered', reason });
     }
     const parent = extractTrace(decoded.trace, ROOT_CONTEXT);
-    const spanOptions = {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        'messaging.system': 'aws_sqs',
-        'messaging.destination.name': this.#o.queue.name,
-        'messaging.operation.type': 'process',
-        'messaging.message.id': base.messageId,
-        'cloudevents.event_id': event.id,
-        'cloudevents.event_type': event.type,
-      },
-    };
-    await tracer.startActiveSpan(`${this.#o.queue.name} process`, spanOptions, parent, async (span) => {
+    const spanOptions = processSpanOptions(this.#o.queue.name, base.messageId, decoded.receiveCount, event);
+    await tracer.startActiveSpan(spanOptions.name, spanOptions, parent, async (span) => {
       const started = performance.now();
       let failure: unknown;
       try {
@@ -240,8 +235,7 @@ export class SqsConsumer {
         await handler(event, { ...base, attributes: decoded.attributes, deferredCount });
       } catch (error) {
         failure = error;
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
+        recordHandlerFailure(span, error);
       }
       const durationMs = performance.now() - started;
       this.#durations.record(durationMs);

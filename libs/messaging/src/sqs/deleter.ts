@@ -1,4 +1,5 @@
 import { DeleteMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { untraced } from '@hireflow/telemetry';
 import type { Logger } from '../logger.ts';
 
 interface Pending {
@@ -54,11 +55,14 @@ export class BatchDeleter {
 
   async #deleteBatch(batch: Pending[]): Promise<void> {
     try {
-      const result = await this.#sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: this.#queueUrl,
-          Entries: batch.map((p, i) => ({ Id: String(i), ReceiptHandle: p.receiptHandle })),
-        }),
+      // Several messages at once, belonging to none of their traces (as the heartbeat).
+      const result = await untraced(() =>
+        this.#sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: this.#queueUrl,
+            Entries: batch.map((p, i) => ({ Id: String(i), ReceiptHandle: p.receiptHandle })),
+          }),
+        ),
       );
       for (const failed of result.Failed ?? []) {
         this.#log.warn(

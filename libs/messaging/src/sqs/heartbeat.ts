@@ -1,4 +1,5 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { untraced } from '@hireflow/telemetry';
 import type { Logger } from '../logger.ts';
 
 export interface Lease {
@@ -63,15 +64,18 @@ export class Heartbeat {
 
   async #extend(leases: Lease[], now: number): Promise<void> {
     try {
-      const result = await this.#sqs.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: this.#queueUrl,
-          Entries: leases.map((l, i) => ({
-            Id: String(i),
-            ReceiptHandle: l.receiptHandle,
-            VisibilityTimeout: this.#timeoutSeconds,
-          })),
-        }),
+      // Housekeeping of several messages at once, belonging to none of their traces.
+      const result = await untraced(() =>
+        this.#sqs.send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: this.#queueUrl,
+            Entries: leases.map((l, i) => ({
+              Id: String(i),
+              ReceiptHandle: l.receiptHandle,
+              VisibilityTimeout: this.#timeoutSeconds,
+            })),
+          }),
+        ),
       );
       const failed = new Set((result.Failed ?? []).map((f) => f.Id));
       leases.forEach((l, i) => {

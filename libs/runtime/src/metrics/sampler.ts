@@ -1,4 +1,5 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { untraced } from '@hireflow/telemetry';
 import type { Queue } from 'bullmq';
 import type { Closeable } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
@@ -111,7 +112,8 @@ export function startQueueSampler(options: QueueSamplerOptions): Closeable & { s
     options.exportGauges(true);
   };
   const tick = () => {
-    running = round().catch((error: unknown) =>
+    // A poll, not a story: no spans (docs/tracing.md, quiet when idle).
+    running = untraced(round).catch((error: unknown) =>
       options.log.warn({ err: error }, 'queue sampling failed; trying again'),
     );
     return running;

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { closeRedis } from '@hireflow/runtime';
+import { untraced } from '@hireflow/telemetry';
 import type { Redis } from 'ioredis';
 
 interface ErrorLog {
@@ -43,12 +44,15 @@ export class StatusFeed {
 
   async publish(change: JobStatusChange): Promise<void> {
     if (!this.#publisher) {
-      this.#publisher = this.#redis.duplicate({
-        lazyConnect: false, // the shared client may be lazy; this one must connect on its own
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        commandTimeout: 1000,
-      });
+      // Connected outside the trace of the request or event that needed it first.
+      this.#publisher = untraced(() =>
+        this.#redis.duplicate({
+          lazyConnect: false, // the shared client may be lazy; this one must connect on its own
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          commandTimeout: 1000,
+        }),
+      );
       this.#publisher.on('error', () => undefined);
     }
     const publisher = this.#publisher;
@@ -107,7 +111,7 @@ export class StatusFeed {
 
   #ensureSubscriber(): Redis {
     if (!this.#subscriber) {
-      this.#subscriber = this.#redis.duplicate({ lazyConnect: false });
+      this.#subscriber = untraced(() => this.#redis.duplicate({ lazyConnect: false }));
       this.#subscriber.on('error', () => undefined);
       this.#subscriber.on('message', (channel: string, message: string) => {
         const jobId = channel.slice(this.#prefix.length);

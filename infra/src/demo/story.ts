@@ -1,0 +1,269 @@
+// The demo's story: candidates register, a role is posted with its logo, the
+// posting is matched, the fitting candidates and the recruiter are emailed.
+// Everything goes through the public APIs; the mail catcher and the trace
+// viewer are read where a person would read them.
+import { type Accepted, type ApiClient, DemoError, poll, UnexpectedAnswer } from './api.ts';
+import { type DemoCandidate, demoCast } from './cast.ts';
+import { demoLogo } from './logo.ts';
+import { awaitTrace, renderStory, type StoryTrace } from './traces.ts';
+
+export interface DemoTarget {
+  api: ApiClient;
+  jobs: string;
+  media: string;
+  /** The mail catcher's page, when `pnpm start` runs one. */
+  mail: string | undefined;
+  /** Where trace links point and traces are read (the local viewer or a Jaeger). */
+  traces: string | undefined;
+  tag: string;
+  color: boolean;
+  /** How long each wait may take (the SSE stream, matches, emails, variants, traces). */
+  timeoutMs: number;
+}
+
+interface Match {
+  candidateId: string;
+  score: number;
+  candidate: { name: string } | null;
+}
+interface Posting {
+  status: string;
+  matchCount: number | null;
+  logo: { uploadId: string } | null;
+}
+interface Upload {
+  status: string;
+  reason?: string;
+  variants: { name: string; width: number; height: number; contentType: string; url: string }[];
+}
+interface CaughtMail {
+  id: string;
+  to: string[];
+  subject: string;
+}
+
+export async function runDemo(target: DemoTarget, say: (line: string) => void): Promise<void> {
+  const { api } = target;
+  const { role, candidates } = demoCast(target.tag);
+  const stories: StoryTrace[] = [];
+  const traceLink = (accepted: Accepted) =>
+    accepted.traceId
+      ? `trace ${target.traces ? `${target.traces}/trace/` : ''}${accepted.traceId}`
+      : 'no trace';
+
+  say('1. Candidates register (POST /v1/candidates → 202)');
+  const registered = new Map<string, DemoCandidate>();
+  for (const candidate of candidates) {
+    const accepted = await api.accept(target.jobs, '/v1/candidates', candidate);
+    registered.set(accepted.id, candidate);
+    say(`   ${candidate.name.padEnd(18)} candidate ${accepted.id}  ${traceLink(accepted)}`);
+    if (accepted.traceId) {
+      stories.push({
+        label: `POST /v1/candidates (${candidate.name})`,
+        traceId: accepted.traceId,
+        expected: [
+          { service: 'jobs', name: 'POST /v1/candidates' },
+          { service: 'matching', name: 'match candidate' },
+          { service: 'notifications', name: 'smtp send' },
+        ],
+      });
+    }
+  }
+
+  say('2. A role is posted (POST /v1/jobs → 202)');
+  const posted = await api.accept(target.jobs, '/v1/jobs', role);
+  say(`   ${role.title}  job ${posted.id}  ${traceLink(posted)}`);
+
+  say('3. Its logo is uploaded (POST /v1/uploads → 202)');
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(demoLogo())], { type: 'image/png' }), 'logo.png');
+  form.append('ownerType', 'job');
+  form.append('ownerId', posted.id);
+  const uploaded = await uploadOnceMediaKnowsTheKey(target, form);
+  say(`   logo.png  upload ${uploaded.id}  ${traceLink(uploaded)}`);
+
+  const eventsPath = `/v1/jobs/${posted.id}/events`;
+  say(`4. Following GET ${eventsPath} (server-sent events) until the posting is matched`);
+  const started = Date.now();
+  const statuses = await api.follow<{ status: string }>(
+    target.jobs,
+    eventsPath,
+    (change) => change.status === 'matched',
+    target.timeoutMs,
+  );
+  say(
+    `   ${statuses.map((s) => s.status).join(' → ')} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+
+  const posting = await api.get<Posting>(target.jobs, `/v1/jobs/${posted.id}`);
+  const matchCount = posting.matchCount ?? 0;
+  const matches = await waitForMatches(target, posted.id, matchCount);
+  say('');
+  say(`Matches of job ${posted.id} (best first; GET /v1/jobs/${posted.id}/matches):`);
+  for (const match of matches) {
+    say(
+      `   ${match.score.toFixed(3)}  ${(match.candidate?.name ?? '?').padEnd(18)} candidate ${match.candidateId}`,
+    );
+  }
+  if (matches.length === 0) say('   none above the threshold');
+  if (posted.traceId) {
+    stories.push({
+      label: 'POST /v1/jobs',
+      traceId: posted.traceId,
+      expected: [
+        { service: 'matching', name: 'match posting' },
+        // One email per match and the recruiter's summary.
+        { service: 'notifications', name: 'smtp send', count: matchCount + 1 },
+      ],
+    });
+  }
+
+  say('');
+  await showEmails(target, say, {
+    welcome: candidates.map((c) => c.email),
+    match: matches.map((m) => registered.get(m.candidateId)?.email).filter((e): e is string => !!e),
+    summary: matchCount > 0 ? [role.contactEmail] : [],
+    title: role.title,
+  });
+
+  say('');
+  await showLogo(target, say, posted.id, uploaded.id);
+  if (uploaded.traceId) {
+    stories.push({
+      label: 'POST /v1/uploads',
+      traceId: uploaded.traceId,
+      expected: [
+        { service: 'media', name: 'resize' },
+        { service: 'jobs', name: 'process ' },
+      ],
+    });
+  }
+
+  say('');
+  await showTraces(target, say, stories);
+}
+
+/**
+ * media authenticates with its projection of jobs' keys, fed by
+ * apikey.issued.v1: a key issued a moment ago may not have reached it yet.
+ */
+async function uploadOnceMediaKnowsTheKey(target: DemoTarget, form: FormData): Promise<Accepted> {
+  const deadline = Date.now() + target.timeoutMs;
+  while (true) {
+    try {
+      return await target.api.acceptForm(target.media, '/v1/uploads', form);
+    } catch (error) {
+      if (!(error instanceof UnexpectedAnswer && error.status === 401) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+async function waitForMatches(target: DemoTarget, jobId: string, count: number): Promise<Match[]> {
+  // The read model is fed by match.found.v1, which may trail job.matched.v1.
+  const matches = await poll(async () => {
+    const page = await target.api.get<{ items: Match[] }>(target.jobs, `/v1/jobs/${jobId}/matches`);
+    return page.items.length >= count && page.items.every((m) => m.candidate) ? page.items : undefined;
+  }, target.timeoutMs);
+  if (!matches) throw new DemoError(`job ${jobId} has fewer than its ${count} matches in its read model`);
+  return matches;
+}
+
+async function showEmails(
+  target: DemoTarget,
+  say: (line: string) => void,
+  to: { welcome: string[]; match: string[]; summary: string[]; title: string },
+): Promise<void> {
+  if (!target.mail) {
+    say('Emails: sent to SMTP_URL (no local mail catcher runs); the notification log has them.');
+    return;
+  }
+  const wanted = [
+    ...to.welcome.map((address) => ({
+      kind: 'welcome',
+      address,
+      is: (s: string) => s.startsWith('Welcome'),
+    })),
+    ...to.match.map((address) => ({
+      kind: 'match',
+      address,
+      is: (s: string) => s === `New match: ${to.title}`,
+    })),
+    ...to.summary.map((address) => ({ kind: 'summary', address, is: (s: string) => s.endsWith(to.title) })),
+  ];
+  const pick = (all: CaughtMail[]) =>
+    wanted.map((w) => ({ ...w, mail: all.find((m) => m.to.includes(w.address) && w.is(m.subject)) }));
+  let found = pick([]);
+  await poll(async () => {
+    const response = await fetch(`${target.mail}/api/messages`);
+    found = pick((await response.json()) as CaughtMail[]);
+    return found.every((f) => f.mail) ? true : undefined;
+  }, target.timeoutMs);
+  say(`Emails (the mail catcher, ${target.mail}):`);
+  for (const { kind, address, mail } of found) {
+    say(
+      mail
+        ? `   ${kind.padEnd(8)} to ${address.padEnd(44)} "${mail.subject}"  ${target.mail}/messages/${mail.id}`
+        : `   ${kind.padEnd(8)} to ${address.padEnd(44)} not in the mail catcher yet`,
+    );
+  }
+}
+
+async function showLogo(
+  target: DemoTarget,
+  say: (line: string) => void,
+  jobId: string,
+  uploadId: string,
+): Promise<void> {
+  const upload = await poll(async () => {
+    const view = await target.api.get<Upload>(target.media, `/v1/uploads/${uploadId}`);
+    return view.status === 'pending' ? undefined : view;
+  }, target.timeoutMs);
+  if (!upload) throw new DemoError(`upload ${uploadId} was still pending after ${target.timeoutMs / 1000} s`);
+  if (upload.status !== 'ready') throw new DemoError(`upload ${uploadId} ${upload.status}: ${upload.reason}`);
+  say(`Logo variants (GET /v1/uploads/${uploadId}: ready):`);
+  for (const variant of upload.variants) {
+    // Served by the running media service (MEDIA_PUBLIC_URL may name another host).
+    const url = new URL(new URL(variant.url).pathname, target.media).toString();
+    const response = await fetch(url);
+    const bytes = (await response.arrayBuffer()).byteLength;
+    const served = response.ok ? `${(bytes / 1024).toFixed(1)} KiB` : `answered ${response.status}`;
+    say(
+      `   ${variant.name.padEnd(8)} ${`${variant.width}×${variant.height}`.padEnd(9)} ${variant.contentType.padEnd(10)} ${served.padEnd(9)} ${url}`,
+    );
+  }
+  const shown = await poll(async () => {
+    const posting = await target.api.get<Posting>(target.jobs, `/v1/jobs/${jobId}`);
+    return posting.logo?.uploadId === uploadId ? true : undefined;
+  }, target.timeoutMs);
+  say(
+    shown
+      ? `   the posting shows it as its logo (media.processed.v1 reached jobs)`
+      : '   the posting does not show it yet',
+  );
+}
+
+async function showTraces(target: DemoTarget, say: (line: string) => void, stories: StoryTrace[]) {
+  say('Traces, one per 202 (the hops and the work; every span: pnpm trace <traceId>):');
+  if (!target.traces) {
+    for (const story of stories) say(`   ${story.label}  trace ${story.traceId}`);
+    say('   (traces go to OTEL_EXPORTER_OTLP_ENDPOINT; set JAEGER_QUERY_URL to read them here)');
+    return;
+  }
+  const results = await Promise.all(
+    stories.map((story) => awaitTrace(target.traces!, story, target.timeoutMs)),
+  );
+  stories.forEach((story, i) => {
+    const { trace, missing } = results[i]!;
+    say('');
+    say(`${story.label}  ${target.traces}/trace/${story.traceId}`);
+    if (!trace) {
+      say('   not in the trace viewer (yet): spans are exported in batches; try pnpm trace later');
+      return;
+    }
+    for (const line of renderStory(trace, target.color)) say(`   ${line}`);
+    if (missing.length > 0) {
+      say(`   (still arriving: ${missing.map((m) => `${m.service} ${m.name}`).join(', ')})`);
+    }
+  });
+}
