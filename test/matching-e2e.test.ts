@@ -49,7 +49,7 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
 
   it('runs the whole story through the public API with real processes', async () => {
     launcher = launch(instance, stateDir, { LOG_LEVEL: 'warn' });
-    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 120_000);
     const { api, adminUrls, mailUi } = printedUrls(launcher.lines);
     const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
     // The typed client at the one base URL, as a consumer would.
@@ -125,5 +125,5 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
 
     launcher.child.kill('SIGTERM');
     expect(await launcher.exited).toBe(0);
-  }, 180_000);
+  }, 210_000);
 });

@@ -24,9 +24,9 @@ beforeAll(async () => {
     // media's pending-upload sweep every 3 s: housekeeping that must show up, named, while idle.
     RESIZE_SWEEP_AFTER_MS: '6000',
   });
-  await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+  await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 120_000);
   urls = printedUrls(launcher.lines);
-}, 120_000);
+}, 150_000);
 
 afterAll(() => cleanUp(launcher, instance, stateDir));
 
