@@ -3,7 +3,13 @@
 import { readFileSync } from 'node:fs';
 import type { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { vi } from 'vitest';
 import { buildApp, type HireflowStack, type HireflowStackProps } from '../src/index.ts';
+
+// A synthesis is seconds of CPU (the Docker asset copies the repository): on a
+// shared two-core machine, with other test files beside it, it has taken over
+// the default 30 s. The files that synthesize give each test two minutes.
+vi.setConfig({ testTimeout: 120_000 });
 
 const cdkJson = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;

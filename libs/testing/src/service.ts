@@ -14,6 +14,15 @@ import { testAws, testTopology } from './topology.ts';
  * Redis and the emulator with the test's own database and topology prefix:
  * health through `inject()`, readiness failing when a dependency is missing.
  */
+
+/**
+ * A service under test sheds no load: test files run side by side on two
+ * cores, and an event loop delay past the production threshold (1 s) there
+ * is the machine's, not the service's. Load shedding has tests of its own
+ * that set the threshold low.
+ */
+const UNDER_TEST = { LOAD_SHED_EVENT_LOOP_DELAY_MS: '60000' };
+
 export function serviceAppHarness<C extends ServiceConfig>(options: {
   service: ServiceName;
   loadConfig(env: Record<string, string | undefined>): C;
@@ -30,6 +39,7 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
     HIREFLOW_TOPOLOGY_PREFIX: prefix,
     REDIS_PREFIX: `test:${uniqueName(options.service)}`,
     LOG_LEVEL: 'silent',
+    ...UNDER_TEST,
   });
 
   beforeAll(async () => {
@@ -159,6 +169,7 @@ export async function connectServiceUnderTest<C extends ServiceConfig>(options: 
     AWS_ENDPOINT_URL: inject('awsEndpoint'),
     HIREFLOW_TOPOLOGY_PREFIX: topology.prefix,
     REDIS_PREFIX: `test:${uniqueName(options.label)}`,
+    ...UNDER_TEST,
     ...options.env,
   };
   const config = options.loadConfig(env);
