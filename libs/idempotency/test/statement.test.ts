@@ -1,0 +1,103 @@
+import { uniqueName } from '@hireflow/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  IdempotencyConflictError,
+  IdempotencyInProgressError,
+  idempotent,
+  idempotentStatement,
+} from '../src/index.ts';
+import { effectsOf, gate, openTestOrm, storedRow, type TestOrm } from './orm.ts';
+
+describe('idempotentStatement: claim, effect and completion in one statement', () => {
+  let db: TestOrm;
+  beforeAll(async () => {
+    db = await openTestOrm('idem-statement');
+  });
+  afterAll(() => db.close());
+
+  const insertEffect = (id: string, key: string) => ({
+    sql: 'INSERT INTO effect (id, key) SELECT ?, ? FROM claimed',
+    params: [id, key],
+  });
+
+  it('applies the effect once and completes the key in the same statement', async () => {
+    const key = uniqueName('stmt-once');
+    expect(await idempotentStatement(db.orm, { key }, insertEffect(`${key}-a`, key))).toBe(true);
+    expect(await idempotentStatement(db.orm, { key }, insertEffect(`${key}-b`, key))).toBe(false);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-a`]);
+    expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: null });
+  });
+
+  it('when the effect fails, the claim is not kept and a retry applies it', async () => {
+    const key = uniqueName('stmt-fails');
+    await db.orm.em.fork().execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-taken`, 'other']);
+    await expect(
+      idempotentStatement(db.orm, { key }, insertEffect(`${key}-taken`, key)),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(await storedRow(db.orm, key)).toBeUndefined();
+    expect(await idempotentStatement(db.orm, { key }, insertEffect(`${key}-a`, key))).toBe(true);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-a`]);
+  });
+
+  it('concurrent calls with one key apply the effect exactly once', async () => {
+    const key = uniqueName('stmt-race');
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        idempotentStatement(db.orm, { key }, insertEffect(`${key}-${i}`, key)).catch((error: unknown) => {
+          if (error instanceof IdempotencyInProgressError) return 'in-progress';
+          throw error;
+        }),
+      ),
+    );
+    expect(outcomes.filter((o) => o === true)).toHaveLength(1);
+    expect(await effectsOf(db.orm, key)).toHaveLength(1);
+  });
+
+  it('while a transactional holder runs, a call is told "in progress" and writes nothing', async () => {
+    const key = uniqueName('stmt-held');
+    const holding = gate();
+    const release = gate();
+    const holder = idempotent(db.orm, { key, transactional: true }, async (tx) => {
+      await tx.execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-holder`, key]);
+      holding.open();
+      await release.opened;
+      return 1;
+    });
+    await holding.opened;
+    await expect(idempotentStatement(db.orm, { key }, insertEffect(`${key}-b`, key))).rejects.toBeInstanceOf(
+      IdempotencyInProgressError,
+    );
+    release.open();
+    await holder;
+    expect(await idempotentStatement(db.orm, { key }, insertEffect(`${key}-c`, key))).toBe(false);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-holder`]);
+  });
+
+  it('refuses another payload under the same key', async () => {
+    const key = uniqueName('stmt-conflict');
+    expect(await idempotentStatement(db.orm, { key, payload: { a: 1 } }, insertEffect(`${key}-a`, key))).toBe(
+      true,
+    );
+    await expect(
+      idempotentStatement(db.orm, { key, payload: { a: 2 } }, insertEffect(`${key}-b`, key)),
+    ).rejects.toBeInstanceOf(IdempotencyConflictError);
+    expect(await idempotentStatement(db.orm, { key, payload: { a: 1 } }, insertEffect(`${key}-c`, key))).toBe(
+      false,
+    );
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-a`]);
+  });
+
+  it('a key past its retention is forgotten: the effect applies again', async () => {
+    const key = uniqueName('stmt-expired');
+    expect(await idempotentStatement(db.orm, { key }, insertEffect(`${key}-a`, key))).toBe(true);
+    await db.orm.em.fork().execute('UPDATE processed_message SET expires_at = now() WHERE key = ?', [key]);
+    expect(await idempotentStatement(db.orm, { key }, insertEffect(`${key}-b`, key))).toBe(true);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-a`, `${key}-b`]);
+  });
+
+  it('refuses a statement that does not read `claimed`', async () => {
+    await expect(
+      idempotentStatement(db.orm, { key: uniqueName('stmt-bad') }, { sql: 'DELETE FROM effect', params: [] }),
+    ).rejects.toBeInstanceOf(TypeError);
+  });
+});
