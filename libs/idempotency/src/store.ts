@@ -151,6 +151,32 @@ export async function completeClaim(
   );
 }
 
+/**
+ * Runs `statement` (one data-modifying statement) and stores the result in
+ * the same statement; false when the token no longer holds the claim (the
+ * statement's write commits all the same).
+ */
+export async function completeClaimWith(
+  em: EntityManager,
+  claim: { key: string; token: string; resultJson: string; ttlMs: number },
+  statement: { sql: string; params: unknown[] },
+): Promise<boolean> {
+  const [row] = await em.execute<{ completed: boolean }[]>(
+    `WITH completed AS (
+       UPDATE processed_message
+       SET status = 'completed', result = ?::jsonb, lease_expires_at = NULL,
+           completed_at = statement_timestamp(), expires_at = statement_timestamp() + ? * interval '1 millisecond'
+       WHERE key = ? AND fencing_token = ? AND status = 'in_progress'
+       RETURNING 1
+     ), effect AS (
+     ${statement.sql}
+     )
+     SELECT EXISTS (SELECT 1 FROM completed) AS completed`,
+    [claim.resultJson, claim.ttlMs, claim.key, claim.token, ...statement.params],
+  );
+  return row?.completed === true;
+}
+
 /** Gives the key up so that the next attempt runs the work; a no-op once fenced. */
 export async function releaseClaim(em: EntityManager, key: string, token: string): Promise<boolean> {
   return updated(

@@ -1,12 +1,15 @@
-import { uniqueName } from '@hireflow/testing';
+import type { EntityManager } from '@hireflow/db';
+import { uniqueName, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type IdempotencyClaim,
   IdempotencyConflictError,
   IdempotencyInProgressError,
+  IdempotencyLeaseLostError,
   idempotent,
   idempotentStatement,
 } from '../src/index.ts';
-import { effectsOf, gate, openTestOrm, storedRow, type TestOrm } from './orm.ts';
+import { effectsOf, expireLease, gate, openTestOrm, storedRow, type TestOrm } from './orm.ts';
 
 describe('idempotentStatement: claim, effect and completion in one statement', () => {
   let db: TestOrm;
@@ -99,5 +102,64 @@ describe('idempotentStatement: claim, effect and completion in one statement', (
     await expect(
       idempotentStatement(db.orm, { key: uniqueName('stmt-bad') }, { sql: 'DELETE FROM effect', params: [] }),
     ).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe('claim.completeWith: the work’s last write and the completion in one statement', () => {
+  let db: TestOrm;
+  beforeAll(async () => {
+    db = await openTestOrm('idem-complete-with');
+  });
+  afterAll(() => db.close());
+
+  const write = (id: string, key: string) => ({
+    sql: 'INSERT INTO effect (id, key) VALUES (?, ?)',
+    params: [id, key],
+  });
+
+  it('commits the write and the stored result together; duplicates get the result and write nothing', async () => {
+    const key = uniqueName('complete-with');
+    let runs = 0;
+    const work = async (em: EntityManager, claim: IdempotencyClaim) => {
+      runs++;
+      await claim.completeWith(em, { sent: runs }, write(`${key}-${runs}`, key));
+      return { sent: runs };
+    };
+    expect(await idempotent(db.orm, { key }, work)).toEqual({ sent: 1 });
+    expect(await idempotent(db.orm, { key }, work)).toEqual({ sent: 1 });
+    expect(runs).toBe(1);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-1`]);
+    expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: { sent: 1 } });
+  });
+
+  it('a holder fenced out meanwhile: its write commits, it is told the lease was lost, the new holder’s result stays', async () => {
+    const key = uniqueName('complete-with-fenced');
+    const leaseMs = 200;
+    const holding = gate();
+    let started = false;
+    const old = idempotent(db.orm, { key, leaseMs, heartbeat: false }, async (em, claim) => {
+      started = true;
+      await holding.opened;
+      await claim.completeWith(em, 'old', write(`${key}-old`, key));
+      return 'old';
+    });
+    await waitFor(() => started);
+    await expireLease(db.orm, key);
+    expect(await idempotent(db.orm, { key }, async () => 'new')).toBe('new');
+    holding.open();
+    await expect(old).rejects.toBeInstanceOf(IdempotencyLeaseLostError);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-old`]);
+    expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: 'new' });
+  });
+
+  it('in transactional mode the write joins the transaction', async () => {
+    const key = uniqueName('complete-with-tx');
+    const result = await idempotent(db.orm, { key, transactional: true }, async (tx, claim) => {
+      await claim.completeWith(tx, 7, write(`${key}-a`, key));
+      return 7;
+    });
+    expect(result).toBe(7);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-a`]);
+    expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: 7 });
   });
 });

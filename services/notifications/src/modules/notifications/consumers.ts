@@ -80,16 +80,17 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       postedAt,
       replayHorizonMs: options.replayHorizonMs,
     });
+    const job = [{ key: intent.key, template: intent.template }];
     if (await recordIntent(em, { ...intent, keepUntil })) {
       const refusal = await admit(em, intent, options.admission, options.log);
-      if (refusal) {
-        await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
-        signals.email.publish({ outcome: refusal.status, template: intent.template });
-      }
+      if (!refusal) return job; // recorded `queued` by this transaction and admitted
+      await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
+      signals.email.publish({ outcome: refusal.status, template: intent.template });
+      return [];
     }
-    // Only a queued intent gets a job (again, after a crash before the enqueue).
+    // Recorded before: only a queued intent gets a job (again, after a crash before the enqueue).
     const status = await intentStatus(em, intent.key);
-    return status === 'queued' ? [{ key: intent.key, template: intent.template }] : [];
+    return status === 'queued' ? job : [];
   };
 
   return {
