@@ -17,11 +17,11 @@ const COLORS = ['#2563eb', '#9ca3af', '#d97706', '#059669'];
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** A round upper bound for an axis (1, 2 or 5 × 10^n). */
+/** A round upper bound for an axis (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^n). */
 function niceMax(value: number): number {
   if (value <= 0) return 1;
   const magnitude = 10 ** Math.floor(Math.log10(value));
-  return ([1, 2, 5, 10].find((step) => step * magnitude >= value) ?? 10) * magnitude;
+  return ([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((step) => step * magnitude >= value) ?? 10) * magnitude;
 }
 
 function panel(
@@ -84,6 +84,7 @@ export function loadChart(title: string, series: Record<string, LoadPoint[]>): s
     .join('\n');
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    `<title>${escapeXml(title)}</title>`,
     '<rect width="100%" height="100%" fill="#fff"/>',
     `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
     legend,
