@@ -46,9 +46,11 @@ const files = await Promise.all(
     .filter((f) => f.endsWith('.cpuprofile'))
     .map(async (f) => ({ f, size: (await stat(join(dir, f))).size })),
 );
-for (const { f } of files.sort((a, b) => b.size - a.size)) {
-  const profile = JSON.parse(await readFile(join(dir, f), 'utf8')) as CpuProfile;
-  summarise(relative(root, join(dir, f)), profile);
+const [main, ...others] = files.sort((a, b) => b.size - a.size);
+if (!main) throw new Error(`no .cpuprofile in ${dir}`);
+summarise(relative(root, join(dir, main.f)), JSON.parse(await readFile(join(dir, main.f), 'utf8')) as CpuProfile);
+if (others.length > 0) {
+  console.log(`\nother threads' profiles (load generators): ${others.map(({ f }) => f).join(', ')}`);
 }
 
 /** Where a script lives: its package, `workspace:<path>` for the project's own code, or `node`. */
