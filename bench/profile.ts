@@ -48,7 +48,10 @@ const files = await Promise.all(
 );
 const [main, ...others] = files.sort((a, b) => b.size - a.size);
 if (!main) throw new Error(`no .cpuprofile in ${dir}`);
-summarise(relative(root, join(dir, main.f)), JSON.parse(await readFile(join(dir, main.f), 'utf8')) as CpuProfile);
+summarise(
+  relative(root, join(dir, main.f)),
+  JSON.parse(await readFile(join(dir, main.f), 'utf8')) as CpuProfile,
+);
 if (others.length > 0) {
   console.log(`\nother threads' profiles (load generators): ${others.map(({ f }) => f).join(', ')}`);
 }
