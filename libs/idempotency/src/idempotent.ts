@@ -10,6 +10,7 @@ import {
   DEFAULT_RETENTION_MS,
   releaseClaim,
   renewLease,
+  runStatement,
   setTransactionLease,
 } from './store.ts';
 
@@ -169,9 +170,7 @@ async function runInTransaction<T>(
       signal: new AbortController().signal,
       extendLease: (ms = leaseMs) => setTransactionLease(tx, ms),
       // In the transaction the write and the completion commit together anyway.
-      completeWith: async (target, _result, statement) => {
-        await target.execute(statement.sql, statement.params);
-      },
+      completeWith: (target, _result, statement) => runStatement(target, statement),
     };
     const json = toJson(await work(tx, claim));
     // Holding the uncommitted row, this transaction cannot be fenced out; the check is a guard.

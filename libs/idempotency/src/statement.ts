@@ -3,7 +3,7 @@ import { signals } from '@hireflow/telemetry';
 import { IdempotencyConflictError } from './errors.ts';
 import { fingerprint as fingerprintOf } from './fingerprint.ts';
 import { idempotent } from './idempotent.ts';
-import { DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './store.ts';
+import { claimCompletedWith, DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS, runWithClaimed } from './store.ts';
 
 export interface IdempotentStatementOptions {
   /** An intent key or a CloudEvent id, as for `idempotent`. */
@@ -26,36 +26,6 @@ export interface IdempotentStatementOptions {
 export interface StatementWork {
   sql: string;
   params: unknown[];
-}
-
-// Claim (already completed), effect and completion in one autocommitted
-// statement: they commit together or not at all, so the effect happens once,
-// like the transactional mode, in one round trip instead of five. The claim
-// takes the key's advisory lock (for the statement) like claimKey, so it never
-// waits behind a transactional holder's uncommitted row. The last SELECT reads
-// the snapshot from before the statement: when nothing was claimed it shows
-// what stood in the way, so a duplicate of a completed key is settled here too.
-const STATEMENT_SQL = (work: string) => `
-WITH claimed AS (
-  INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, fingerprint,
-                                 created_at, completed_at, expires_at)
-  SELECT ?, 'completed', nextval('processed_message_fencing_token_seq'), NULL, 'null'::jsonb, ?,
-         statement_timestamp(), statement_timestamp(), statement_timestamp() + ? * interval '1 millisecond'
-  WHERE pg_try_advisory_xact_lock(hashtextextended(?, 0))
-  ON CONFLICT (key) DO NOTHING
-  RETURNING key
-), effect AS (
-${work}
-)
-SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, pm.status, pm.fingerprint,
-       pm.status = 'completed' AND pm.expires_at > statement_timestamp() AS kept
-FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?`;
-
-interface StatementRow {
-  claimed: boolean;
-  status: 'in_progress' | 'completed' | null;
-  fingerprint: string | null;
-  kept: boolean | null;
 }
 
 /**
@@ -84,14 +54,7 @@ export async function idempotentStatement(
   const em = 'em' in db ? db.em.fork() : db;
   const fingerprint = options.payload === undefined ? null : fingerprintOf(options.payload);
   const ttlMs = options.ttlMs ?? DEFAULT_RETENTION_MS;
-  const [row] = await em.execute<StatementRow[]>(STATEMENT_SQL(work.sql), [
-    options.key,
-    fingerprint,
-    ttlMs,
-    options.key,
-    ...work.params,
-    options.key,
-  ]);
+  const row = await claimCompletedWith(em, { key: options.key, fingerprint, ttlMs }, work);
   if (row?.claimed) return true;
   if (row?.status === 'completed' && row.kept) {
     if (fingerprint !== null && row.fingerprint !== null && row.fingerprint !== fingerprint) {
@@ -112,7 +75,7 @@ export async function idempotentStatement(
       ...(options.payload === undefined ? {} : { payload: options.payload }),
     },
     async (tx) => {
-      await tx.execute(`WITH claimed AS (SELECT ?::text AS key) ${work.sql}`, [options.key, ...work.params]);
+      await runWithClaimed(tx, options.key, work);
       applied = true;
       return null;
     },

@@ -240,3 +240,71 @@ export async function deleteExpired(em: EntityManager, batchSize: number): Promi
   );
   return affectedRows;
 }
+
+// Claim (already completed), effect and completion in one autocommitted
+// statement: they commit together or not at all, so the effect happens once,
+// like the transactional mode, in one round trip instead of five. The claim
+// takes the key's advisory lock (for the statement) like claimKey, so it never
+// waits behind a transactional holder's uncommitted row. The last SELECT reads
+// the snapshot from before the statement: when nothing was claimed it shows
+// what stood in the way, so a duplicate of a completed key is settled here too.
+const STATEMENT_SQL = (work: string) => `
+WITH claimed AS (
+  INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, fingerprint,
+                                 created_at, completed_at, expires_at)
+  SELECT ?, 'completed', nextval('processed_message_fencing_token_seq'), NULL, 'null'::jsonb, ?,
+         statement_timestamp(), statement_timestamp(), statement_timestamp() + ? * interval '1 millisecond'
+  WHERE pg_try_advisory_xact_lock(hashtextextended(?, 0))
+  ON CONFLICT (key) DO NOTHING
+  RETURNING key
+), effect AS (
+${work}
+)
+SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, pm.status, pm.fingerprint,
+       pm.status = 'completed' AND pm.expires_at > statement_timestamp() AS kept
+FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?`;
+
+export interface StatementRow {
+  claimed: boolean;
+  status: 'in_progress' | 'completed' | null;
+  fingerprint: string | null;
+  kept: boolean | null;
+}
+
+/**
+ * The fast path of idempotentStatement: claims `key` as completed and runs
+ * `work` (which reads `claimed`) in one autocommitted statement; reports
+ * whether it claimed, and otherwise what stood in the way.
+ */
+export async function claimCompletedWith(
+  em: EntityManager,
+  claim: { key: string; fingerprint: string | null; ttlMs: number },
+  work: { sql: string; params: unknown[] },
+): Promise<StatementRow | undefined> {
+  const [row] = await em.execute<StatementRow[]>(STATEMENT_SQL(work.sql), [
+    claim.key,
+    claim.fingerprint,
+    claim.ttlMs,
+    claim.key,
+    ...work.params,
+    claim.key,
+  ]);
+  return row;
+}
+
+/** The slow path's work: the same statement, with `claimed` given (the wrapper holds the claim). */
+export async function runWithClaimed(
+  tx: EntityManager,
+  key: string,
+  work: { sql: string; params: unknown[] },
+): Promise<void> {
+  await tx.execute(`WITH claimed AS (SELECT ?::text AS key) ${work.sql}`, [key, ...work.params]);
+}
+
+/** A statement of the work's, run as it is (transactional mode's completeWith). */
+export async function runStatement(
+  em: EntityManager,
+  statement: { sql: string; params: unknown[] },
+): Promise<void> {
+  await em.execute(statement.sql, statement.params);
+}
