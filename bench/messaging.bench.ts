@@ -15,7 +15,7 @@ import {
 } from '@hireflow/messaging';
 import { createSnsClient, createSqsClient } from '@hireflow/runtime';
 import { sqsBaseline, sqsLatencyBaseline } from './baselines/sqs.ts';
-import { type BenchReport, median, percentile, round } from './report.ts';
+import { type BenchReport, type LatencyRound, latencyChecks, median, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
@@ -175,7 +175,7 @@ export default async function bench(): Promise<BenchReport> {
     const endToEnd: number[] = [];
     const latencies: number[] = [];
     const sqsLatencies: number[] = [];
-    const latencyRounds: { p50: number; p99: number; sqsP50: number; sqsP99: number }[] = [];
+    const latencyRounds: LatencyRound[] = [];
     let relay: OutboxRelay | undefined;
     try {
       for (let round = 0; round < ROUNDS; round++) {
@@ -244,8 +244,6 @@ export default async function bench(): Promise<BenchReport> {
         'p99 ms': round(percentile(sqsLatencies, 99)),
       },
     ];
-    const emulatorBeside = (p: 'sqsP50' | 'sqsP99') =>
-      `emulator send → receive ${round(median(latencyRounds.map((r) => r[p])), 1)} ms`;
     return {
       checks: [
         {
@@ -256,22 +254,10 @@ export default async function bench(): Promise<BenchReport> {
           unit: 'ratio',
           beside: `commits alone ${round(median(commitOnly), 0)} tx/s, SQS alone ${round(median(baseline), 0)} msg/s`,
         },
-        {
-          row: `commit → handler start at ${LATENCY_RATE_PER_S}/s, p50`,
-          values: latencyRounds.map((r) => r.p50),
-          kind: 'max',
-          target: 13,
-          unit: 'ms',
-          beside: emulatorBeside('sqsP50'),
-        },
-        {
-          row: `commit → handler start at ${LATENCY_RATE_PER_S}/s, p99`,
-          values: latencyRounds.map((r) => r.p99),
-          kind: 'max',
-          target: 57,
-          unit: 'ms',
-          beside: emulatorBeside('sqsP99'),
-        },
+        ...latencyChecks(`commit → handler start at ${LATENCY_RATE_PER_S}/s`, latencyRounds, {
+          p50: 13,
+          p99: 57,
+        }),
       ],
       description:
         'Events/s and commit → handler-start latency of the outbox pipeline, beside the emulator’s own SQS throughput, interleaved rounds in one run.',

@@ -32,6 +32,33 @@ export function printReport(name: string, report: BenchReport): void {
   }
 }
 
+/** Per-round percentiles of a pipeline's latency and of the emulator's own send → receive latency. */
+export interface LatencyRound {
+  p50: number;
+  p99: number;
+  sqsP50: number;
+  sqsP99: number;
+}
+
+/** The p50 and p99 checks of a latency row ("no worse" than `targets`), the emulator's own beside each. */
+export function latencyChecks(
+  row: string,
+  rounds: LatencyRound[],
+  targets: { p50: number; p99: number },
+): Check[] {
+  return (['p50', 'p99'] as const).map((p) => {
+    const emulator = median(rounds.map((r) => (p === 'p50' ? r.sqsP50 : r.sqsP99)));
+    return {
+      row: `${row}, ${p}`,
+      values: rounds.map((r) => r[p]),
+      kind: 'max',
+      target: targets[p],
+      unit: 'ms',
+      beside: `emulator send → receive ${round(emulator, 1)} ms`,
+    };
+  });
+}
+
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {
   if (values.length === 0) return Number.NaN;
