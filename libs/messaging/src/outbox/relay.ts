@@ -207,10 +207,10 @@ export class OutboxRelay {
       });
       if (outcome?.claimed === 0 && !this.#closing) await this.#wake.wait(poll);
     } finally {
-      // Lost with its connection otherwise: the producers stop NOTIFYing and the relay polls.
-      await listener
-        .query('SELECT pg_advisory_unlock($1)', [OUTBOX_RELAY_ASLEEP_LOCK])
-        .catch(() => undefined);
+      // Not awaited: the claim that follows need not wait for it, and the next
+      // lock queues behind it on the same connection. Lost with its connection
+      // otherwise: the producers stop NOTIFYing and the relay polls.
+      listener.query('SELECT pg_advisory_unlock($1)', [OUTBOX_RELAY_ASLEEP_LOCK]).catch(() => undefined);
     }
   }
 
