@@ -1,3 +1,5 @@
+export type { IdempotentBatcherOptions } from './batcher.ts';
+export { IdempotentBatcher } from './batcher.ts';
 export {
   IdempotencyConflictError,
   IdempotencyInProgressError,

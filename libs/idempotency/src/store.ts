@@ -308,3 +308,50 @@ export async function runStatement(
 ): Promise<void> {
   await em.execute(statement.sql, statement.params);
 }
+
+/**
+ * Claims many new keys in one statement, inside the caller's transaction (as
+ * transactional mode claims one): each key whose advisory lock is free and
+ * that has no row yet. Returns the claimed keys with their fencing tokens;
+ * the others (a duplicate, a holder, a taken lock) are not claimed here.
+ */
+export async function claimNewKeys(
+  tx: EntityManager,
+  keys: string[],
+  request: { leaseMs: number; ttlMs: number },
+): Promise<Map<string, string>> {
+  const rows = await tx.execute<{ key: string; token: string }[]>(
+    `WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?, true))
+     INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, created_at, expires_at)
+     SELECT k.key, 'in_progress', nextval('processed_message_fencing_token_seq'),
+            statement_timestamp() + ? * interval '1 millisecond',
+            statement_timestamp(), statement_timestamp() + ? * interval '1 millisecond'
+     FROM session, jsonb_array_elements_text(?::jsonb) AS k (key)
+     WHERE pg_try_advisory_xact_lock(hashtextextended(k.key, 0))
+     ON CONFLICT (key) DO NOTHING
+     RETURNING key, fencing_token::text AS token`,
+    [asSetting(request.leaseMs), request.leaseMs, request.ttlMs, JSON.stringify(keys)],
+  );
+  return new Map(rows.map((row) => [row.key, row.token]));
+}
+
+/** Completes many claims of this transaction in one statement; returns how many it completed. */
+export async function completeClaims(
+  tx: EntityManager,
+  claims: { key: string; token: string; resultJson: string }[],
+  ttlMs: number,
+): Promise<number> {
+  const { affectedRows } = await tx.execute<{ affectedRows: number }>(
+    `UPDATE processed_message pm
+     SET status = 'completed', result = v.result, lease_expires_at = NULL,
+         completed_at = statement_timestamp(), expires_at = statement_timestamp() + ? * interval '1 millisecond'
+     FROM jsonb_to_recordset(?::jsonb) AS v (key text, token bigint, result jsonb)
+     WHERE pm.key = v.key AND pm.fencing_token = v.token AND pm.status = 'in_progress'`,
+    [
+      ttlMs,
+      JSON.stringify(claims.map((c) => ({ key: c.key, token: c.token, result: JSON.parse(c.resultJson) }))),
+    ],
+    'run',
+  );
+  return affectedRows;
+}

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotencyInProgressError, idempotencyKey, idempotent } from '@hireflow/idempotency';
+import { IdempotencyInProgressError, IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
 import {
   backoffBound,
   DeferError,
@@ -61,17 +62,32 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     return new DeferError(Math.round(bound / 2 + random() * (bound / 2)), `waiting for ${what}`);
   };
 
+  // The messages of one receive batch share one transaction (claims, effects, completions, one commit).
+  const batcher = new IdempotentBatcher(orm, { leaseMs: HANDLER_LEASE_MS });
+
+  /** What a handler decided: the emails to queue, and the refusals to report once committed. */
+  interface Decided {
+    requests: EmailRequest[];
+    refused: { outcome: 'suppressed' | 'held'; template: EmailIntent['template'] }[];
+  }
+
   const handle = async (
     event: Pick<CloudEvent, 'id'>,
     context: MessageContext,
-    work: (em: EntityManager) => Promise<EmailRequest[]>,
+    work: (em: EntityManager, refused: Decided['refused']) => Promise<EmailRequest[]>,
   ): Promise<void> => {
-    const requests = await once(orm, event.id, context, work);
-    await emails.enqueue(requests);
+    const decided = await once(batcher, event.id, context, async (em) => {
+      const refused: Decided['refused'] = [];
+      return { requests: await work(em, refused), refused };
+    });
+    // A duplicate gets the stored decision: its refusals were reported by the delivery that made it.
+    if (decided.fresh) for (const refusal of decided.refused) signals.email.publish(refusal);
+    await emails.enqueue(decided.requests);
   };
 
   const intend = async (
     em: EntityManager,
+    refused: Decided['refused'],
     intent: Omit<EmailIntent, 'keepUntil'>,
     postedAt?: Date,
   ): Promise<EmailRequest[]> => {
@@ -85,7 +101,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       const refusal = await admit(em, intent, options.admission, options.log);
       if (!refusal) return job; // recorded `queued` by this transaction and admitted
       await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
-      signals.email.publish({ outcome: refusal.status, template: intent.template });
+      refused.push({ outcome: refusal.status, template: intent.template });
       return [];
     }
     // Recorded before: only a queued intent gets a job (again, after a crash before the enqueue).
@@ -101,10 +117,10 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'candidate.registered.v1': (event, context) =>
-      handle(event, context, async (em) => {
+      handle(event, context, async (em, refused) => {
         const { candidateId, tenantId, name, email } = event.data;
         await upsertCandidate(em, event.data);
-        return intend(em, {
+        return intend(em, refused, {
           key: idempotencyKey('welcome-email', candidateId),
           tenantId,
           eventId: event.id,
@@ -115,7 +131,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'match.found.v1': (event, context) =>
-      handle(event, context, async (em) => {
+      handle(event, context, async (em, refused) => {
         const { jobId, candidateId, tenantId, score } = event.data;
         const [candidate, posting] = await Promise.all([
           findCandidate(em, candidateId),
@@ -130,7 +146,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
             `match ${event.data.matchId} names a candidate or posting of another tenant`,
           );
         }
-        return intend(em, {
+        return intend(em, refused, {
           key: idempotencyKey('match-email', jobId, candidateId),
           tenantId,
           eventId: event.id,
@@ -141,7 +157,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'job.matched.v1': (event, context) =>
-      handle(event, context, async (em) => {
+      handle(event, context, async (em, refused) => {
         const { jobId, tenantId, matchCount, computedAt } = event.data;
         const posting = await findPosting(em, jobId);
         if (!posting) throw waitFor(context, `posting ${jobId}`);
@@ -152,6 +168,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
         // (and one that overtook the first gives way to it while unsent: recordIntent).
         return intend(
           em,
+          refused,
           {
             key: idempotencyKey('job-matched', jobId),
             tenantId,
@@ -167,18 +184,29 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
 }
 
 /**
- * The work once per event id, in one transaction with the claim. A duplicate
- * delivered while the first runs is told to come back shortly (1 s, doubling
- * with each receive, at most the lease) rather than after the full lease.
+ * The work once per event id, in one transaction with the claim (shared with
+ * the other messages of its receive batch). A duplicate delivered while the
+ * first runs is told to come back shortly (1 s, doubling with each receive,
+ * at most the lease) rather than after the full lease. `fresh`: this call ran
+ * the work (not a stored result of an earlier delivery).
  */
-async function once<T>(
-  orm: MikroORM,
+async function once<T extends object>(
+  batcher: IdempotentBatcher,
   eventId: string,
   context: MessageContext,
   work: (em: EntityManager) => Promise<T>,
-): Promise<T> {
+): Promise<T & { fresh: boolean }> {
   try {
-    return await idempotent(orm, { key: eventId, transactional: true, leaseMs: HANDLER_LEASE_MS }, work);
+    // Each run of the work marks its result: the stored one is this call's own
+    // when it carries the mark of this call's last run (a batch rolled back and
+    // retried alone runs the work twice; a duplicate gets another's result).
+    let lastRun = '';
+    const result = await batcher.run(eventId, async (em) => {
+      lastRun = randomUUID();
+      return { ...(await work(em)), run: lastRun };
+    });
+    const { run, ...rest } = result;
+    return { ...(rest as unknown as T), fresh: run === lastRun };
   } catch (error) {
     if (!(error instanceof IdempotencyInProgressError)) throw error;
     const delayMs = Math.min(HANDLER_LEASE_MS, 1000 * 2 ** Math.max(0, context.receiveCount - 1));
