@@ -13,7 +13,7 @@ import {
   type MikroORM,
   migrate,
 } from '@hireflow/db';
-import { idempotencyMigrations, idempotent } from '@hireflow/idempotency';
+import { idempotencyMigrations, idempotent, idempotentStatement } from '@hireflow/idempotency';
 import { type BenchReport, percentile, round } from './report.ts';
 
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
@@ -59,12 +59,24 @@ async function measure(orm: MikroORM): Promise<BenchReport> {
     idempotent: (id) => idempotent(orm, { key: id }, (em) => handler(em, id)),
     'idempotent, transactional': (id) =>
       idempotent(orm, { key: id, transactional: true }, (em) => handler(em, id)),
+    // the same guarantee as transactional (effect and completion commit together), one statement
+    'idempotent, one statement': (id) =>
+      idempotentStatement(
+        orm,
+        { key: id },
+        {
+          sql: 'INSERT INTO bench_event (id, payload) SELECT ?, ? FROM claimed',
+          params: [id, JSON.stringify({ id, kind: 'bench' })],
+        },
+      ),
     // a redelivery: the key is completed, so the wrapper returns the stored result and runs nothing
     'duplicate (replay)': (id) =>
       idempotent(orm, { key: `seed:${id.split(':')[1]}` }, (em) => handler(em, id)),
   };
   const names = Object.keys(variants);
-  const samples = new Map(names.map((n) => [n, { latencies: [] as number[], calls: 0, seconds: 0 }]));
+  const samples = new Map(
+    names.map((n) => [n, { latencies: [] as number[], calls: 0, seconds: 0, rounds: [] as number[] }]),
+  );
 
   for (let r = -1; r < ROUNDS; r++) {
     // rotate the order so no variant always runs first (or on a warm pool)
@@ -76,6 +88,7 @@ async function measure(orm: MikroORM): Promise<BenchReport> {
       sample.latencies.push(...run.latencies);
       sample.calls += run.latencies.length;
       sample.seconds += run.seconds;
+      sample.rounds.push(run.latencies.length / run.seconds);
     }
   }
 
@@ -96,7 +109,35 @@ async function measure(orm: MikroORM): Promise<BenchReport> {
       'added p99 ms': round(p99 - baseP99, 3),
     };
   });
+  const perRound = (n: string) => {
+    const base = samples.get('no wrapper')!.rounds;
+    return samples.get(n)!.rounds.map((r, i) => r / base[i]!);
+  };
   return {
+    checks: [
+      {
+        row: 'idempotent handler ÷ bare handler (throughput)',
+        values: perRound('idempotent'),
+        kind: 'min',
+        target: 0.8,
+        unit: 'ratio',
+        beside: `bare ${Math.round(throughput('no wrapper'))} calls/s`,
+      },
+      {
+        row: 'idempotent, one statement (exactly once) ÷ bare handler (throughput)',
+        values: perRound('idempotent, one statement'),
+        kind: 'min',
+        target: 0.8,
+        unit: 'ratio',
+      },
+      {
+        row: 'idempotent, transactional ÷ bare handler (throughput)',
+        values: perRound('idempotent, transactional'),
+        kind: 'min',
+        target: 0.8,
+        unit: 'ratio',
+      },
+    ],
     description:
       `A handler doing one small Postgres INSERT, concurrency ${CONCURRENCY} over a pool of ${CONCURRENCY}, ` +
       `${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND} calls per variant (after a warm-up round); ` +
@@ -106,6 +147,8 @@ async function measure(orm: MikroORM): Promise<BenchReport> {
       'idempotent ÷ no wrapper (throughput)': throughput('idempotent') / throughput('no wrapper'),
       'transactional ÷ no wrapper (throughput)':
         throughput('idempotent, transactional') / throughput('no wrapper'),
+      'one statement ÷ no wrapper (throughput)':
+        throughput('idempotent, one statement') / throughput('no wrapper'),
       'duplicate replay ÷ no wrapper (throughput)':
         throughput('duplicate (replay)') / throughput('no wrapper'),
     },

@@ -2,28 +2,14 @@
 // Fastify route doing one Postgres INSERT, in the same run, interleaved.
 // The jobs route does what the design asks: authenticate (cached key lookup),
 // rate-limit in Redis, validate, and one transaction writing the posting and
-// its outbox row, then schedule the delayed auto-close job in Redis.
-import { randomBytes } from 'node:crypto';
-import { issueApiKey } from '@hireflow/jobs/api-keys';
-import { jobsService } from '@hireflow/jobs/service';
-import { connectDeps, createLogger } from '@hireflow/runtime';
+// its outbox row in one statement (auto-close is the worker's sweep).
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import pg from 'pg';
+import { jobBody as body, startTargets } from './jobs-targets.ts';
 import { type BenchReport, round } from './report.ts';
 
-const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = 50;
-
-const body = JSON.stringify({
-  title: 'Backend engineer',
-  description: 'Node.js, Postgres, event-driven systems.',
-  skills: ['node', 'postgres'],
-  location: 'Berlin',
-  remote: true,
-});
 
 interface Run {
   rps: number;
@@ -51,64 +37,19 @@ async function load(url: string, headers: Record<string, string>): Promise<Run> 
 }
 
 export default async function jobsApiBench(): Promise<BenchReport> {
-  const suffix = randomBytes(4).toString('hex');
-  const jobsDb = `hfbench_jobs_${suffix}`;
-  const bareDb = `hfbench_bare_${suffix}`;
-  const config = jobsService.loadConfig({
-    DATABASE_URL: `${SERVER}/${jobsDb}`,
-    REDIS_PREFIX: `bench:${suffix}`,
-    AWS_ENDPOINT_URL: 'http://127.0.0.1:9', // the API role never calls SNS/SQS on this path
-    ROLE: 'api',
-    LOG_LEVEL: 'silent',
-    PORT: '0',
-    RATE_LIMIT_MAX: '1000000',
-  });
-  const deps = await connectDeps(config, {
-    service: 'jobs',
-    entities: jobsService.entities,
-    migrations: jobsService.migrations,
-    env: {},
-    log: createLogger('jobs', 'silent'),
-  });
-  const app = await jobsService.buildApp(config, deps, { accepting: () => true });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const issued = await issueApiKey(deps.orm.em.fork(), 'bench', 'bench@example.test');
-
-  const admin = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${bareDb}`);
-  const pool = new pg.Pool({ connectionString: `${SERVER}/${bareDb}`, max: 10 });
-  await pool.query(
-    'CREATE TABLE posting (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), body jsonb NOT NULL)',
-  );
-  const bare = Fastify({ logger: false });
-  bare.post('/insert', async (request, reply) => {
-    const { rows } = await pool.query('INSERT INTO posting (body) VALUES ($1) RETURNING id', [request.body]);
-    reply.code(202);
-    return { id: rows[0].id };
-  });
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-
-  const port = (server: { server: { address(): unknown } }) =>
-    (server.server.address() as { port: number }).port;
-  const jobsUrl = `http://127.0.0.1:${port(app)}/v1/jobs`;
-  const bareUrl = `http://127.0.0.1:${port(bare)}/insert`;
+  const targets = await startTargets();
+  const jobsUrl = targets.jobs.url;
+  const bareUrl = targets.bare.url;
   const runs: { jobs: Run[]; bare: Run[] } = { jobs: [], bare: [] };
   try {
     await load(bareUrl, {}); // warm-up, both
-    await load(jobsUrl, { authorization: `Bearer ${issued.key}` });
+    await load(jobsUrl, targets.jobs.headers);
     for (let round = 0; round < ROUNDS; round++) {
       runs.bare.push(await load(bareUrl, {}));
-      runs.jobs.push(await load(jobsUrl, { authorization: `Bearer ${issued.key}` }));
+      runs.jobs.push(await load(jobsUrl, targets.jobs.headers));
     }
   } finally {
-    await app.close();
-    await bare.close();
-    await pool.end();
-    await deps.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${jobsDb} WITH (FORCE)`);
-    await admin.query(`DROP DATABASE IF EXISTS ${bareDb} WITH (FORCE)`);
-    await admin.end();
+    await targets.close();
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const summary = (label: string, rs: Run[]) => ({
@@ -120,10 +61,30 @@ export default async function jobsApiBench(): Promise<BenchReport> {
   });
   const bareRow = summary('bare Fastify + 1 pg INSERT (pool 10)', runs.bare);
   const jobsRow = summary(
-    'POST /v1/jobs (auth, rate limit, validation, tx: posting + outbox, auto-close job)',
+    'POST /v1/jobs (auth, rate limit, validation, one statement: posting + outbox)',
     runs.jobs,
   );
+  const perRound = (f: (jobs: Run, bare: Run) => number) =>
+    runs.jobs.map((jobs, i) => f(jobs, runs.bare[i]!));
   return {
+    checks: [
+      {
+        row: 'POST /v1/jobs ÷ bare Fastify + one INSERT (throughput)',
+        values: perRound((jobs, bare) => jobs.rps / bare.rps),
+        kind: 'min',
+        target: 0.7,
+        unit: 'ratio',
+        beside: `bare ${bareRow['req/s']} req/s`,
+      },
+      {
+        row: 'POST /v1/jobs ÷ bare (p99 latency)',
+        values: perRound((jobs, bare) => jobs.p99 / bare.p99),
+        kind: 'max',
+        target: 1.5,
+        unit: 'ratio',
+        beside: `bare p99 ${bareRow['p99 ms']} ms`,
+      },
+    ],
     description: `autocannon ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} interleaved rounds; no OTel preload in this process.`,
     rows: [bareRow, jobsRow],
     ratios: {

@@ -14,8 +14,8 @@ import {
   SqsConsumer,
 } from '@hireflow/messaging';
 import { createSnsClient, createSqsClient } from '@hireflow/runtime';
-import { sqsBaseline } from './baselines/sqs.ts';
-import { type BenchReport, percentile, round } from './report.ts';
+import { sqsBaseline, sqsLatencyBaseline } from './baselines/sqs.ts';
+import { type BenchReport, type LatencyRound, latencyChecks, median, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
@@ -174,6 +174,8 @@ export default async function bench(): Promise<BenchReport> {
     const drain: number[] = [];
     const endToEnd: number[] = [];
     const latencies: number[] = [];
+    const sqsLatencies: number[] = [];
+    const latencyRounds: LatencyRound[] = [];
     let relay: OutboxRelay | undefined;
     try {
       for (let round = 0; round < ROUNDS; round++) {
@@ -195,7 +197,19 @@ export default async function bench(): Promise<BenchReport> {
         await produce(em, probe, THROUGHPUT_EVENTS);
         await handled;
         endToEnd.push(THROUGHPUT_EVENTS / ((performance.now() - e2eStart) / 1000));
-        latencies.push(...(await pipelineLatency(em, probe)));
+        const pipeline = await pipelineLatency(em, probe);
+        const emulator = await sqsLatencyBaseline(sqs, baselineQueue.queues.inbox!.url, {
+          ratePerSecond: LATENCY_RATE_PER_S,
+          messages: LATENCY_EVENTS,
+        });
+        latencies.push(...pipeline);
+        sqsLatencies.push(...emulator);
+        latencyRounds.push({
+          p50: percentile(pipeline, 50),
+          p99: percentile(pipeline, 99),
+          sqsP50: percentile(emulator, 50),
+          sqsP99: percentile(emulator, 99),
+        });
         await relay.close();
         relay = undefined;
       }
@@ -222,8 +236,29 @@ export default async function bench(): Promise<BenchReport> {
         'p50 ms': round(percentile(latencies, 50)),
         'p99 ms': round(percentile(latencies, 99)),
       },
+      {
+        variant: `baseline latency at ${LATENCY_RATE_PER_S} msg/s: fauxqs SendMessage → ReceiveMessage (long poll)`,
+        best: '',
+        'per round': '',
+        'p50 ms': round(percentile(sqsLatencies, 50)),
+        'p99 ms': round(percentile(sqsLatencies, 99)),
+      },
     ];
     return {
+      checks: [
+        {
+          row: 'end to end events/s ÷ slower of (commits alone, emulator SQS alone)',
+          values: endToEnd.map((e2e, i) => e2e / Math.min(commitOnly[i]!, baseline[i]!)),
+          kind: 'min',
+          target: 0.8,
+          unit: 'ratio',
+          beside: `commits alone ${round(median(commitOnly), 0)} tx/s, SQS alone ${round(median(baseline), 0)} msg/s`,
+        },
+        ...latencyChecks(`commit → handler start at ${LATENCY_RATE_PER_S}/s`, latencyRounds, {
+          p50: 13,
+          p99: 57,
+        }),
+      ],
       description:
         'Events/s and commit → handler-start latency of the outbox pipeline, beside the emulator’s own SQS throughput, interleaved rounds in one run.',
       rows,

@@ -5,6 +5,7 @@
 // duplicate window (SMTP accept → notification log write committed).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { type CloudEvent, topology } from '@hireflow/contracts';
 import { dropDatabase, ensureDatabase } from '@hireflow/db';
 import { idempotencyKey } from '@hireflow/idempotency';
@@ -22,7 +23,8 @@ import {
 } from '@hireflow/runtime';
 import { candidateRegistered } from '@hireflow/testing/events';
 import { keyDigest, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
-import { type BenchReport, percentile, round } from './report.ts';
+import { sqsLatencyBaseline } from './baselines/sqs.ts';
+import { type BenchReport, type LatencyRound, latencyChecks, median, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
@@ -92,6 +94,7 @@ export default async function notificationsBench(): Promise<BenchReport> {
     SMTP_POOL_SIZE: String(POOL),
     EMAIL_CONCURRENCY: String(CONCURRENCY),
     EMAIL_RATE_MAX: '1000000', // the provider limit is what this measures around
+    TENANT_DAILY_EMAIL_QUOTA: '10000000', // every event is of one tenant
     LOG_LEVEL: 'silent',
     ROLE: 'worker',
   });
@@ -152,7 +155,12 @@ export default async function notificationsBench(): Promise<BenchReport> {
   const directRuns: number[] = [];
   const pipelineRuns: number[] = [];
   const latencies: number[] = [];
+  const latencyRounds: LatencyRound[] = [];
   const steadySent: SentEmail[] = [];
+  // The emulator's own send → receive latency, at the same rate, on a queue of its own.
+  const { QueueUrl: latencyQueue } = await sqs.send(
+    new CreateQueueCommand({ QueueName: `bench-${suffix}-latency` }),
+  );
   try {
     worker = await startWorker(config, deps, { onSent: (s) => sent.push(s) });
     // Warm-up: connections, prepared plans, the SMTP pool.
@@ -167,7 +175,18 @@ export default async function notificationsBench(): Promise<BenchReport> {
       await accepted;
       pipelineRuns.push(THROUGHPUT_EMAILS / ((performance.now() - started) / 1000));
       const from = sent.length;
-      latencies.push(...(await latency()));
+      const measured = await latency();
+      const emulator = await sqsLatencyBaseline(sqs, latencyQueue!, {
+        ratePerSecond: LATENCY_RATE_PER_S,
+        messages: LATENCY_EMAILS,
+      });
+      latencies.push(...measured);
+      latencyRounds.push({
+        p50: percentile(measured, 50),
+        p99: percentile(measured, 99),
+        sqsP50: percentile(emulator, 50),
+        sqsP99: percentile(emulator, 99),
+      });
       steadySent.push(...sent.slice(from));
     }
   } finally {
@@ -238,8 +257,29 @@ export default async function notificationsBench(): Promise<BenchReport> {
       'p50 ms': round(percentile(clientWindow, 50), 2),
       'p99 ms': round(percentile(clientWindow, 99), 2),
     },
+    {
+      variant: `baseline latency at ${LATENCY_RATE_PER_S} msg/s: fauxqs SendMessage → ReceiveMessage (long poll)`,
+      'emails/s (best)': '',
+      'per round': '',
+      'p50 ms': round(median(latencyRounds.map((r) => r.sqsP50)), 1),
+      'p99 ms': round(median(latencyRounds.map((r) => r.sqsP99)), 1),
+    },
   ];
   return {
+    checks: [
+      {
+        row: 'email pipeline ÷ nodemailer direct to the same SMTP server',
+        values: pipelineRuns.map((p, i) => p / directRuns[i]!),
+        kind: 'min',
+        target: 0.7,
+        unit: 'ratio',
+        beside: `nodemailer ${round(median(directRuns), 0)} emails/s`,
+      },
+      ...latencyChecks(`publish → SMTP accept at ${LATENCY_RATE_PER_S}/s`, latencyRounds, {
+        p50: 26,
+        p99: 56,
+      }),
+    ],
     description:
       `${ROUNDS} interleaved rounds, emulator + Postgres + Redis + an in-process SMTP server (no parsing); ` +
       `worker concurrency ${CONCURRENCY}, SMTP pool ${POOL}, no rate limit; duplicates seen: ${duplicates}.`,

@@ -2,9 +2,10 @@
 // after another and prints each one's figures. Each benchmark runs its
 // baseline and the project's code side by side, interleaved, in this run, and
 // reports the ratio: absolute figures on this machine drift 2x within an hour.
+// At the end, one table of every figure that has a target (docs/performance.md).
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { type BenchReport, printReport } from './report.ts';
+import { type BenchReport, type Check, printReport, printSummary } from './report.ts';
 
 const dir = import.meta.dirname;
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -16,8 +17,12 @@ if (selected.length === 0) {
   );
   process.exit(2);
 }
+const checks: { bench: string; check: Check }[] = [];
 for (const file of selected) {
   const mod = (await import(join(dir, file))) as { default: () => Promise<BenchReport> };
   const report = await mod.default();
-  printReport(basename(file, '.bench.ts'), report);
+  const bench = basename(file, '.bench.ts');
+  printReport(bench, report);
+  for (const check of report.checks ?? []) checks.push({ bench, check });
 }
+printSummary(checks);

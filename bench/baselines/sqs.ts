@@ -4,6 +4,7 @@ import {
   type MessageAttributeValue,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
+  SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 
@@ -85,4 +86,57 @@ export async function sqsSendBaseline(
   };
   await Promise.all(Array.from({ length: options.workers }, worker));
   return options.messages / ((performance.now() - started) / 1000);
+}
+
+/**
+ * Baseline for latency: SendMessage at `ratePerSecond` while one long-poll
+ * receiver (ReceiveMessage(10), then DeleteMessageBatch) takes them; returns
+ * each message's send-start → received latency (ms). The emulator's own
+ * share of any pipeline latency measured beside it.
+ */
+export async function sqsLatencyBaseline(
+  sqs: SQSClient,
+  queueUrl: string,
+  options: { ratePerSecond: number; messages: number },
+): Promise<number[]> {
+  const sentAt = new Map<string, number>();
+  const latencies: number[] = [];
+  let done = false;
+  const receiver = (async () => {
+    while (!done || latencies.length < options.messages) {
+      const received = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      const now = performance.now();
+      const messages = received.Messages ?? [];
+      if (messages.length === 0) {
+        if (done) break;
+        continue;
+      }
+      for (const m of messages) {
+        const at = sentAt.get(m.Body ?? '');
+        if (at !== undefined) latencies.push(now - at);
+      }
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+        }),
+      );
+    }
+  })();
+  const interval = 1000 / options.ratePerSecond;
+  const started = performance.now();
+  const sends: Promise<unknown>[] = [];
+  for (let i = 0; i < options.messages; i++) {
+    const wait = started + i * interval - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const body = JSON.stringify({ n: i, id: randomUUID() });
+    sentAt.set(body, performance.now());
+    sends.push(sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body })));
+  }
+  await Promise.all(sends);
+  done = true;
+  await receiver;
+  return latencies;
 }

@@ -5,3 +5,4 @@ export { defineSqlMigration } from './migrations.ts';
 export type { OrmOptions } from './orm.ts';
 export { createOrm, migrate } from './orm.ts';
 export { pingDatabase } from './ping.ts';
+export { executePrepared } from './prepared.ts';

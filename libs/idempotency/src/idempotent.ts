@@ -5,10 +5,12 @@ import { fingerprint } from './fingerprint.ts';
 import {
   claimKey,
   completeClaim,
+  completeClaimWith,
   DEFAULT_LEASE_MS,
   DEFAULT_RETENTION_MS,
   releaseClaim,
   renewLease,
+  runStatement,
   setTransactionLease,
 } from './store.ts';
 
@@ -44,6 +46,19 @@ export interface IdempotencyClaim {
   signal: AbortSignal;
   /** Pushes the lease `ms` (default: the lease) past now; throws IdempotencyLeaseLostError when lost. */
   extendLease(ms?: number): Promise<void>;
+  /**
+   * Runs the work's last write, one data-modifying SQL statement (`?`
+   * placeholders, no WITH of its own), and completes the claim with `result`
+   * in that same statement: the write and the completion commit together,
+   * one round trip instead of two. The work then returns `result`, and the
+   * wrapper does not complete the claim again. When the claim was lost
+   * meanwhile, the write still commits and IdempotencyLeaseLostError is thrown.
+   */
+  completeWith(
+    em: EntityManager,
+    result: unknown,
+    statement: { sql: string; params: unknown[] },
+  ): Promise<void>;
 }
 
 export type IdempotentWork<T> = (em: EntityManager, claim: IdempotencyClaim) => Promise<T>;
@@ -92,6 +107,8 @@ async function runWithLease<T>(
   const { token } = outcome;
   const lease = new AbortController();
   const lost = () => lease.abort(new IdempotencyLeaseLostError(key));
+  let completedJson: string | undefined;
+  let stopHeartbeat = noop;
   const claim: IdempotencyClaim = {
     key,
     fencingToken: token,
@@ -102,8 +119,19 @@ async function runWithLease<T>(
         throw new IdempotencyLeaseLostError(key);
       }
     },
+    completeWith: async (target, result, statement) => {
+      // A renewal after the completion would find the claim gone and report it lost.
+      stopHeartbeat();
+      const json = toJson(result);
+      if (
+        !(await completeClaimWith(target, { key, token, resultJson: json, ttlMs: settings.ttlMs }, statement))
+      ) {
+        throw new IdempotencyLeaseLostError(key);
+      }
+      completedJson = json;
+    },
   };
-  const stopHeartbeat = heartbeat
+  stopHeartbeat = heartbeat
     ? startHeartbeat(() => renewLease(store, key, token, leaseMs), leaseMs, lost)
     : noop;
   let json: string;
@@ -116,6 +144,7 @@ async function runWithLease<T>(
     throw error;
   }
   stopHeartbeat();
+  if (completedJson !== undefined) return JSON.parse(completedJson) as T;
   if (!(await completeClaim(store, key, token, json, settings.ttlMs))) {
     throw new IdempotencyLeaseLostError(key);
   }
@@ -140,6 +169,8 @@ async function runInTransaction<T>(
       fencingToken: outcome.token,
       signal: new AbortController().signal,
       extendLease: (ms = leaseMs) => setTransactionLease(tx, ms),
+      // In the transaction the write and the completion commit together anyway.
+      completeWith: (target, _result, statement) => runStatement(target, statement),
     };
     const json = toJson(await work(tx, claim));
     // Holding the uncommitted row, this transaction cannot be fenced out; the check is a guard.

@@ -1,3 +1,5 @@
+export type { IdempotentBatcherOptions } from './batcher.ts';
+export { IdempotentBatcher } from './batcher.ts';
 export {
   IdempotencyConflictError,
   IdempotencyInProgressError,
@@ -12,4 +14,6 @@ export { idempotencyKey, idFromKey } from './key.ts';
 export { idempotencyMigrations, processedMessageTable } from './migrations.ts';
 export type { PruneOptions } from './prune.ts';
 export { pruneExpired } from './prune.ts';
+export type { IdempotentStatementOptions, StatementWork } from './statement.ts';
+export { idempotentStatement } from './statement.ts';
 export { DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './store.ts';

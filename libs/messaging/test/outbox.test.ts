@@ -5,9 +5,11 @@ import type { ProvisionedTopology } from '@hireflow/infra';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { testTopology, waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import {
   enqueueEvent,
+  OUTBOX_CHANNEL,
   OutboxRelay,
   type OutgoingEvent,
   outboxInsert,
@@ -77,6 +79,42 @@ describe('transactional outbox', () => {
       await waitFor(async () => (await rowsOf([event.id]))[0]?.sent_at);
     } finally {
       await relay.close();
+    }
+  });
+
+  it('producers NOTIFY only while a relay sleeps (NOTIFY serialises commits); what they write is published all the same', async () => {
+    const topo = await testTopology(env.aws, 'outbox-sleep', smallTopology());
+    const listener = new pg.Client({ connectionString: store.db.url });
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.channel === OUTBOX_CHANNEL ? 'outbox' : n.payload!));
+    await listener.connect();
+    await listener.query(`LISTEN ${OUTBOX_CHANNEL}; LISTEN test_marker`);
+    const relay = relayFor(topo, { pollIntervalMs: 120_000 });
+    try {
+      // No relay sleeps: the commit sends no NOTIFY. Notifications arrive in commit
+      // order, so the marker sent after it coming first shows that none was sent.
+      const quiet = jobPosted();
+      await commit(quiet);
+      await em().execute("SELECT pg_notify('test_marker', 'marker')");
+      await waitFor(() => heard.includes('marker'));
+      expect(heard).toEqual(['marker']);
+      // A relay that found nothing sleeps holding the lock: now the commit wakes it.
+      await relay.start();
+      await waitFor(async () => {
+        const [row] = await em().execute<{ n: string }[]>(
+          `SELECT count(*) AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+            WHERE l.locktype = 'advisory' AND l.mode = 'ExclusiveLock' AND l.granted AND d.datname = current_database()`,
+        );
+        return Number(row!.n) > 0;
+      });
+      const woken = jobPosted();
+      await commit(woken);
+      await waitFor(() => heard.includes('outbox'));
+      const received = await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 2, 10_000);
+      expect(bodiesIds(received).sort()).toEqual([quiet.id, woken.id].sort());
+    } finally {
+      await relay.close();
+      await listener.end();
     }
   });
 

@@ -2,8 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from './logger.ts';
 
 // The front door's shared counters, in Redis so that every API process of a
-// service holds the same limits. Each is one round trip (a Lua script), and
-// each fails open while Redis is away: a limit that cannot be checked must
+// service holds the same limits. A request with a cached key costs one round
+// trip (a Lua script: the address's failures and the key's count), and each
+// fails open while Redis is away: a limit that cannot be checked must
 // not take the API down with it (the outage is logged).
 
 const COUNT_FAILURE = `
@@ -23,11 +24,49 @@ export function limiterConnection(redis: Redis): Redis {
   return connection;
 }
 
+// The address's failures, read in one script (GET and PTTL in one round trip).
+const READ_FAILURES = `
+return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
+
+// A request with a key known without a lookup: the address's failures and the
+// key's request count (fixed window: INCR, expiry set by the first) in one round trip.
+const ADMIT = `
+local failures = tonumber(redis.call('GET', KEYS[1]) or '0')
+if failures >= tonumber(ARGV[1]) then return {1, redis.call('PTTL', KEYS[1]), 0} end
+if ARGV[2] == '0' then return {0, 0, 0} end
+local count = redis.call('INCR', KEYS[2])
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[2]); ttl = tonumber(ARGV[2]) end
+return {0, ttl, count}`;
+
+// The key's request count alone, after a lookup.
+const COUNT_REQUEST = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}`;
+
+/** A key's requests in the current window, and when the window ends. */
+export interface RequestCount {
+  count: number;
+  resetMs: number;
+}
+
 export interface FailedAuthLimiter {
   /** Whether this address failed too often lately; checked before any credential is looked up. */
   blocked(address: string): Promise<{ blocked: boolean; retryAfterSeconds: number }>;
   /** Counts a request from this address with missing, malformed or unknown credentials. */
   recordFailure(address: string): Promise<void>;
+  /**
+   * For a key known without a lookup (cached): `blocked` for the address and
+   * the key's request count (when a rate limit is set), in one round trip.
+   */
+  admit(
+    address: string,
+    keyId: string,
+  ): Promise<{ blocked: true; retryAfterSeconds: number } | { blocked: false; rate?: RequestCount }>;
+  /** The key's request count (after a lookup); undefined without a rate limit or with Redis away. */
+  countRequest(keyId: string): Promise<RequestCount | undefined>;
 }
 
 /**
@@ -40,24 +79,55 @@ export function failedAuthLimiter(options: {
   prefix: string;
   max: number;
   windowMs: number;
+  /** The per-key request limit's window, counted here too (one round trip per request); 0 or absent: none. */
+  rateWindowMs?: number;
   log: Logger;
 }): FailedAuthLimiter {
   const keyOf = (address: string) => `${options.prefix}:failed-auth:${address}`;
+  const rateKeyOf = (keyId: string) => `${options.prefix}:rate-limit:${keyId}`;
+  const rateWindowMs = options.rateWindowMs ?? 0;
   const failOpen = (error: unknown) => {
     options.log.warn({ err: error }, 'failed-auth limiter unavailable: not limiting');
   };
+  const retryAfter = (ttl: number) => Math.max(1, Math.ceil(Math.max(ttl, 0) / 1000));
   return {
     async blocked(address) {
       try {
-        const [count, ttl] = await Promise.all([
-          options.redis.get(keyOf(address)),
-          options.redis.pttl(keyOf(address)),
-        ]);
-        const blocked = Number(count ?? 0) >= options.max;
-        return { blocked, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(ttl, 0) / 1000)) };
+        const [count, ttl] = (await options.redis.eval(READ_FAILURES, 1, keyOf(address))) as [number, number];
+        return { blocked: count >= options.max, retryAfterSeconds: retryAfter(ttl) };
       } catch (error) {
         failOpen(error);
         return { blocked: false, retryAfterSeconds: 0 };
+      }
+    },
+    async admit(address, keyId) {
+      try {
+        const [blocked, ttl, count] = (await options.redis.eval(
+          ADMIT,
+          2,
+          keyOf(address),
+          rateKeyOf(keyId),
+          options.max,
+          rateWindowMs,
+        )) as [number, number, number];
+        if (blocked === 1) return { blocked: true, retryAfterSeconds: retryAfter(ttl) };
+        return rateWindowMs > 0 ? { blocked: false, rate: { count, resetMs: ttl } } : { blocked: false };
+      } catch (error) {
+        failOpen(error);
+        return { blocked: false };
+      }
+    },
+    async countRequest(keyId) {
+      if (rateWindowMs <= 0) return undefined;
+      try {
+        const [count, ttl] = (await options.redis.eval(COUNT_REQUEST, 1, rateKeyOf(keyId), rateWindowMs)) as [
+          number,
+          number,
+        ];
+        return { count, resetMs: ttl };
+      } catch (error) {
+        failOpen(error);
+        return undefined;
       }
     },
     async recordFailure(address) {

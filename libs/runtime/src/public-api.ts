@@ -1,7 +1,6 @@
-import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import { positiveInt } from '@hireflow/config';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type ApiKeyAuthOptions, apiKeyAuthPlugin, isPublicApiRoute } from './api-key-auth.ts';
@@ -51,7 +50,8 @@ export interface PublicApiOptions {
  * Retry-After when the event loop lags), API-key authentication of /v1
  * routes (401 problem+json) behind a per-address limit on failed
  * credentials (429 before any lookup), and a per-key rate limit in Redis
- * (429 with Retry-After). Returns the limiters' connection, for other
+ * (429 with Retry-After; a fixed window counted in the same round trip as the
+ * address check). Returns the limiters' connection, for other
  * cross-process limits of the service (SSE streams). The limiter fails open on its own fail-fast connection: with
  * Redis away, requests go on unlimited rather than hang (docs/decisions.md).
  */
@@ -76,24 +76,38 @@ export async function registerPublicApi(
       prefix: config.REDIS_PREFIX,
       max: config.FAILED_AUTH_MAX,
       windowMs: config.FAILED_AUTH_WINDOW_MS,
+      rateWindowMs: config.RATE_LIMIT_WINDOW_MS,
       log: options.log,
     }),
   });
-  await app.register(rateLimit, {
-    hook: options.rateLimitHook ?? 'preHandler',
-    max: config.RATE_LIMIT_MAX,
-    timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    redis: limiterRedis,
-    skipOnError: true,
-    nameSpace: `${config.REDIS_PREFIX}:rate-limit:`,
-    keyGenerator: (request) => request.principal?.keyId ?? request.ip,
-    allowList: (request) => !isPublicApiRoute(request),
-    errorResponseBuilder: (_request, context) =>
-      new HttpProblem(
+  // The per-key limit: the count came with the authentication (one round trip); decided here.
+  const max = config.RATE_LIMIT_MAX;
+  const enforce = (request: FastifyRequest, reply: FastifyReply) => {
+    const rate = request.requestCount;
+    if (!rate || !isPublicApiRoute(request)) return;
+    const resetSeconds = Math.max(1, Math.ceil(rate.resetMs / 1000));
+    reply.header('x-ratelimit-limit', max);
+    reply.header('x-ratelimit-remaining', Math.max(0, max - rate.count));
+    reply.header('x-ratelimit-reset', resetSeconds);
+    if (rate.count > max) {
+      throw new HttpProblem(
         429,
         'RATE_LIMITED',
-        `Rate limit of ${context.max} requests exceeded; retry in ${context.after}`,
-      ),
-  });
+        `Rate limit of ${max} requests exceeded; retry in ${resetSeconds} s`,
+        {
+          headers: { 'retry-after': String(resetSeconds) },
+        },
+      );
+    }
+  };
+  const hook = options.rateLimitHook ?? 'preHandler';
+  if (hook === 'preParsing') {
+    app.addHook('preParsing', async (request, reply, payload) => {
+      enforce(request, reply);
+      return payload;
+    });
+  } else {
+    app.addHook(hook, async (request, reply) => enforce(request, reply));
+  }
   return { limiterRedis };
 }

@@ -14,7 +14,6 @@ import {
 import type { Config } from './config.ts';
 import { DOCS_PREFIX, jobsOpenApi, registerJobsOpenApi } from './http/openapi.ts';
 import { candidateRoutes } from './modules/candidates/routes.ts';
-import { createAutoCloseQueue, scheduleAutoClose } from './modules/postings/auto-close.ts';
 import { postingRoutes } from './modules/postings/routes.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
 import { apiKeyLookup } from './modules/tenants/auth.ts';
@@ -40,10 +39,8 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   await registerJobsOpenApi(app, { docsPage: config.API_DOCS });
 
   const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
-  const autoClose = createAutoCloseQueue(deps.redis, config.REDIS_PREFIX, deps.log);
   app.addHook('onClose', async () => {
     await feed.close();
-    await autoClose.close();
   });
   await app.register(postingRoutes, {
     orm: deps.orm,
@@ -57,7 +54,6 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     }),
     maxStreamMs: config.SSE_MAX_STREAM_MS,
     autoCloseAfterMs: config.JOB_AUTO_CLOSE_AFTER_MS,
-    scheduleAutoClose: (job, delayMs) => scheduleAutoClose(autoClose, job, delayMs),
   });
   await app.register(candidateRoutes, { orm: deps.orm });
   await app.ready();
@@ -86,7 +82,6 @@ export function describeApi(): Promise<OpenApiDocument> {
       streamSlots: notServed('streamSlots'),
       maxStreamMs: 0,
       autoCloseAfterMs: 0,
-      scheduleAutoClose: notServed('scheduleAutoClose'),
     });
     await app.register(candidateRoutes, { orm: notServed('orm') });
   });

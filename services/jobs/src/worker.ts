@@ -7,7 +7,9 @@ import { postingHandlers } from './modules/postings/consumers.ts';
 import { closeOverduePostings } from './modules/postings/service.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
 
-/** The jobs worker role: inbox consumer, outbox relay, auto-close worker. */
+const AUTO_CLOSE_BATCH = 100;
+
+/** The jobs worker role: inbox consumer, outbox relay, auto-close sweep. */
 export async function startWorker(config: Config, deps: ServiceDeps): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
   const channels = await resolveChannels(deps);
@@ -40,12 +42,15 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
     [
       { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
       {
-        // The safety net under the delayed auto-close jobs.
+        // Auto-close: every open posting past its close_at, within a minute of it.
         name: 'auto-close-sweep',
         intervalMs: 60_000,
         run: async () => {
-          for (const jobId of await closeOverduePostings(deps.orm.em.fork())) {
-            await feed.notify({ jobId, status: 'closed', matchCount: null }, log);
+          // Batches of 100 until none is overdue (bounded: a burst of postings closes in one round).
+          for (let batch = 0; batch < 100; batch++) {
+            const closed = await closeOverduePostings(deps.orm.em.fork(), AUTO_CLOSE_BATCH);
+            for (const jobId of closed) await feed.notify({ jobId, status: 'closed', matchCount: null }, log);
+            if (closed.length < AUTO_CLOSE_BATCH) break;
           }
         },
       },

@@ -64,3 +64,26 @@ describe('the posting summary', () => {
     expect(row[0]!.params.matchCount).toBe(3);
   });
 });
+
+describe('a redelivery of an event handled before decisions carried their refusals', () => {
+  it('queues the emails of the stored result (a bare list of requests) again', async () => {
+    const queued: { key: string; template: string }[] = [];
+    const handlers = notificationHandlers({
+      orm: h.deps.orm,
+      emails: { ...h.emails, enqueue: async (requests) => void queued.push(...requests) },
+      wait: { baseMs: 1000, capMs: 1000 },
+      replayHorizonMs: 400 * 24 * 3_600_000,
+      admission: { welcomePerAddressPerDay: 3, tenantDailyQuota: 1_000 },
+      log: h.deps.log,
+    });
+    const posted = jobPosted(tenantId);
+    const stored = [{ key: `welcome-email:${randomUUID()}`, template: 'welcome' }];
+    await h.deps.orm.em.fork().execute(
+      `INSERT INTO processed_message (key, status, fencing_token, result, created_at, completed_at, expires_at)
+       VALUES (?, 'completed', nextval('processed_message_fencing_token_seq'), ?::jsonb, now(), now(), now() + interval '1 day')`,
+      [posted.id, JSON.stringify(stored)],
+    );
+    await handlers['job.posted.v1']!(posted, context);
+    expect(queued).toEqual(stored);
+  });
+});

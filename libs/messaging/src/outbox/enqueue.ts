@@ -45,7 +45,7 @@ export function outboxInsert(
   const trace = injectTrace();
   return {
     sql: `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
-          SELECT ?, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}${options.republish ? REPUBLISH : ''}`,
+          SELECT ?::uuid, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}${options.republish ? REPUBLISH : ''}`,
     params: [
       valid.id,
       topicOf(valid.type),

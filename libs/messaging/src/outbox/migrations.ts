@@ -3,6 +3,15 @@ import { defineSqlMigration } from '@hireflow/db';
 /** Channel the relay LISTENs on; a statement trigger NOTIFYs it when rows commit. */
 export const OUTBOX_CHANNEL = 'outbox_inserted';
 
+/**
+ * The advisory lock a sleeping relay holds (exclusive, on its LISTEN
+ * connection). A transaction writing outbox rows NOTIFYs only when it cannot
+ * take it shared, i.e. while a relay sleeps: NOTIFY takes a database-wide lock
+ * from the commit until the commit's WAL flush, so a NOTIFY per transaction
+ * serialises every committing producer behind one fsync at a time.
+ */
+export const OUTBOX_RELAY_ASLEEP_LOCK = 7_364_221_001;
+
 export const outboxMigrations = [
   defineSqlMigration('0001-outbox-create', [
     `CREATE TABLE outbox (
@@ -59,5 +68,17 @@ export const outboxMigrations = [
     `INSERT INTO event_log (event_id, topic, type, payload, traceparent, tracestate, baggage, event_time, published_at)
      SELECT event_id, topic, type, payload, traceparent, tracestate, baggage, (payload->>'time')::timestamptz, sent_at
        FROM outbox WHERE sent_at IS NOT NULL ORDER BY id`,
+  ]),
+  defineSqlMigration('0004-outbox-notify-only-a-sleeping-relay', [
+    // The shared lock is held to the end of the writing transaction, so a
+    // relay going to sleep (taking it exclusive) waits for the rows in flight
+    // and sees them in the claim it makes before it waits.
+    `CREATE OR REPLACE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NOT pg_try_advisory_xact_lock_shared(${OUTBOX_RELAY_ASLEEP_LOCK}) THEN
+        PERFORM pg_notify('${OUTBOX_CHANNEL}', '');
+      END IF;
+      RETURN NULL;
+    END $$`,
   ]),
 ];

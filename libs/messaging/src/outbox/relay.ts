@@ -6,7 +6,7 @@ import { DEFAULT_EVENT_LOG_RETENTION_MS, pruneEventLog } from '../event-log/prun
 import { type Logger, resolveLogger } from '../logger.ts';
 import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/publisher.ts';
 import { Wakeup } from '../wake.ts';
-import { OUTBOX_CHANNEL } from './migrations.ts';
+import { OUTBOX_CHANNEL, OUTBOX_RELAY_ASLEEP_LOCK } from './migrations.ts';
 import { DEFAULT_OUTBOX_RETENTION_MS, pruneOutbox } from './prune.ts';
 import { claimPending, markFailed, markSent, type PendingRow } from './store.ts';
 
@@ -176,9 +176,41 @@ export class OutboxRelay {
       }
       if (this.#closing) break;
       await this.#maybePrune();
-      // A full, clean batch means more may be waiting: go again at once.
-      if (outcome && outcome.claimed === this.#options.batchSize && outcome.failed === 0) continue;
-      await this.#wake.wait(this.#options.pollIntervalMs);
+      // A clean batch means more may be coming: go again at once. Producers
+      // do not NOTIFY while no relay sleeps, so only an empty claim ends this.
+      if (outcome && outcome.claimed > 0 && outcome.failed === 0) continue;
+      await this.#sleep(outcome !== undefined && outcome.failed === 0);
+    }
+  }
+
+  /**
+   * Waits for a NOTIFY or the poll. Producers NOTIFY only while a relay
+   * holds OUTBOX_RELAY_ASLEEP_LOCK (NOTIFY serialises their commits), so the
+   * relay takes it first: that waits for the transactions writing rows right
+   * now (they hold it shared until they end), and one more claim then sees
+   * their rows. Without a LISTEN connection, or when the lock is not had
+   * within the poll interval (another relay sleeps on it), it just waits.
+   */
+  async #sleep(idle: boolean): Promise<void> {
+    const listener = this.#listener;
+    const poll = this.#options.pollIntervalMs;
+    if (!idle || !listener) return this.#wake.wait(poll);
+    try {
+      await listener.query('SELECT pg_advisory_lock($1)', [OUTBOX_RELAY_ASLEEP_LOCK]);
+    } catch {
+      return this.#wake.wait(poll);
+    }
+    try {
+      const outcome = await this.relayOnce().catch((error: unknown) => {
+        this.#log.error({ err: error }, 'outbox relay batch failed');
+        return undefined;
+      });
+      if (outcome?.claimed === 0 && !this.#closing) await this.#wake.wait(poll);
+    } finally {
+      // Not awaited: the claim that follows need not wait for it, and the next
+      // lock queues behind it on the same connection. Lost with its connection
+      // otherwise: the producers stop NOTIFYing and the relay polls.
+      listener.query('SELECT pg_advisory_unlock($1)', [OUTBOX_RELAY_ASLEEP_LOCK]).catch(() => undefined);
     }
   }
 
@@ -209,6 +241,8 @@ export class OutboxRelay {
       if (!this.#closing) setTimeout(() => this.#relisten(), this.#options.pollIntervalMs).unref();
     });
     await client.connect();
+    // A relay waits at most a poll interval for the sleep lock (another relay may hold it).
+    await client.query(`SET lock_timeout = '${Math.max(1, Math.round(this.#options.pollIntervalMs))}ms'`);
     await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
     if (this.#closing) {
       // close() ran while this (re)connect was under way: it cannot see this client.

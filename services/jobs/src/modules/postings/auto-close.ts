@@ -1,13 +1,5 @@
 import type { MikroORM } from '@hireflow/db';
-import { idempotencyKey } from '@hireflow/idempotency';
-import {
-  createJobQueue,
-  createJobWorker,
-  type JobQueue,
-  type JobWorker,
-  type Logger,
-} from '@hireflow/messaging';
-import type { Redis } from 'ioredis';
+import { createJobWorker, type JobWorker, type Logger } from '@hireflow/messaging';
 import { closeJob } from './service.ts';
 import type { StatusFeed } from './status-feed.ts';
 
@@ -18,19 +10,12 @@ export interface AutoCloseJob {
   tenantId: string;
 }
 
-/** Postings close themselves after a configurable time: one delayed BullMQ job each. */
-export function createAutoCloseQueue(redis: Redis, prefix: string, logger: Logger): JobQueue<AutoCloseJob> {
-  return createJobQueue<AutoCloseJob>({ name: AUTO_CLOSE_QUEUE, connection: redis, prefix, logger });
-}
-
-export function scheduleAutoClose(
-  queue: JobQueue<AutoCloseJob>,
-  job: AutoCloseJob,
-  delayMs: number,
-): Promise<string> {
-  return queue.add('close', job, { intentKey: idempotencyKey('auto-close', job.jobId), delay: delayMs });
-}
-
+/**
+ * Postings close themselves at their close_at through the worker's sweep
+ * (worker.ts), which needs no Redis write per posting. This worker only
+ * drains the delayed jobs that earlier versions scheduled, one per posting;
+ * closing twice is harmless (closeJob emits job.closed.v1 once).
+ */
 export function startAutoCloseWorker(options: {
   orm: MikroORM;
   redisUrl: string;

@@ -7,7 +7,6 @@ import {
   LOCATION_HEADER,
   problem,
   problemResponses,
-  withTimeout,
 } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -34,9 +33,8 @@ export interface PostingRoutesOptions {
   /** Open status streams per API key, across processes. */
   streamSlots: ConcurrencySlots;
   maxStreamMs: number;
+  /** A posting's close_at is this far after its posting; the worker's sweep closes it then. */
   autoCloseAfterMs: number;
-  /** Schedules the delayed auto-close of a new posting (after its commit). */
-  scheduleAutoClose(job: { jobId: string; tenantId: string }, delayMs: number): Promise<unknown>;
 }
 
 const notFound = (id: string) => new HttpProblem(404, 'NOT_FOUND', `No job posting ${id}`);
@@ -83,18 +81,9 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
       // outlived the key's lease (or a crash before the response was stored)
       // finds the posting it already made instead of making a second one.
       const id = request.idempotencyKey ? idFromKey(`job:${request.idempotencyKey}`) : undefined;
+      // One statement (posting + outbox row). No Redis write: the worker's
+      // sweep closes the posting once its close_at has passed.
       const posting = await postJob(orm.em.fork(), principal, request.body, options.autoCloseAfterMs, id);
-      // After commit, best effort and bounded: the worker's sweep closes
-      // overdue postings whatever happens to this delayed job.
-      await withTimeout(
-        options.scheduleAutoClose(
-          { jobId: posting.id, tenantId: principal.tenantId },
-          options.autoCloseAfterMs,
-        ),
-        1000,
-      ).catch((error) =>
-        request.log.warn({ err: error, jobId: posting.id }, 'could not schedule auto-close; the sweep will'),
-      );
       reply.code(202).header('location', `/v1/jobs/${posting.id}`);
       return { id: posting.id, status: 'processing', traceId: currentTraceId() ?? null };
     },

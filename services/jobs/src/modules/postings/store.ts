@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import { type EntityManager, executePrepared } from '@hireflow/db';
 import { LockMode } from '@mikro-orm/core';
 import { JobPosting, type JobPostingEntity, type MediaImage } from '../../db/entities.ts';
 import { decodeMatchCursor, encodeMatchCursor, newestFirstPage } from '../../http/pagination.ts';
@@ -30,7 +30,9 @@ export async function insertPostingWithEvent(
   row: PostingRow,
   outbox: { sql: string; params: unknown[] },
 ): Promise<boolean> {
-  const rows = await em.execute<{ event_id: string }[]>(
+  // A named prepared statement: parsed and planned once per connection, not per request.
+  const rows = await executePrepared<{ event_id: string }>(
+    em,
     `WITH posting AS (
        INSERT INTO job_posting (id, tenant_id, title, description, skills, location, remote, contact_email,
                                 status, posted_at, close_at, updated_at)

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { MikroORM } from '@hireflow/db';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
 import type { Logger } from '@hireflow/messaging';
 import {
@@ -13,8 +13,12 @@ import {
 import { signals } from '@hireflow/telemetry';
 import { DelayedError } from 'bullmq';
 import type { TemplateName } from '../../db/entities.ts';
-import { findNotification, markAttemptFailed, markSent, setIntentStatus } from '../notifications/store.ts';
-import { isSuppressed } from '../suppression/store.ts';
+import {
+  findSendable,
+  markAttemptFailed,
+  markSentStatement,
+  setIntentStatus,
+} from '../notifications/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
 import { EMAIL_QUEUE, type EmailJob } from './queue.ts';
 import { render, type TemplateParams } from './templates.ts';
@@ -91,8 +95,9 @@ export function emailProcessor(
   return async (job: EmailJobOf, token?: string): Promise<SendResult> => {
     const { key } = job.data;
     try {
-      return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em) => {
-        const notification = await findNotification(em, key);
+      return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em, claim) => {
+        // The notification and its recipient's suppression in one read.
+        const notification = await findSendable(em, key);
         if (!notification) throw new PermanentError(`no notification is recorded under ${key}`);
         // `failed` runs only when an operator retried the dead letter (`pnpm dlq
         // retry`): no SMTP accept was ever recorded for it, so it is sent now.
@@ -103,7 +108,7 @@ export function emailProcessor(
             providerMessageId: notification.providerMessageId ?? '',
           };
         }
-        if (await isSuppressed(em, notification.recipient)) {
+        if (notification.suppressed) {
           // The address unsubscribed after this email was decided.
           await setIntentStatus(em, key, 'suppressed', 'the recipient unsubscribed');
           signals.email.publish({ outcome: 'suppressed', template: notification.template });
@@ -113,7 +118,11 @@ export function emailProcessor(
         const content = renderStored(notification.template, notification.params, unsubscribeUrl);
         const accepted = await mailer.send({ key, to: notification.recipient, unsubscribeUrl, ...content });
         const acceptedAt = now();
-        await recordSent(em, key, accepted, { retryMs: options.recordRetryMs, log });
+        // The log write and the claim's completion in one autocommitted statement.
+        await recordSent(() => claim.completeWith(em, accepted, markSentStatement(key, accepted)), key, {
+          retryMs: options.recordRetryMs,
+          log,
+        });
         signals.email.publish({ outcome: 'sent', template: notification.template });
         options.onSent?.({ key, acceptedAt, loggedAt: now() });
         return accepted;
@@ -151,16 +160,17 @@ export function emailProcessor(
  * other worker can take the job meanwhile.
  */
 async function recordSent(
-  em: EntityManager,
+  record: () => Promise<void>,
   key: string,
-  accepted: AcceptedEmail,
   options: { retryMs: number; log: Logger },
 ): Promise<void> {
   const giveUpAt = Date.now() + options.retryMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await markSent(em, key, accepted);
+      return await record();
     } catch (error) {
+      // Recorded, but the claim was taken over meanwhile: nothing to try again.
+      if (error instanceof IdempotencyLeaseLostError) throw error;
       if (Date.now() >= giveUpAt) throw error;
       options.log.warn({ err: error, key, attempt }, 'recording a sent email failed; trying again');
       await delay(Math.max(50, fullJitter(attempt, RECORD_BACKOFF)));

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
-import { isSuppressed } from '../suppression/store.ts';
-import { type EmailIntent, lockAddress, recentWelcomes, takeDailyQuota } from './store.ts';
+import { admissionCheck, type EmailIntent } from './store.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -21,7 +20,9 @@ export type Refusal = { status: 'suppressed' | 'held'; reason: string };
  * registering strangers' addresses cannot make Hireflow mail them), and
  * within its tenant's daily quota (an intent beyond it is held, counted and
  * logged, and goes out once a later day's quota allows). Runs in the
- * handler's transaction; an intent admitted takes one email of the quota.
+ * handler's transaction, in one statement (admissionCheck), after recordIntent
+ * took the address's lock for a welcome email; an intent admitted takes one
+ * email of the quota.
  */
 export async function admit(
   em: EntityManager,
@@ -29,21 +30,26 @@ export async function admit(
   policy: AdmissionPolicy,
   log: Logger,
 ): Promise<Refusal | undefined> {
-  if (await isSuppressed(em, intent.recipient)) {
+  // One statement; for a welcome email, after recordIntent took the address's lock.
+  const check = await admissionCheck(em, intent, {
+    welcomeWithinMs: DAY_MS,
+    welcomeCap: policy.welcomePerAddressPerDay,
+    quota: policy.tenantDailyQuota,
+  });
+  if (check.suppressed) {
     return { status: 'suppressed', reason: 'the recipient unsubscribed' };
   }
-  if (intent.template === 'welcome') {
-    await lockAddress(em, intent.recipient);
-    const recent = await recentWelcomes(em, intent.recipient, { withinMs: DAY_MS, exceptKey: intent.key });
-    if (recent >= policy.welcomePerAddressPerDay) {
-      log.warn(
-        { tenantId: intent.tenantId, key: intent.key },
-        'welcome email refused: the address had its welcomes today',
-      );
-      return { status: 'suppressed', reason: `the address got ${recent} welcome emails in the last 24 h` };
-    }
+  if (intent.template === 'welcome' && check.recentWelcomes >= policy.welcomePerAddressPerDay) {
+    log.warn(
+      { tenantId: intent.tenantId, key: intent.key },
+      'welcome email refused: the address had its welcomes today',
+    );
+    return {
+      status: 'suppressed',
+      reason: `the address got ${check.recentWelcomes} welcome emails in the last 24 h`,
+    };
   }
-  if (!(await takeDailyQuota(em, intent.tenantId, policy.tenantDailyQuota))) {
+  if (!check.quotaTaken) {
     log.warn(
       { tenantId: intent.tenantId, key: intent.key, quota: policy.tenantDailyQuota },
       'tenant over its daily email quota: email held until a later day',

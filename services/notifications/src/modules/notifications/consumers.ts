@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotencyInProgressError, idempotencyKey, idempotent } from '@hireflow/idempotency';
+import { IdempotencyInProgressError, IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
 import {
   backoffBound,
   DeferError,
@@ -61,17 +62,35 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     return new DeferError(Math.round(bound / 2 + random() * (bound / 2)), `waiting for ${what}`);
   };
 
+  // The messages of one receive batch share one transaction (claims, effects, completions, one commit).
+  const batcher = new IdempotentBatcher(orm, { leaseMs: HANDLER_LEASE_MS });
+
+  /** What a handler decided: the emails to queue, and the refusals to report once committed. */
+  interface Decided {
+    requests: EmailRequest[];
+    refused: { outcome: 'suppressed' | 'held'; template: EmailIntent['template'] }[];
+  }
+
   const handle = async (
     event: Pick<CloudEvent, 'id'>,
     context: MessageContext,
-    work: (em: EntityManager) => Promise<EmailRequest[]>,
+    work: (em: EntityManager, refused: Decided['refused']) => Promise<EmailRequest[]>,
   ): Promise<void> => {
-    const requests = await once(orm, event.id, context, work);
-    await emails.enqueue(requests);
+    const decided = await once(batcher, event.id, context, async (em) => {
+      const refused: Decided['refused'] = [];
+      return { requests: await work(em, refused), refused };
+    });
+    // A duplicate gets the stored decision: its refusals were reported by the delivery that made it.
+    if (decided.fresh) for (const refusal of decided.refused ?? []) signals.email.publish(refusal);
+    // Results stored before decisions carried refusals are the list of requests itself.
+    await emails.enqueue(
+      Array.isArray(decided.stored) ? (decided.stored as EmailRequest[]) : (decided.requests ?? []),
+    );
   };
 
   const intend = async (
     em: EntityManager,
+    refused: Decided['refused'],
     intent: Omit<EmailIntent, 'keepUntil'>,
     postedAt?: Date,
   ): Promise<EmailRequest[]> => {
@@ -80,16 +99,17 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       postedAt,
       replayHorizonMs: options.replayHorizonMs,
     });
+    const job = [{ key: intent.key, template: intent.template }];
     if (await recordIntent(em, { ...intent, keepUntil })) {
       const refusal = await admit(em, intent, options.admission, options.log);
-      if (refusal) {
-        await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
-        signals.email.publish({ outcome: refusal.status, template: intent.template });
-      }
+      if (!refusal) return job; // recorded `queued` by this transaction and admitted
+      await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
+      refused.push({ outcome: refusal.status, template: intent.template });
+      return [];
     }
-    // Only a queued intent gets a job (again, after a crash before the enqueue).
+    // Recorded before: only a queued intent gets a job (again, after a crash before the enqueue).
     const status = await intentStatus(em, intent.key);
-    return status === 'queued' ? [{ key: intent.key, template: intent.template }] : [];
+    return status === 'queued' ? job : [];
   };
 
   return {
@@ -100,10 +120,10 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'candidate.registered.v1': (event, context) =>
-      handle(event, context, async (em) => {
+      handle(event, context, async (em, refused) => {
         const { candidateId, tenantId, name, email } = event.data;
         await upsertCandidate(em, event.data);
-        return intend(em, {
+        return intend(em, refused, {
           key: idempotencyKey('welcome-email', candidateId),
           tenantId,
           eventId: event.id,
@@ -114,7 +134,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'match.found.v1': (event, context) =>
-      handle(event, context, async (em) => {
+      handle(event, context, async (em, refused) => {
         const { jobId, candidateId, tenantId, score } = event.data;
         const [candidate, posting] = await Promise.all([
           findCandidate(em, candidateId),
@@ -129,7 +149,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
             `match ${event.data.matchId} names a candidate or posting of another tenant`,
           );
         }
-        return intend(em, {
+        return intend(em, refused, {
           key: idempotencyKey('match-email', jobId, candidateId),
           tenantId,
           eventId: event.id,
@@ -140,7 +160,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'job.matched.v1': (event, context) =>
-      handle(event, context, async (em) => {
+      handle(event, context, async (em, refused) => {
         const { jobId, tenantId, matchCount, computedAt } = event.data;
         const posting = await findPosting(em, jobId);
         if (!posting) throw waitFor(context, `posting ${jobId}`);
@@ -151,6 +171,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
         // (and one that overtook the first gives way to it while unsent: recordIntent).
         return intend(
           em,
+          refused,
           {
             key: idempotencyKey('job-matched', jobId),
             tenantId,
@@ -165,19 +186,37 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   };
 }
 
+/** How a call of `once` got its result; `stored`: a result stored by an earlier version (a bare list). */
+interface Once {
+  fresh: boolean;
+  stored?: unknown[];
+}
+
 /**
- * The work once per event id, in one transaction with the claim. A duplicate
- * delivered while the first runs is told to come back shortly (1 s, doubling
- * with each receive, at most the lease) rather than after the full lease.
+ * The work once per event id, in one transaction with the claim (shared with
+ * the other messages of its receive batch). A duplicate delivered while the
+ * first runs is told to come back shortly (1 s, doubling with each receive,
+ * at most the lease) rather than after the full lease. `fresh`: this call ran
+ * the work (not a stored result of an earlier delivery).
  */
-async function once<T>(
-  orm: MikroORM,
+async function once<T extends object>(
+  batcher: IdempotentBatcher,
   eventId: string,
   context: MessageContext,
   work: (em: EntityManager) => Promise<T>,
-): Promise<T> {
+): Promise<Partial<T> & Once> {
   try {
-    return await idempotent(orm, { key: eventId, transactional: true, leaseMs: HANDLER_LEASE_MS }, work);
+    // Each run of the work marks its result: the stored one is this call's own
+    // when it carries the mark of this call's last run (a batch rolled back and
+    // retried alone runs the work twice; a duplicate gets another's result).
+    let lastRun = '';
+    const result = await batcher.run(eventId, async (em) => {
+      lastRun = randomUUID();
+      return { ...(await work(em)), run: lastRun };
+    });
+    if (Array.isArray(result)) return { stored: result, fresh: false } as unknown as Partial<T> & Once;
+    const { run, ...rest } = result;
+    return { ...(rest as unknown as T), fresh: run === lastRun };
   } catch (error) {
     if (!(error instanceof IdempotencyInProgressError)) throw error;
     const delayMs = Math.min(HANDLER_LEASE_MS, 1000 * 2 ** Math.max(0, context.receiveCount - 1));

@@ -1,11 +1,6 @@
 // The notification log's data access: every statement on notification_log.
 import type { EntityManager } from '@hireflow/db';
-import {
-  NotificationLog,
-  type NotificationLogEntity,
-  type NotificationStatus,
-  type TemplateName,
-} from '../../db/entities.ts';
+import type { NotificationStatus, TemplateName } from '../../db/entities.ts';
 import { type AcceptedEmail, messageIdFor } from '../email/mailer.ts';
 import type { TemplateParams } from '../email/templates.ts';
 
@@ -29,9 +24,15 @@ export interface EmailIntent<T extends TemplateName = TemplateName> {
  * params. True when this call recorded it (an insert, not that update).
  */
 export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<boolean> {
+  // A welcome email first takes its address's lock, in the same statement: intents to one
+  // address wait in turn for the rest of the transaction, so the welcome cap counts them all.
+  const lock =
+    intent.template === 'welcome'
+      ? 'FROM (SELECT pg_advisory_xact_lock(hashtextextended(lower(?), 7))) AS address_lock'
+      : '';
   const rows = await em.execute<{ inserted: boolean }[]>(
     `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
-     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+     SELECT ?, ?, ?, ?, ?, ?::jsonb, ?, ?::timestamptz ${lock}
      ON CONFLICT (key) DO UPDATE
        SET params = EXCLUDED.params, event_id = EXCLUDED.event_id, updated_at = now()
        WHERE notification_log.template = 'job-matched' AND EXCLUDED.template = 'job-matched'
@@ -48,6 +49,7 @@ export async function recordIntent(em: EntityManager, intent: EmailIntent): Prom
       JSON.stringify(intent.params),
       messageIdFor(intent.key),
       intent.keepUntil,
+      ...(intent.template === 'welcome' ? [intent.recipient] : []),
     ],
   );
   return rows[0]?.inserted === true;
@@ -74,27 +76,57 @@ export async function setIntentStatus(
   );
 }
 
-/**
- * Serialises intents to one address for the rest of the transaction (the
- * welcome cap counts them): two tenants registering it at once wait in turn.
- */
-export async function lockAddress(em: EntityManager, address: string): Promise<void> {
-  await em.execute('SELECT pg_advisory_xact_lock(hashtextextended(lower(?), 7))', [address]);
+/** What admission found, in one statement: see admissionCheck. */
+export interface AdmissionCheck {
+  suppressed: boolean;
+  /** Welcome emails to the address in the window (0 for other templates). */
+  recentWelcomes: number;
+  /** One email of today's quota was taken (only when neither suppressed nor over the welcome cap). */
+  quotaTaken: boolean;
 }
 
-/** Welcome emails to this address (any tenant) recorded within `withinMs`, other than `key`, not refused. */
-export async function recentWelcomes(
+/**
+ * Suppression, the welcome cap and the tenant's daily quota in one statement
+ * (the suppression list, recent welcomes to the address other than this key and not refused, and the quota): the quota is
+ * taken only for an intent that is neither suppressed nor over the cap. Run
+ * it after the address's lock (recordIntent takes it for a welcome email), so
+ * that the count sees every welcome committed before.
+ */
+export async function admissionCheck(
   em: EntityManager,
-  address: string,
-  options: { withinMs: number; exceptKey: string },
-): Promise<number> {
-  const rows = await em.execute<{ n: string }[]>(
-    `SELECT count(*) AS n FROM notification_log
-      WHERE template = 'welcome' AND lower(recipient) = lower(?) AND key <> ? AND status <> 'suppressed'
-        AND created_at > now() - ? * interval '1 millisecond'`,
-    [address, options.exceptKey, options.withinMs],
+  intent: { key: string; tenantId: string; recipient: string; template: TemplateName },
+  policy: { welcomeWithinMs: number; welcomeCap: number; quota: number },
+): Promise<AdmissionCheck> {
+  const welcome = intent.template === 'welcome';
+  const [row] = await em.execute<{ suppressed: boolean; recent: string; taken: boolean }[]>(
+    `WITH checked AS (
+       SELECT EXISTS (SELECT 1 FROM suppression WHERE address = lower(?)) AS suppressed,
+              CASE WHEN ? THEN (
+                SELECT count(*) FROM notification_log
+                 WHERE template = 'welcome' AND lower(recipient) = lower(?) AND key <> ? AND status <> 'suppressed'
+                   AND created_at > now() - ? * interval '1 millisecond')
+              ELSE 0 END AS recent
+     ), quota AS (
+       INSERT INTO tenant_email_quota (tenant_id, day, used)
+       SELECT ?, (now() AT TIME ZONE 'utc')::date, 1 FROM checked
+        WHERE NOT checked.suppressed AND checked.recent < ?
+       ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
+         WHERE tenant_email_quota.used < ?
+       RETURNING used
+     )
+     SELECT suppressed, recent, EXISTS (SELECT 1 FROM quota) AS taken FROM checked`,
+    [
+      intent.recipient,
+      welcome,
+      intent.recipient,
+      intent.key,
+      policy.welcomeWithinMs,
+      intent.tenantId,
+      welcome ? policy.welcomeCap : Number.MAX_SAFE_INTEGER,
+      policy.quota,
+    ],
   );
-  return Number(rows[0]?.n ?? 0);
+  return { suppressed: row!.suppressed, recentWelcomes: Number(row!.recent), quotaTaken: row!.taken };
 }
 
 /** Takes one email of the tenant's quota for today (UTC); false when today's quota is used up. */
@@ -133,22 +165,59 @@ export function stuckIntents(
   );
 }
 
-export function findNotification(em: EntityManager, key: string): Promise<NotificationLogEntity | null> {
-  return em.findOne(NotificationLog, { key });
+/** What a send needs of its notification, and whether its recipient is suppressed, in one read. */
+export interface Sendable {
+  status: NotificationStatus;
+  recipient: string;
+  template: TemplateName;
+  params: Record<string, unknown>;
+  messageId: string;
+  providerMessageId: string | null;
+  suppressed: boolean;
+}
+
+export async function findSendable(em: EntityManager, key: string): Promise<Sendable | undefined> {
+  const [row] = await em.execute<
+    {
+      status: NotificationStatus;
+      recipient: string;
+      template: TemplateName;
+      params: Record<string, unknown> | string;
+      message_id: string;
+      provider_message_id: string | null;
+      suppressed: boolean;
+    }[]
+  >(
+    `SELECT n.status, n.recipient, n.template, n.params, n.message_id, n.provider_message_id,
+            EXISTS (SELECT 1 FROM suppression s WHERE s.address = lower(n.recipient)) AS suppressed
+       FROM notification_log n WHERE n.key = ?`,
+    [key],
+  );
+  if (!row) return undefined;
+  return {
+    status: row.status,
+    recipient: row.recipient,
+    template: row.template,
+    params: typeof row.params === 'string' ? JSON.parse(row.params) : row.params,
+    messageId: row.message_id,
+    providerMessageId: row.provider_message_id,
+    suppressed: row.suppressed,
+  };
 }
 
 /**
- * The write that closes the duplicate window: one autocommitted statement
- * right after the SMTP server said 250.
+ * The write that closes the duplicate window, as a statement: the email
+ * worker runs it autocommitted right after the SMTP server said 250, folded
+ * with the completion of its idempotency claim (`claim.completeWith`).
  */
-export async function markSent(em: EntityManager, key: string, accepted: AcceptedEmail): Promise<void> {
-  await em.execute(
-    `UPDATE notification_log
+export function markSentStatement(key: string, accepted: AcceptedEmail): { sql: string; params: unknown[] } {
+  return {
+    sql: `UPDATE notification_log
         SET status = 'sent', attempts = attempts + 1, provider_message_id = ?, message_id = ?,
             sent_at = now(), error = NULL, updated_at = now()
       WHERE key = ?`,
-    [accepted.providerMessageId, accepted.messageId, key],
-  );
+    params: [accepted.providerMessageId, accepted.messageId, key],
+  };
 }
 
 /**

@@ -1,0 +1,138 @@
+import type { EntityManager, MikroORM } from '@hireflow/db';
+import { type Context, context } from '@opentelemetry/api';
+import { IdempotencyLeaseLostError } from './errors.ts';
+import { idempotent } from './idempotent.ts';
+import { claimNewKeys, completeClaims, DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './store.ts';
+
+export interface IdempotentBatcherOptions {
+  /** Holders' lease, as `idempotent`'s transactional mode (an idle transaction is ended past it). */
+  leaseMs?: number;
+  ttlMs?: number;
+  /** Most calls run in one transaction (default 10, an SQS receive batch). */
+  maxBatch?: number;
+}
+
+interface Pending {
+  key: string;
+  work: (tx: EntityManager) => Promise<unknown>;
+  /** The caller's context: its work runs in it, so its spans stay in its own trace. */
+  context: Context;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Transactional mode for many keys at once. The calls that arrive together
+ * (in one turn of the event loop: the messages of one SQS receive batch, each
+ * dispatched to its handler) run in one transaction: their keys are claimed in
+ * one statement, each work runs in turn in its caller's trace context, their
+ * completions are one statement, and one COMMIT makes every effect and
+ * completion durable together: a batch of ten costs two statements and one
+ * commit of bookkeeping instead of ten claims, ten completions and ten commits.
+ *
+ * What the batch cannot settle runs alone through `idempotent` (transactional):
+ * a key not claimed in the batch (a duplicate, which gets its stored result;
+ * another holder's, which gets IdempotencyInProgressError), and every call of
+ * a batch in which any work failed: the transaction is rolled back whole and
+ * each call is retried alone, so the one that fails fails on its own and the
+ * others commit. Work must therefore have no effect outside the transaction.
+ */
+export class IdempotentBatcher {
+  readonly #orm: MikroORM;
+  readonly #leaseMs: number;
+  readonly #ttlMs: number;
+  readonly #maxBatch: number;
+  #pending: Pending[] = [];
+  #scheduled = false;
+
+  constructor(orm: MikroORM, options: IdempotentBatcherOptions = {}) {
+    this.#orm = orm;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#ttlMs = options.ttlMs ?? DEFAULT_RETENTION_MS;
+    this.#maxBatch = options.maxBatch ?? 10;
+  }
+
+  /** Runs `work` at most once per key to completion, in a batch's transaction; resolves with its (JSON) result. */
+  run<T>(key: string, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    if (!key) return Promise.reject(new TypeError('IdempotentBatcher: the key is empty'));
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({
+        key,
+        work,
+        context: context.active(),
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
+      if (this.#pending.length >= this.#maxBatch) this.#flush();
+      else if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0) return;
+    if (batch.length === 1) {
+      this.#alone(batch[0]!);
+      return;
+    }
+    void this.#runBatch(batch);
+  }
+
+  #alone(call: Pending): void {
+    context
+      .with(call.context, () =>
+        idempotent(
+          this.#orm,
+          { key: call.key, transactional: true, leaseMs: this.#leaseMs, ttlMs: this.#ttlMs },
+          (tx) => call.work(tx),
+        ),
+      )
+      .then(call.resolve, call.reject);
+  }
+
+  async #runBatch(batch: Pending[]): Promise<void> {
+    let claimedCalls: Pending[] = [];
+    let results: Map<Pending, string>;
+    try {
+      results = await this.#orm.em.fork().transactional(async (tx) => {
+        const claimed = await claimNewKeys(
+          tx,
+          batch.map((call) => call.key),
+          { leaseMs: this.#leaseMs, ttlMs: this.#ttlMs },
+        );
+        // A key twice in one batch is claimed once: its second call runs alone, after the commit.
+        const taken = new Set<string>();
+        claimedCalls = batch.filter((call) => {
+          if (!claimed.has(call.key) || taken.has(call.key)) return false;
+          taken.add(call.key);
+          return true;
+        });
+        const done = new Map<Pending, string>();
+        for (const call of claimedCalls) {
+          const result = await context.with(call.context, () => call.work(tx));
+          done.set(call, JSON.stringify(result) ?? 'null');
+        }
+        const completions = claimedCalls.map((call) => ({
+          key: call.key,
+          token: claimed.get(call.key)!,
+          resultJson: done.get(call)!,
+        }));
+        if ((await completeClaims(tx, completions, this.#ttlMs)) !== completions.length) {
+          throw new IdempotencyLeaseLostError(completions[0]?.key ?? '');
+        }
+        return done;
+      });
+    } catch {
+      // Rolled back whole: every call again, alone, each with its own outcome.
+      for (const call of batch) this.#alone(call);
+      return;
+    }
+    for (const call of claimedCalls) call.resolve(JSON.parse(results.get(call)!));
+    for (const call of batch) if (!results.has(call)) this.#alone(call);
+  }
+}
