@@ -6,7 +6,7 @@ import { startTestTracing } from '@hireflow/telemetry/testing';
 import { testTopology, waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   enqueueEvent,
   OUTBOX_CHANNEL,
@@ -127,11 +127,16 @@ describe('transactional outbox', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
+    // Never left running: a child that commits after this test gave up would leave its row to the next tests.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;
     });
-    const committedId = await waitFor(() => /committed (\S+)/.exec(output)?.[1], { timeoutMs: 20_000 });
+    // The child's start-up (a Node process, its imports, a connection) is seconds on a loaded machine.
+    const committedId = await waitFor(() => /committed (\S+)/.exec(output)?.[1], { timeoutMs: 60_000 });
     const exited = once(child, 'exit');
     child.kill('SIGKILL');
     const [, signal] = await exited;
@@ -162,7 +167,7 @@ describe('transactional outbox', () => {
     } finally {
       await relay.close();
     }
-  });
+  }, 90_000);
 
   it('keeps entries of a partially failed PublishBatch unsent and publishes them on the next round', async () => {
     const topo = await testTopology(env.aws, 'outbox-partial', smallTopology());

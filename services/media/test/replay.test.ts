@@ -185,5 +185,6 @@ describe('replaying API keys into a media that is newer than them', () => {
     } finally {
       await h.close();
     }
-  });
+    // Two replay runs through the CLI's code path and a consumer draining each: slow on a loaded machine.
+  }, 90_000);
 });
