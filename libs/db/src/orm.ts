@@ -20,6 +20,7 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     entities: options.entities,
     extensions: [Migrator],
     pool: { min: 0, max: options.poolMax ?? 10 },
+    driverOptions: { onPoolCreated: retireConnectionsEndedByServer },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     // A service may own only library tables (outbox, idempotency) at first.
@@ -32,6 +33,29 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
       snapshot: false,
       silent: true,
     },
+  });
+}
+
+interface PooledClient {
+  connection: { on(event: 'errorMessage', listener: (message: { severity?: string }) => void): void };
+  _queryable: boolean;
+}
+
+/**
+ * Postgres ends a connection with a FATAL error (shutdown, restart, failover,
+ * pg_terminate_backend) before it closes the socket. The query in flight fails
+ * at once and is released to the pool in the same turn, before `pg` has seen
+ * the socket close: `pg-pool` keeps a released client unless it is marked not
+ * queryable, so it went back into the pool and the next waiting caller got a
+ * dead connection (found by the chaos soak; test/connection-loss.test.ts).
+ * Marking it at the FATAL message makes the pool drop it on release.
+ */
+function retireConnectionsEndedByServer(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    const pooled = client as unknown as PooledClient;
+    pooled.connection.on('errorMessage', (message) => {
+      if (message.severity === 'FATAL' || message.severity === 'PANIC') pooled._queryable = false;
+    });
   });
 }
 
