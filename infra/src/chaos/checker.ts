@@ -96,6 +96,10 @@ export async function expectedEffects(sources: CheckSources) {
   const candidates = new Map<string, number>();
   const postings = new Map<string, { at: number; title: string; op: number }>();
   const uploads = new Map<string, number>();
+  // Groups share words: a candidate must match every open posting of its group, whatever matching recorded.
+  const candidateGroup = new Map<string, number>();
+  const postingGroup = new Map<string, number>();
+  const closedInPlan = new Set(plan.ops.flatMap((op) => (op.kind === 'close' ? [op.posting] : [])));
   const injected: { jobId: string; candidateId: string; at: number }[] = [];
   for (const record of records) {
     if (!record?.ok || !record.id) continue;
@@ -105,6 +109,7 @@ export async function expectedEffects(sources: CheckSources) {
     if (original.kind === 'candidate' || original.kind === 'out-of-order') {
       if (op.kind === 'sns-duplicate') continue;
       candidates.set(record.id, Math.min(candidates.get(record.id) ?? at, at));
+      candidateGroup.set(record.id, original.group);
     } else if (original.kind === 'posting') {
       const known = postings.get(record.id);
       postings.set(record.id, {
@@ -112,6 +117,7 @@ export async function expectedEffects(sources: CheckSources) {
         title: original.n.toString(),
         op: original.n,
       });
+      if (!closedInPlan.has(original.n)) postingGroup.set(record.id, original.group);
     } else if (original.kind === 'upload') {
       uploads.set(record.id, Math.min(uploads.get(record.id) ?? at, at));
     }
@@ -139,6 +145,13 @@ export async function expectedEffects(sources: CheckSources) {
     });
   }
   for (const m of injected) pairs.set(`${m.jobId}:${m.candidateId}`, m);
+  const byGroup = new Map<number, string[]>();
+  for (const [id, group] of candidateGroup) byGroup.set(group, [...(byGroup.get(group) ?? []), id]);
+  for (const [jobId, group] of postingGroup) {
+    for (const candidateId of byGroup.get(group) ?? []) {
+      pairs.set(`${jobId}:${candidateId}`, { jobId, candidateId, at: pairAt(jobId, candidateId) });
+    }
+  }
   const emails = new Map<string, { key: string; at: number }>();
   for (const [id, at] of candidates)
     emails.set(digestOf(`welcome-email:${id}`), { key: `welcome-email:${id}`, at });
@@ -146,7 +159,7 @@ export async function expectedEffects(sources: CheckSources) {
     const key = `match-email:${p.jobId}:${p.candidateId}`;
     emails.set(digestOf(key), { key, at: p.at });
   }
-  for (const { id } of computed) {
+  for (const { id } of [...computed, ...[...postingGroup.keys()].map((id) => ({ id }))]) {
     emails.set(digestOf(`job-matched:${id}`), { key: `job-matched:${id}`, at: postings.get(id)?.at ?? 0 });
   }
   return { candidates, postings, uploads, pairs, emails, matchedRows: matched.length };
@@ -426,7 +439,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
     postings: {
       expected: postingIntents,
       seen: jobRows.length,
-      lost: 0,
+      lost: stuck.length,
       duplicated: postingDuplicates,
     },
     matches: {
@@ -469,6 +482,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
 export function verdict(result: CheckResult): string[] {
   const problems: string[] = [];
   if (result.emails.lost) problems.push(`${result.emails.lost} lost emails`);
+  if (result.postings.lost) problems.push(`${result.postings.lost} postings never matched`);
   if (result.matches.lost) problems.push(`${result.matches.lost} lost matches`);
   if (result.variants.lost) problems.push(`${result.variants.lost} lost variants`);
   if (result.matches.duplicated) problems.push(`${result.matches.duplicated} duplicated matches`);

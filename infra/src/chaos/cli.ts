@@ -1,8 +1,9 @@
-// `pnpm chaos [--events N] [--duration S] [--seed K] [--fault-every S] [--broken NAME] [--out DIR]`:
+// `pnpm chaos [--events N] [--duration S] [--seed K] [--fault-every S] [--faults kind,…] [--broken NAME] [--out DIR]`:
 // the system under a seeded workload and fault schedule, then a check of
 // every sink (docs/chaos.md). Exits 1 when anything is lost or duplicated.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { FaultKind } from './faults.ts';
 import { runChaos } from './run.ts';
 
 const { values } = parseArgs({
@@ -12,6 +13,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     'fault-every': { type: 'string', default: '3.5' },
     broken: { type: 'string' },
+    faults: { type: 'string' },
     out: { type: 'string' },
     'max-drain': { type: 'string', default: '600' },
   },
@@ -37,6 +39,7 @@ const run = await runChaos({
   durationS: values.duration === undefined ? undefined : number('duration', values.duration, 1, 86_400),
   faultEveryMs: number('fault-every', values['fault-every'], 0, 3600) * 1000,
   broken: values.broken,
+  kinds: values.faults ? (values.faults.split(',') as FaultKind[]) : undefined,
   outDir,
   maxDrainMs: number('max-drain', values['max-drain'], 10, 86_400) * 1000,
   log,

@@ -1,4 +1,5 @@
 import type { SmtpCatcher } from '@hireflow/testing/smtp';
+import { now } from './clock.ts';
 import type { OwnedServer } from './processes.ts';
 import type { Random } from './random.ts';
 
@@ -77,7 +78,7 @@ export function startFaults(options: {
 
   const inject = async (kind: FaultKind): Promise<FaultRecord | undefined> => {
     const workers = Object.entries(targets.pids()).filter(([name]) => name.includes('/'));
-    const start = Date.now();
+    const start = now();
     const record = (target: string, detail: string): FaultRecord => ({
       kind,
       target,
@@ -106,7 +107,7 @@ export function startFaults(options: {
         await sleep(ms);
         signal(pid, 'SIGCONT');
         busy.delete(name);
-        return { ...record(name, `SIGSTOP pid ${pid} for ${(ms / 1000).toFixed(1)} s`), end: Date.now() };
+        return { ...record(name, `SIGSTOP pid ${pid} for ${(ms / 1000).toFixed(1)} s`), end: now() };
       }
       case 'smtp-outage': {
         if (busy.has('smtp')) return undefined;
@@ -125,7 +126,7 @@ export function startFaults(options: {
             'smtp',
             `refused ${(refuse / 1000).toFixed(1)} s, then 4xx ${(tempfail / 1000).toFixed(1)} s`,
           ),
-          end: Date.now(),
+          end: now(),
         };
       }
       case 'redis-restart':
@@ -141,7 +142,7 @@ export function startFaults(options: {
         busy.delete(server.name);
         return {
           ...record(server.name, `${crash ? 'killed' : 'stopped'}, restarted after ${downMs} ms`),
-          end: Date.now(),
+          end: now(),
         };
       }
       case 'postgres-cut': {
@@ -152,7 +153,7 @@ export function startFaults(options: {
         await sleep(ms);
         targets.postgres.proxy.restore();
         busy.delete('postgres');
-        return { ...record('postgres', `connections reset for ${ms} ms`), end: Date.now() };
+        return { ...record('postgres', `connections reset for ${ms} ms`), end: now() };
       }
       case 'emulator-pause': {
         if (busy.has('emulator')) return undefined;
@@ -162,7 +163,7 @@ export function startFaults(options: {
         await sleep(ms);
         targets.emulator.resume();
         busy.delete('emulator');
-        return { ...record('emulator', `SIGSTOP for ${(ms / 1000).toFixed(1)} s`), end: Date.now() };
+        return { ...record('emulator', `SIGSTOP for ${(ms / 1000).toFixed(1)} s`), end: now() };
       }
       case 'network-delay': {
         const server = random.pick([targets.postgres, targets.redis, targets.emulator]);
@@ -176,7 +177,7 @@ export function startFaults(options: {
         busy.delete(server.name);
         return {
           ...record(server.name, `+${delay} ms each way for ${(ms / 1000).toFixed(1)} s`),
-          end: Date.now(),
+          end: now(),
         };
       }
     }

@@ -9,6 +9,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Redis } from 'ioredis';
 import { instanceNames, loadLauncherSettings, type RunningPlatform, startPlatform } from '../local/index.ts';
 import { type CheckResult, check, expectedEffects, verdict } from './checker.ts';
+import { now } from './clock.ts';
 import { type FaultKind, startFaults } from './faults.ts';
 import { drawPlan } from './plan.ts';
 import { startOwnedEmulator, startOwnedPostgres, startOwnedRedis } from './processes.ts';
@@ -48,7 +49,11 @@ const awsClientConfig = (endpoint: string, region: string, requestTimeout: numbe
   region,
   endpoint,
   credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  requestHandler: new NodeHttpHandler({ connectionTimeout: 2000, requestTimeout }),
+  requestHandler: new NodeHttpHandler({
+    connectionTimeout: 2000,
+    requestTimeout,
+    throwOnRequestTimeout: true,
+  }),
 });
 
 /**
@@ -68,7 +73,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     if (serviceLog.length > 200_000) serviceLog.splice(0, 50_000);
   };
   const cleanups: (() => Promise<unknown>)[] = [];
-  const startedAt = Date.now();
+  const startedAt = now();
   try {
     const postgres = await startOwnedPostgres(dir, log);
     cleanups.push(() => postgres.close());
@@ -134,7 +139,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       exited = reason;
       log(`!! ${reason}`);
     });
-    log(`system up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: api ${platform.api}`);
+    log(`system up in ${((now() - startedAt) / 1000).toFixed(1)} s: api ${platform.api}`);
 
     // The harness reads around the proxies; the workload goes through them, as the services do.
     const sns = new SNSClient(awsClientConfig(`http://127.0.0.1:${emulator.proxy.port}`, region, 5000));
@@ -187,7 +192,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
           })
         : undefined;
     const durationS = options.durationS ?? options.events / 25;
-    const workStart = Date.now();
+    const workStart = now();
     await runWorkload(
       {
         plan,
@@ -206,9 +211,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
         opsDone++;
       },
     );
-    log(`workload done in ${((Date.now() - workStart) / 1000).toFixed(1)} s; stopping faults`);
+    log(`workload done in ${((now() - workStart) / 1000).toFixed(1)} s; stopping faults`);
     await faults?.stop();
-    const drainStart = Date.now();
+    const drainStart = now();
 
     const sources = {
       plan,
@@ -231,7 +236,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     };
     // Drain: until every expected email is in and every queue is empty, or the bound.
     let settled = 0;
-    for (let round = 0; Date.now() - drainStart < options.maxDrainMs && round < 10_000; round++) {
+    for (let round = 0; now() - drainStart < options.maxDrainMs && round < 10_000; round++) {
       await sleep(3000);
       const last = sampler.last();
       const empty =
@@ -240,12 +245,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       const expected = await expectedEffects(sources).catch(() => undefined);
       const seen = new Set(smtp.emails.map((e) => e.key));
       const missing = expected ? [...expected.emails.keys()].filter((k) => !seen.has(k)).length : -1;
-      if (round % 5 === 0)
-        log(`drain: ${missing} expected emails missing, queues ${empty ? 'empty' : 'busy'}`);
+      if (round % 5 === 0) {
+        const busy = last ? Object.entries({ ...last.inbox, ...last.jobs }).filter(([, v]) => v !== 0) : [];
+        const queues = busy.length === 0 ? 'empty' : busy.map(([k, v]) => `${k} ${v}`).join(', ');
+        log(`drain: ${missing} expected emails missing; queues: ${queues}`);
+      }
       settled = missing === 0 && empty ? settled + 1 : 0;
       if (settled >= 2) break;
     }
-    const drainS = Math.round((Date.now() - drainStart) / 1000);
+    const drainS = Math.round((now() - drainStart) / 1000);
     await sampler.stop();
     log('checking every sink');
     const result = await check(sources);
@@ -262,7 +270,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       durations: {
         workloadS: Math.round((drainStart - workStart) / 1000),
         drainS,
-        totalS: Math.round((Date.now() - startedAt) / 1000),
+        totalS: Math.round((now() - startedAt) / 1000),
       },
       result,
       problems,

@@ -1,6 +1,7 @@
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { topology } from '@hireflow/contracts';
 import type { Redis } from 'ioredis';
+import { now } from './clock.ts';
 
 /** One second of the run, for the timeline. */
 export interface Sample {
@@ -76,7 +77,8 @@ export function startSampler(options: {
           Promise.all([
             options.redis.llen(`${base}:wait`),
             options.redis.llen(`${base}:active`),
-            options.redis.zrange(`${base}:delayed`, '0', '-1'),
+            // BullMQ scores a delayed job by its due time × 0x1000: what is due within a minute is backlog, the rest is scheduled (auto-close in days).
+            options.redis.zrangebyscore(`${base}:delayed`, '0', String((Date.now() + 60_000) * 0x1000)),
             options.redis.zcard(`${base}:prioritized`),
           ]),
           800,
@@ -93,7 +95,7 @@ export function startSampler(options: {
   let stopped = false;
   const loop = (async () => {
     for (let i = 0; i < 1_000_000 && !stopped; i++) {
-      const tick = Date.now();
+      const tick = now();
       const [inboxes, jobs] = await Promise.all([
         Promise.all(queues.map(inboxDepth)),
         Promise.all(services.map(jobsDepth)),
@@ -104,7 +106,7 @@ export function startSampler(options: {
         inbox: Object.fromEntries(queues.map((q, j) => [q, inboxes[j]!])),
         jobs: Object.fromEntries(services.map((s, j) => [s, jobs[j]!])),
       });
-      const wait = options.intervalMs - (Date.now() - tick);
+      const wait = options.intervalMs - (now() - tick);
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   })();

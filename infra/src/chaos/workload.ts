@@ -2,6 +2,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { CreateTopicCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { createHireflowClient, HireflowProblem, type NewCandidate, type NewJob } from '@hireflow/client';
 import { createEvent } from '@hireflow/contracts';
+import { now } from './clock.ts';
 import type { Plan, PlannedOp } from './plan.ts';
 
 /** What happened to one planned operation. */
@@ -140,12 +141,12 @@ export async function runWorkload(
     for (let tries = 0; tries < 1000; tries++) {
       record.attempts++;
       try {
-        await attempt(AbortSignal.timeout(Math.max(1000, Math.min(10_000, deadline - Date.now()))));
+        await attempt(AbortSignal.timeout(Math.max(1000, Math.min(10_000, deadline - now()))));
         record.ok = true;
         return;
       } catch (error) {
         record.error = (error as Error).message.slice(0, 200);
-        if (!retryable(error) || Date.now() + 500 > deadline) {
+        if (!retryable(error) || now() + 500 > deadline) {
           record.ok = false;
           return;
         }
@@ -294,13 +295,13 @@ export async function runWorkload(
     }
   };
 
-  const started = Date.now();
+  const started = now();
   const inFlight = new Set<Promise<OpRecord>>();
   for (const [index, op] of ctx.plan.ops.entries()) {
     const due = started + (index / ctx.rate) * 1000;
-    if (due > Date.now()) await sleep(due - Date.now());
+    if (due > now()) await sleep(due - now());
     while (inFlight.size >= ctx.maxInFlight) await Promise.race(inFlight);
-    const record: OpRecord = { index, kind: op.kind, startedAt: Date.now(), attempts: 0 };
+    const record: OpRecord = { index, kind: op.kind, startedAt: now(), attempts: 0 };
     records[index] = record;
     const running = execute(op, record)
       .catch((error: Error) => {
@@ -308,7 +309,7 @@ export async function runWorkload(
         record.error = error.message.slice(0, 200);
       })
       .then(() => {
-        record.endedAt = Date.now();
+        record.endedAt = now();
         onOp(record);
         return record;
       });
