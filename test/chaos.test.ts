@@ -8,7 +8,7 @@ import { root } from './launcher.ts';
 // The short chaos soak (docs/chaos.md): the whole system on its own
 // Postgres, Redis and emulator, 300 seeded operations with a fault every
 // 3.5 s, then every sink checked. Fixed seed: a failure replays with
-// `pnpm chaos --events 300 --seed 18 --fault-every 3.5 --duration 40`.
+// `pnpm chaos --events 300 --seed 18 --fault-every 3.5 --duration 30`.
 describe('chaos soak (seed 18, 300 events, a fault every 3.5 s)', () => {
   let out: string | undefined;
   afterAll(async () => {
@@ -21,7 +21,7 @@ describe('chaos soak (seed 18, 300 events, a fault every 3.5 s)', () => {
       process.execPath,
       [
         join(root, 'infra/src/chaos/cli.ts'),
-        ...['--events', '300', '--seed', '18', '--fault-every', '3.5', '--duration', '40'],
+        ...['--events', '300', '--seed', '18', '--fault-every', '3.5', '--duration', '30'],
         ...['--max-drain', '60', '--out', out],
       ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -56,18 +56,19 @@ function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-function ownedServer(options: {
+/** Starts a server on a free port behind a fault proxy of its own. */
+async function startOwnedServer(options: {
   name: string;
-  port: number;
-  proxy: TcpProxy;
-  spawnIt: () => ChildProcess;
-  ready: () => Promise<boolean>;
+  spawnIt: (port: number) => ChildProcess;
+  ready: (port: number) => Promise<boolean>;
   killSignal: NodeJS.Signals;
   stopSignal: NodeJS.Signals;
   log: (line: string) => void;
   /** The pid to signal when it is not the spawned one (Postgres under runuser: the postmaster). */
   serverPid?: () => Promise<number | undefined>;
-}): OwnedServer {
+}): Promise<OwnedServer> {
+  const port = await freePort();
+  const proxy = await startTcpProxy({ port });
   let child: ChildProcess | undefined;
   let serverPid: number | undefined;
   const send = (signal: NodeJS.Signals) => {
@@ -93,17 +94,17 @@ function ownedServer(options: {
     child = undefined;
     serverPid = undefined;
   };
-  return {
+  const server: OwnedServer = {
     name: options.name,
-    port: options.port,
-    proxy: options.proxy,
+    port,
+    proxy,
     get pid() {
       return child?.pid;
     },
     kill: () => signalAndWait(options.killSignal),
     stop: () => signalAndWait(options.stopSignal),
     async start() {
-      const spawned = options.spawnIt();
+      const spawned = options.spawnIt(port);
       child = spawned;
       const tail: string[] = [];
       for (const stream of [spawned.stdout, spawned.stderr]) {
@@ -116,7 +117,7 @@ function ownedServer(options: {
         if (child === spawned) options.log(`${options.name} exited (code ${code}, signal ${signal})`);
       });
       try {
-        await waitUntil(options.name, options.ready, 30_000);
+        await waitUntil(options.name, () => options.ready(port), 30_000);
       } catch (error) {
         throw new Error(`${(error as Error).message}: ${tail.join('').slice(-2000)}`);
       }
@@ -126,9 +127,11 @@ function ownedServer(options: {
     resume: () => send('SIGCONT'),
     async close() {
       await signalAndWait(options.stopSignal);
-      await options.proxy.close();
+      await proxy.close();
     },
   };
+  await server.start();
+  return server;
 }
 
 /** A Postgres of the run's own: initdb in `dir`, trust auth, loopback, on a free port. */
@@ -153,17 +156,13 @@ export async function startOwnedPostgres(dir: string, log: (line: string) => voi
     'UTF8',
   ]);
   await run(initdb, initArgs);
-  const port = await freePort();
-  const proxy = await startTcpProxy({ port });
-  const server = ownedServer({
+  return startOwnedServer({
     name: 'postgres',
-    port,
-    proxy,
     log,
     // SIGQUIT is Postgres's immediate shutdown: a crash, with recovery at the next start.
     killSignal: 'SIGQUIT',
     stopSignal: 'SIGINT',
-    spawnIt: () => {
+    spawnIt: (port) => {
       const [command, args] = asPostgres(join(PG_BIN, 'postgres'), [
         '-D',
         data,
@@ -187,30 +186,24 @@ export async function startOwnedPostgres(dir: string, log: (line: string) => voi
       const pidFile = await readFile(join(data, 'postmaster.pid'), 'utf8');
       return Number(pidFile.split('\n')[0]);
     },
-    ready: async () => {
+    ready: async (port) => {
       const [command, args] = asPostgres(join(PG_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]);
       await run(command, args);
       return true;
     },
   });
-  await server.start();
-  return server;
 }
 
 /** A Redis of the run's own, with an fsynced append-only file: a kill loses nothing it acknowledged. */
 export async function startOwnedRedis(dir: string, log: (line: string) => void): Promise<OwnedServer> {
   const data = join(dir, 'redis');
   await mkdir(data, { recursive: true });
-  const port = await freePort();
-  const proxy = await startTcpProxy({ port });
-  const server = ownedServer({
+  return startOwnedServer({
     name: 'redis',
-    port,
-    proxy,
     log,
     killSignal: 'SIGKILL',
     stopSignal: 'SIGTERM',
-    spawnIt: () =>
+    spawnIt: (port) =>
       spawn(
         'redis-server',
         [
@@ -231,13 +224,11 @@ export async function startOwnedRedis(dir: string, log: (line: string) => void):
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       ),
-    ready: async () => {
+    ready: async (port) => {
       const { stdout } = await run('redis-cli', ['-p', String(port), 'ping']);
       return stdout.trim() === 'PONG';
     },
   });
-  await server.start();
-  return server;
 }
 
 /** The SNS/SQS/S3 emulator as a process of its own (state in memory: it is paused, never killed). */
@@ -246,25 +237,19 @@ export async function startOwnedEmulator(
   region: string,
   log: (line: string) => void,
 ): Promise<OwnedServer> {
-  const port = await freePort();
-  const proxy = await startTcpProxy({ port });
-  const server = ownedServer({
+  return startOwnedServer({
     name: 'emulator',
-    port,
-    proxy,
     log,
     killSignal: 'SIGKILL',
     stopSignal: 'SIGTERM',
-    spawnIt: () =>
+    spawnIt: (port) =>
       spawn(process.execPath, [join(root, 'infra/src/emulator-cli.ts')], {
         env: { ...process.env, EMULATOR_PORT: String(port), AWS_REGION: region },
         stdio: ['ignore', 'pipe', 'pipe'],
       }),
-    ready: async () => {
+    ready: async (port) => {
       const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
       return res.status > 0;
     },
   });
-  await server.start();
-  return server;
 }
