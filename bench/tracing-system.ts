@@ -68,6 +68,9 @@ export async function startSystem(traced: boolean, sink: OtlpSink): Promise<Benc
     HIREFLOW_INSTANCE: instance,
     HIREFLOW_STATE_DIR: '.local/bench',
     HIREFLOW_PORT_BASE: '0',
+    HIREFLOW_API_PORT: '0',
+    // One worker per service in both systems, whatever the backlog: the same work, traced or not.
+    HIREFLOW_SCALING: 'off',
     EMULATOR_PORT: '0',
     SMTP_URL: smtp.url,
     OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,

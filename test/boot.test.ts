@@ -93,7 +93,7 @@ describe('pnpm start (the launcher)', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
     });
-    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 120_000);
 
     const { urls, adminUrls, mailUi } = printedUrls(launcher.lines);
     expect(Object.keys(urls).sort()).toEqual(['jobs', 'matching', 'media', 'notifications']);
@@ -227,7 +227,7 @@ describe('pnpm start (the launcher)', () => {
         secret,
       ).toEqual([]);
     }
-  }, 150_000);
+  }, 240_000);
 
   it('makes the demo key work on media after a restart whose media database is new', async () => {
     const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
@@ -238,7 +238,7 @@ describe('pnpm start (the launcher)', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp!.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
-    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 120_000);
     // Through a replay of jobs' event log into media-inbox, not an announcement on the topic.
     expect(launcher.lines.join('\n')).toMatch(
       /media did not know the demo key: replayed [1-9]\d* API-key events? from jobs' event log into media-inbox/,
@@ -246,7 +246,7 @@ describe('pnpm start (the launcher)', () => {
     await uploadReady((await demoClient(launcher.lines)).client);
     launcher.child.kill('SIGTERM');
     expect(await launcher.exited).toBe(0);
-  }, 150_000);
+  }, 240_000);
 
   it("announces the keys when jobs' event log does not hold the demo key (a key older than the log)", async () => {
     const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
@@ -261,7 +261,7 @@ describe('pnpm start (the launcher)', () => {
     await jobs.query("DELETE FROM event_log WHERE type LIKE 'apikey.%'");
     await jobs.end();
     launcher = launch();
-    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 120_000);
     expect(launcher.lines.join('\n')).toContain(
       "media did not know the demo key, older than jobs' event log: API keys announced again",
     );
@@ -275,7 +275,7 @@ describe('pnpm start (the launcher)', () => {
     expect(res.status).toBe(404);
     launcher.child.kill('SIGTERM');
     expect(await launcher.exited).toBe(0);
-  }, 150_000);
+  }, 240_000);
 
   it('says how to start Postgres when it does not answer', async () => {
     const run = launch({

@@ -32,6 +32,8 @@ export function launch(instance: string, stateDir: string, extraEnv: Record<stri
       // One process per service: tests run side by side on two cores. The
       // boot test runs the default (worker pools) itself.
       HIREFLOW_SCALING: 'off',
+      // Test files start systems side by side on two cores: a slow start is not a failed one.
+      HIREFLOW_READY_TIMEOUT_MS: '100000',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

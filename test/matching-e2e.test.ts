@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHireflowClient, type HireflowClient } from '@hireflow/client';
+import { demoCast } from '@hireflow/infra/demo';
 import { waitFor } from '@hireflow/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, type Launcher, launch, printedUrls, root } from './launcher.ts';
@@ -14,47 +15,23 @@ const instance = `e2e${randomBytes(3).toString('hex')}`;
 const stateDir = `.local/test-${instance}`;
 const tag = randomBytes(4).toString('hex');
 
-const role = {
-  title: `Senior Backend Engineer ${tag}`,
-  description:
-    'Build event-driven microservices in TypeScript on Node.js with PostgreSQL and Redis, deployed on AWS with Docker. Clean REST APIs, tests and observability.',
-  skills: ['TypeScript', 'Node.js', 'PostgreSQL', 'Redis', 'AWS', 'Docker', 'REST'],
-  location: 'Berlin',
-  remote: true,
-  contactEmail: `recruiter-${tag}@example.test`,
-};
-
+// The demo's cast (`pnpm demo`): a role, three candidates who fit it and one who
+// does not, plus a frontend developer whose skills overlap the role's only in part.
+const cast = demoCast(tag);
+const role = cast.role;
 // Best first: the score separates them (0.76, 0.74, 0.63 against 0.25 and 0.01).
-const fitting = [
-  {
-    name: 'Grace Hopper',
-    headline: 'Backend engineer: TypeScript and Node services, Postgres, event-driven systems on AWS',
-    skills: ['typescript', 'nodejs', 'postgres', 'redis', 'aws', 'kubernetes'],
-  },
-  {
-    name: 'Alan Turing',
-    headline: 'Senior Node.js developer building REST APIs in TypeScript with PostgreSQL and Docker',
-    skills: ['Node.js', 'TypeScript', 'PostgreSQL', 'Docker', 'REST'],
-  },
-  {
-    name: 'Katherine Johnson',
-    headline: 'Full-stack engineer, strongest on the backend: Node.js, TypeScript, Redis, AWS',
-    skills: ['JavaScript', 'TypeScript', 'Node', 'Redis', 'AWS', 'React'],
-  },
-];
+const fitting = cast.candidates.slice(0, 3);
 const unfitting = [
   {
     name: 'Frank Gilbreth',
+    email: `frank.gilbreth.${tag}@example.test`,
     headline: 'Frontend developer: React and TypeScript single-page apps, design systems',
     skills: ['TypeScript', 'React', 'CSS', 'Storybook'],
+    location: 'Berlin',
   },
-  {
-    name: 'Lillian Moller',
-    headline: 'Warehouse operator: forklift certified, picking and packing, inventory and shipping',
-    skills: ['Forklift', 'Inventory management', 'Order picking'],
-  },
+  ...cast.candidates.slice(3),
 ];
-const emailOf = (name: string) => `${name.toLowerCase().replace(/\W+/g, '.')}.${tag}@example.test`;
+const emailOf = (name: string) => [...fitting, ...unfitting].find((p) => p.name === name)!.email;
 
 /** Follows the posting's event stream until it says `matched`; returns the statuses seen. */
 async function followUntilMatched(client: HireflowClient, jobId: string): Promise<string[]> {
@@ -72,7 +49,7 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
 
   it('runs the whole story through the public API with real processes', async () => {
     launcher = launch(instance, stateDir, { LOG_LEVEL: 'warn' });
-    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 90_000);
+    await launcher.waitForLine((l) => l.startsWith('Ctrl-C stops everything'), 120_000);
     const { api, adminUrls, mailUi } = printedUrls(launcher.lines);
     const demo = JSON.parse(await readFile(join(root, stateDir, instance, 'demo-api-key.json'), 'utf8'));
     // The typed client at the one base URL, as a consumer would.
@@ -148,5 +125,5 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
 
     launcher.child.kill('SIGTERM');
     expect(await launcher.exited).toBe(0);
-  }, 180_000);
+  }, 210_000);
 });

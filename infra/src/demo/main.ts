@@ -3,11 +3,12 @@
 // Exit 0 when the story ran to its end, 1 when a step failed or nothing runs.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { createHireflowClient } from '@hireflow/client';
 import { ConfigError } from '@hireflow/config';
 import { jobsCli } from '../local/demo-tenant.ts';
 import { findRunning } from '../local/lock.ts';
 import { instanceNames, loadLauncherSettings } from '../local/settings.ts';
-import { apiClient, DemoError } from './api.ts';
+import { DemoError } from './api.ts';
 import { runDemo } from './story.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -24,7 +25,7 @@ try {
 }
 const { stateDir, databaseUrl } = instanceNames(settings, root);
 const running = await findRunning(stateDir);
-if (!running?.urls.jobs || !running.urls.media) {
+if (!running?.urls.api) {
   console.error(
     running
       ? `pnpm start (pid ${running.pid}) is still starting: run pnpm demo once it prints "Hireflow is ready".`
@@ -46,14 +47,13 @@ try {
   console.error(`cannot create the demo's tenant with the jobs CLI: ${(error as Error).message}`);
   process.exit(1);
 }
-say(`Hireflow demo: jobs ${running.urls.jobs}, media ${running.urls.media}`);
+say(`Hireflow demo: the public API at ${running.urls.api}`);
 say(`A new tenant for this run, ${tenant.tenantName}; its API key: ${tenant.key}\n`);
 try {
   await runDemo(
     {
-      api: apiClient(tenant.key),
-      jobs: running.urls.jobs,
-      media: running.urls.media,
+      api: createHireflowClient({ baseUrl: running.urls.api, apiKey: tenant.key }),
+      baseUrl: running.urls.api,
       mail: running.urls.mail,
       traces,
       tag,

@@ -1,16 +1,19 @@
 // The demo's story: candidates register, a role is posted with its logo, the
 // posting is matched, the fitting candidates and the recruiter are emailed.
-// Everything goes through the public APIs; the mail catcher and the trace
-// viewer are read where a person would read them.
-import { type Accepted, type ApiClient, DemoError, poll, UnexpectedAnswer } from './api.ts';
+// Everything goes through the public API with its client (@hireflow/client),
+// as an integrator would; the mail catcher and the trace viewer are read where
+// a person would read them.
+import { randomUUID } from 'node:crypto';
+import { type HireflowClient, HireflowProblem, type Match } from '@hireflow/client';
+import { DemoError, poll } from './api.ts';
 import { type DemoCandidate, demoCast } from './cast.ts';
 import { demoLogo } from './logo.ts';
 import { awaitTrace, renderStory, type StoryTrace } from './traces.ts';
 
 export interface DemoTarget {
-  api: ApiClient;
-  jobs: string;
-  media: string;
+  api: HireflowClient;
+  /** The public API's base URL (jobs and media behind one address). */
+  baseUrl: string;
   /** The mail catcher's page, when `pnpm start` runs one. */
   mail: string | undefined;
   /** Where trace links point and traces are read (the local viewer or a Jaeger). */
@@ -21,20 +24,9 @@ export interface DemoTarget {
   timeoutMs: number;
 }
 
-interface Match {
-  candidateId: string;
-  score: number;
-  candidate: { name: string } | null;
-}
-interface Posting {
-  status: string;
-  matchCount: number | null;
-  logo: { uploadId: string } | null;
-}
-interface Upload {
-  status: string;
-  reason?: string;
-  variants: { name: string; width: number; height: number; contentType: string; url: string }[];
+interface Accepted {
+  id: string;
+  traceId: string | null;
 }
 interface CaughtMail {
   id: string;
@@ -54,7 +46,7 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
   say('1. Candidates register (POST /v1/candidates → 202)');
   const registered = new Map<string, DemoCandidate>();
   for (const candidate of candidates) {
-    const accepted = await api.accept(target.jobs, '/v1/candidates', candidate);
+    const accepted = await api.candidates.register(candidate, { idempotencyKey: randomUUID() });
     registered.set(accepted.id, candidate);
     say(`   ${candidate.name.padEnd(18)} candidate ${accepted.id}  ${traceLink(accepted)}`);
     if (accepted.traceId) {
@@ -71,31 +63,22 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
   }
 
   say('2. A role is posted (POST /v1/jobs → 202)');
-  const posted = await api.accept(target.jobs, '/v1/jobs', role);
+  const posted = await api.jobs.post(role, { idempotencyKey: randomUUID() });
   say(`   ${role.title}  job ${posted.id}  ${traceLink(posted)}`);
 
   say('3. Its logo is uploaded (POST /v1/uploads → 202)');
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(demoLogo())], { type: 'image/png' }), 'logo.png');
-  form.append('ownerType', 'job');
-  form.append('ownerId', posted.id);
-  const uploaded = await uploadOnceMediaKnowsTheKey(target, form);
+  const uploaded = await uploadOnceMediaKnowsTheKey(target, posted.id);
   say(`   logo.png  upload ${uploaded.id}  ${traceLink(uploaded)}`);
 
   const eventsPath = `/v1/jobs/${posted.id}/events`;
   say(`4. Following GET ${eventsPath} (server-sent events) until the posting is matched`);
   const started = Date.now();
-  const statuses = await api.follow<{ status: string }>(
-    target.jobs,
-    eventsPath,
-    (change) => change.status === 'matched',
-    target.timeoutMs,
-  );
+  const statuses = await followUntilMatched(target, posted.id);
   say(
     `   ${statuses.map((s) => s.status).join(' → ')} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
 
-  const posting = await api.get<Posting>(target.jobs, `/v1/jobs/${posted.id}`);
+  const posting = await api.jobs.get(posted.id);
   const matchCount = posting.matchCount ?? 0;
   const matches = await waitForMatches(target, posted.id, matchCount);
   say('');
@@ -146,23 +129,48 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
 /**
  * media authenticates with its projection of jobs' keys, fed by
  * apikey.issued.v1: a key issued a moment ago may not have reached it yet.
+ * The same Idempotency-Key on every try: one upload, however many tries.
  */
-async function uploadOnceMediaKnowsTheKey(target: DemoTarget, form: FormData): Promise<Accepted> {
+async function uploadOnceMediaKnowsTheKey(target: DemoTarget, jobId: string): Promise<Accepted> {
   const deadline = Date.now() + target.timeoutMs;
+  const idempotencyKey = randomUUID();
   while (true) {
     try {
-      return await target.api.acceptForm(target.media, '/v1/uploads', form);
+      return await target.api.uploads.create(demoLogo(), {
+        idempotencyKey,
+        filename: 'logo.png',
+        contentType: 'image/png',
+        owner: { type: 'job', id: jobId },
+      });
     } catch (error) {
-      if (!(error instanceof UnexpectedAnswer && error.status === 401) || Date.now() > deadline) throw error;
+      if (!(error instanceof HireflowProblem && error.status === 401) || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 }
 
+/** The posting's statuses from its event stream, up to `matched`. */
+async function followUntilMatched(target: DemoTarget, jobId: string): Promise<{ status: string }[]> {
+  const seen: { status: string }[] = [];
+  try {
+    for await (const change of target.api.jobs.events(jobId, {
+      signal: AbortSignal.timeout(target.timeoutMs),
+    })) {
+      seen.push(change);
+      if (change.status === 'matched') return seen;
+    }
+  } catch (error) {
+    if ((error as Error).name !== 'TimeoutError') throw error;
+  }
+  throw new DemoError(
+    `GET /v1/jobs/${jobId}/events did not say matched within ${target.timeoutMs / 1000} s (saw ${seen.map((s) => s.status).join(' → ') || 'nothing'})`,
+  );
+}
+
 async function waitForMatches(target: DemoTarget, jobId: string, count: number): Promise<Match[]> {
   // The read model is fed by match.found.v1, which may trail job.matched.v1.
   const matches = await poll(async () => {
-    const page = await target.api.get<{ items: Match[] }>(target.jobs, `/v1/jobs/${jobId}/matches`);
+    const page = await target.api.jobs.matches(jobId);
     return page.items.length >= count && page.items.every((m) => m.candidate) ? page.items : undefined;
   }, target.timeoutMs);
   if (!matches) throw new DemoError(`job ${jobId} has fewer than its ${count} matches in its read model`);
@@ -216,15 +224,15 @@ async function showLogo(
   uploadId: string,
 ): Promise<void> {
   const upload = await poll(async () => {
-    const view = await target.api.get<Upload>(target.media, `/v1/uploads/${uploadId}`);
+    const view = await target.api.uploads.get(uploadId);
     return view.status === 'pending' ? undefined : view;
   }, target.timeoutMs);
   if (!upload) throw new DemoError(`upload ${uploadId} was still pending after ${target.timeoutMs / 1000} s`);
   if (upload.status !== 'ready') throw new DemoError(`upload ${uploadId} ${upload.status}: ${upload.reason}`);
   say(`Logo variants (GET /v1/uploads/${uploadId}: ready):`);
   for (const variant of upload.variants) {
-    // Served by the running media service (MEDIA_PUBLIC_URL may name another host).
-    const url = new URL(new URL(variant.url).pathname, target.media).toString();
+    // Served through the running API (MEDIA_PUBLIC_URL may name another host).
+    const url = new URL(new URL(variant.url).pathname, target.baseUrl).toString();
     const response = await fetch(url);
     const bytes = (await response.arrayBuffer()).byteLength;
     const served = response.ok ? `${(bytes / 1024).toFixed(1)} KiB` : `answered ${response.status}`;
@@ -233,7 +241,7 @@ async function showLogo(
     );
   }
   const shown = await poll(async () => {
-    const posting = await target.api.get<Posting>(target.jobs, `/v1/jobs/${jobId}`);
+    const posting = await target.api.jobs.get(jobId);
     return posting.logo?.uploadId === uploadId ? true : undefined;
   }, target.timeoutMs);
   say(

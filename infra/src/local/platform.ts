@@ -158,7 +158,7 @@ export async function startPlatform(
       envOf,
       write: options.write,
       color: options.color,
-      readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+      readyTimeoutMs: options.readyTimeoutMs ?? settings.HIREFLOW_READY_TIMEOUT_MS,
     });
     const urls = services.urls;
     const adminUrls = services.admin;

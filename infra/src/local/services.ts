@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scaleTime } from '../scaling/decide.ts';
 import { workerScaling } from '../scaling/policy.ts';
@@ -140,6 +140,7 @@ export async function startServices(options: {
     ]);
     if (scaling) {
       const recordTo = join(options.stateDir, 'scaling.jsonl');
+      await mkdir(options.stateDir, { recursive: true });
       await writeFile(recordTo, '');
       autoscaler = startAutoscaler({
         pools,

@@ -68,6 +68,13 @@ export const launcherSchema = z.object({
     .describe(
       'Multiplies the policy’s cool-downs, quiet period and age threshold (0.05 runs a 10-minute quiet period in 30 s, for demos).',
     ),
+  HIREFLOW_READY_TIMEOUT_MS: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1000, 'must be at least 1000')
+    .max(600_000, 'must be at most 600000')
+    .default(60_000)
+    .describe('How long each service may take to start and answer ready before the launcher gives up.'),
   HIREFLOW_STATE_DIR: z
     .string()
     .min(1)

@@ -6,6 +6,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import { setTelemetryHandle } from './handle.ts';
 import { PrivacySpanProcessor } from './privacy.ts';
+import { QuietStatementsSampler } from './sampler.ts';
 
 /**
  * Starts the OpenTelemetry Node SDK with an OTLP/HTTP trace exporter
@@ -21,6 +22,9 @@ export function startTelemetry(): void {
   // loop and every GC whether or not anything reads it.
   process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ??= 'http,pg,ioredis,aws-sdk,pino';
   const sdk = new NodeSDK({
+    // The SDK's default (parent-based, always on), without a span per BEGIN and COMMIT.
+    // OTEL_TRACES_SAMPLER, when set, is the SDK's to apply as it is.
+    ...(process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: new QuietStatementsSampler() }),
     // Scrubbed first, then batched to the exporter: no personal data leaves the process.
     spanProcessors: [
       new PrivacySpanProcessor(),
@@ -47,6 +51,9 @@ export function startTelemetry(): void {
       }),
       new FastifyOtelInstrumentation({
         registerOnInitialization: true,
+        // The request and its handler; no span per lifecycle hook (auth, idempotency,
+        // rate limit): what a hook does (its SQL, its Redis call) is a child of the request.
+        instrumentHooks: false,
         ignorePaths: (route) => isPolledPath(route.url),
       }),
     ],
