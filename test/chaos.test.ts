@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,28 +8,36 @@ import { root } from './launcher.ts';
 // The short chaos soak (docs/chaos.md): the whole system on its own
 // Postgres, Redis and emulator, 300 seeded operations with a fault every
 // 3.5 s, then every sink checked. Fixed seed: a failure replays with
-// `pnpm chaos --events 300 --seed 18 --fault-every 3.5 --duration 30`.
+// `pnpm chaos --events 300 --seed 18 --fault-every 3.5 --duration 25`.
 describe('chaos soak (seed 18, 300 events, a fault every 3.5 s)', () => {
   let out: string | undefined;
+  let child: ChildProcess | undefined;
   afterAll(async () => {
+    // Timed out: the run stops sending, checks and tears its servers down.
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
     if (out) await rm(out, { recursive: true, force: true });
-  });
+  }, 90_000);
 
   it('loses nothing, duplicates no match or variant, and sends no email copy under a new id', async () => {
     out = await mkdtemp(join(tmpdir(), 'chaos-soak-'));
-    const child = spawn(
+    const running = spawn(
       process.execPath,
       [
         join(root, 'infra/src/chaos/cli.ts'),
-        ...['--events', '300', '--seed', '18', '--fault-every', '3.5', '--duration', '30'],
+        ...['--events', '300', '--seed', '18', '--fault-every', '3.5', '--duration', '25'],
         ...['--max-drain', '60', '--out', out],
       ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    child = running;
     const lines: string[] = [];
-    child.stdout.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    running.stdout.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+    running.stderr.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => running.once('exit', resolve));
     const result = JSON.parse(await readFile(join(out, 'result.json'), 'utf8').catch(() => '{}'));
     const summary = {
       code,

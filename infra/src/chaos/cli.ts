@@ -33,7 +33,19 @@ const started = Date.now();
 const log = (line: string) =>
   process.stdout.write(`chaos ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s | ${line}\n`);
 
+// Ctrl-C or a SIGTERM (a test's timeout): stop sending, check what there is, tear everything down.
+const abort = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the run`);
+    abort.abort();
+  });
+}
+// A reader that went away (a killed test) must not take the teardown with it.
+process.stdout.on('error', () => undefined);
+
 const run = await runChaos({
+  signal: abort.signal,
   events,
   seed,
   durationS: values.duration === undefined ? undefined : number('duration', values.duration, 1, 86_400),

@@ -64,6 +64,19 @@ export function startFaults(options: {
   const busy = new Set<string>();
   const running = new Set<Promise<void>>();
   let stopped = false;
+  // A fault's own waits end early at stop(): a drain never waits out a pause.
+  const cutShort = new Set<() => void>();
+  const hold = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        cutShort.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      cutShort.add(done);
+      if (stopped) done();
+    });
   const weights = Object.fromEntries(
     Object.entries(WEIGHTS).filter(([kind]) => !options.kinds || options.kinds.includes(kind as FaultKind)),
   ) as Record<FaultKind, number>;
@@ -104,7 +117,7 @@ export function startFaults(options: {
         const ms = random.int(...options.pauseMs);
         busy.add(name);
         signal(pid, 'SIGSTOP');
-        await sleep(ms);
+        await hold(ms);
         signal(pid, 'SIGCONT');
         busy.delete(name);
         return { ...record(name, `SIGSTOP pid ${pid} for ${(ms / 1000).toFixed(1)} s`), end: now() };
@@ -115,10 +128,10 @@ export function startFaults(options: {
         const refuse = random.int(1500, 5000);
         const tempfail = random.int(1500, 5000);
         await targets.smtp.stop();
-        await sleep(refuse);
+        await hold(refuse);
         targets.smtp.mode = 'tempfail';
         await targets.smtp.restart();
-        await sleep(tempfail);
+        await hold(tempfail);
         targets.smtp.mode = 'accept';
         busy.delete('smtp');
         return {
@@ -137,7 +150,7 @@ export function startFaults(options: {
         const crash = random.chance(0.5);
         const downMs = random.int(200, 2000);
         await (crash ? server.kill() : server.stop());
-        await sleep(downMs);
+        await hold(downMs);
         await server.start();
         busy.delete(server.name);
         return {
@@ -150,7 +163,7 @@ export function startFaults(options: {
         busy.add('postgres');
         const ms = random.int(500, 3000);
         targets.postgres.proxy.cut();
-        await sleep(ms);
+        await hold(ms);
         targets.postgres.proxy.restore();
         busy.delete('postgres');
         return { ...record('postgres', `connections reset for ${ms} ms`), end: now() };
@@ -160,7 +173,7 @@ export function startFaults(options: {
         busy.add('emulator');
         const ms = random.int(2000, 10_000);
         targets.emulator.pause();
-        await sleep(ms);
+        await hold(ms);
         targets.emulator.resume();
         busy.delete('emulator');
         return { ...record('emulator', `SIGSTOP for ${(ms / 1000).toFixed(1)} s`), end: now() };
@@ -172,7 +185,7 @@ export function startFaults(options: {
         const delay = random.int(20, 300);
         const ms = random.int(2000, 6000);
         server.proxy.delayMs = delay;
-        await sleep(ms);
+        await hold(ms);
         server.proxy.delayMs = 0;
         busy.delete(server.name);
         return {
@@ -185,7 +198,7 @@ export function startFaults(options: {
 
   const loop = (async () => {
     for (let round = 0; round < 100_000 && !stopped; round++) {
-      await sleep(options.everyMs * (0.5 + random.next()));
+      await hold(options.everyMs * (0.5 + random.next()));
       if (stopped) break;
       // A few draws at most: every target may be busy.
       for (let draw = 0; draw < 5; draw++) {
@@ -217,6 +230,7 @@ export function startFaults(options: {
     /** Stops drawing and waits for the faults under way to end (every paused process resumed). */
     async stop() {
       stopped = true;
+      for (const done of [...cutShort]) done();
       await loop;
       await Promise.all(running);
       targets.smtp.mode = 'accept';

@@ -34,6 +34,8 @@ export interface ChaosOptions {
   pauseMs?: [number, number];
   kinds?: FaultKind[];
   log: (line: string) => void;
+  /** Aborted: the workload stops sending, the drain ends, the run is checked and torn down. */
+  signal?: AbortSignal;
 }
 
 export interface ChaosRun {
@@ -203,6 +205,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
         topicPrefix: names.topologyPrefix,
         rate: options.events / durationS,
         maxInFlight: 48,
+        signal: options.signal,
         opDeadlineMs: 120_000,
         log,
       },
@@ -236,7 +239,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     };
     // Drain: until every expected email is in and every queue is empty, or the bound.
     let settled = 0;
-    for (let round = 0; now() - drainStart < options.maxDrainMs && round < 10_000; round++) {
+    for (
+      let round = 0;
+      now() - drainStart < options.maxDrainMs && round < 10_000 && !options.signal?.aborted;
+      round++
+    ) {
       await sleep(3000);
       const last = sampler.last();
       const empty =

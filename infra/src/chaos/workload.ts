@@ -32,6 +32,8 @@ export interface WorkloadContext {
   maxInFlight: number;
   /** How long one operation keeps retrying before it is recorded as failed. */
   opDeadlineMs: number;
+  /** Aborted: nothing more is sent. */
+  signal?: AbortSignal | undefined;
   log: (line: string) => void;
 }
 
@@ -298,6 +300,7 @@ export async function runWorkload(
   const started = now();
   const inFlight = new Set<Promise<OpRecord>>();
   for (const [index, op] of ctx.plan.ops.entries()) {
+    if (ctx.signal?.aborted) break;
     const due = started + (index / ctx.rate) * 1000;
     if (due > now()) await sleep(due - now());
     while (inFlight.size >= ctx.maxInFlight) await Promise.race(inFlight);
