@@ -38,24 +38,47 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
 
 interface PooledClient {
   connection: { on(event: 'errorMessage', listener: (message: { severity?: string }) => void): void };
-  _queryable: boolean;
+  release?: (error?: Error) => void;
 }
 
 /**
- * Postgres ends a connection with a FATAL error (shutdown, restart, failover,
- * pg_terminate_backend) before it closes the socket. The query in flight fails
- * at once and is released to the pool in the same turn, before `pg` has seen
- * the socket close: `pg-pool` keeps a released client unless it is marked not
- * queryable, so it went back into the pool and the next waiting caller got a
- * dead connection (found by the chaos soak; test/connection-loss.test.ts).
- * Marking it at the FATAL message makes the pool drop it on release.
+ * A connection that dies while checked out goes back to the pool at once,
+ * as broken, whatever its holder does next (found by the chaos soak;
+ * test/connection-loss.test.ts):
+ * - Postgres ends a connection with a FATAL error (shutdown, restart,
+ *   failover, pg_terminate_backend) before it closes the socket; the query in
+ *   flight fails, and the holder released the connection in the same turn,
+ *   before `pg` saw the close: `pg-pool` kept it and the next waiting caller
+ *   got a dead connection.
+ * - Kysely releases a transaction's connection only once COMMIT or ROLLBACK
+ *   succeeds; on a dead connection both fail, the connection stayed checked
+ *   out for good, and once the pool's few were gone every caller waited for
+ *   ever (a worker stopped consuming after a Postgres cut).
+ * Each checkout's `release` is made idempotent, so the holder's own release,
+ * should it come later, does nothing.
  */
 function retireConnectionsEndedByServer(pool: pg.Pool): void {
   pool.on('connect', (client) => {
     const pooled = client as unknown as PooledClient;
-    pooled.connection.on('errorMessage', (message) => {
-      if (message.severity === 'FATAL' || message.severity === 'PANIC') pooled._queryable = false;
+    let release: ((error?: Error) => void) | undefined;
+    Object.defineProperty(pooled, 'release', {
+      configurable: true,
+      get: () => release,
+      // pg-pool sets a new release function at each checkout.
+      set: (fn: (error?: Error) => void) => {
+        let done = false;
+        release = (error) => {
+          if (done) return;
+          done = true;
+          fn(error);
+        };
+      },
     });
+    const giveBack = (why: string) => release?.(new Error(why));
+    pooled.connection.on('errorMessage', (message) => {
+      if (message.severity === 'FATAL' || message.severity === 'PANIC') giveBack('ended by the server');
+    });
+    client.on('end', () => giveBack('connection ended'));
   });
 }
 

@@ -46,4 +46,27 @@ describe('a pooled connection that dies while checked out', () => {
       await expect(next).resolves.toEqual([{ ok: 1 }]);
     }
   });
+
+  it('is given back when the transaction on it cannot commit or roll back', async () => {
+    // Kysely releases a transaction's connection only after COMMIT or
+    // ROLLBACK succeeds: on a dead connection both fail, and the pool kept it
+    // checked out for good. A pool of one then made every later caller wait
+    // for ever (the soak saw a worker stop consuming after a Postgres cut).
+    const em = orm.em.fork();
+    const commit = em.transactional(async (tx) => {
+      const [row] = await tx.execute<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+      await admin.query('SELECT pg_terminate_backend($1)', [row!.pid]);
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [row!.pid]);
+        if (rows.length === 0) break;
+      }
+    });
+    await expect(commit).rejects.toThrow();
+    const next = orm.em.fork().execute<{ ok: number }[]>('SELECT 1 AS ok');
+    const outcome = await Promise.race([
+      next,
+      new Promise((resolve) => setTimeout(() => resolve('still waiting for a connection'), 5_000)),
+    ]);
+    expect(outcome).toEqual([{ ok: 1 }]);
+  });
 });
