@@ -39,25 +39,20 @@ export function timelineSvg(samples: Sample[], result: CheckResult, start: numbe
       { name: 'emails accepted', color: '#2ca02c', values: rate('emails') },
     ],
   });
-  const inboxNames = Object.keys(samples[0]?.inbox ?? {});
   const palette = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd'];
-  panels.push({
-    title: 'SQS inbox depth',
-    series: inboxNames.map((q, i) => ({
-      name: q,
-      color: palette[i % palette.length]!,
-      values: samples.map((s) => s.inbox[q] ?? null),
-    })),
-  });
-  const services = Object.keys(samples[0]?.jobs ?? {});
-  panels.push({
-    title: 'BullMQ jobs waiting/delayed/active',
-    series: services.map((s, i) => ({
-      name: s,
-      color: palette[i % palette.length]!,
-      values: samples.map((x) => x.jobs[s] ?? null),
-    })),
-  });
+  const depths = (title: string, of: (sample: Sample) => Record<string, number | null>) => {
+    const names = Object.keys(samples[0] ? of(samples[0]) : {});
+    panels.push({
+      title,
+      series: names.map((name, i) => ({
+        name,
+        color: palette[i % palette.length]!,
+        values: samples.map((sample) => of(sample)[name] ?? null),
+      })),
+    });
+  };
+  depths('SQS inbox depth', (sample) => sample.inbox);
+  depths('BullMQ jobs waiting/delayed/active', (sample) => sample.jobs);
   const faultRowH = 14;
   const kinds = Object.keys(FAULT_COLORS) as FaultKind[];
   const height = 30 + panels.length * (plotH + 40) + kinds.length * faultRowH + 40;
