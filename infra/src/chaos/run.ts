@@ -1,3 +1,4 @@
+import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -69,10 +70,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   const region = 'eu-west-1';
   const dir = await mkdtemp(join(tmpdir(), 'hireflow-chaos-'));
   await mkdir(options.outDir, { recursive: true });
-  const serviceLog: string[] = [];
+  // Streamed as it comes: a run that dies still leaves what the services said.
+  const serviceLog = createWriteStream(join(options.outDir, 'services.log'));
   const write = (line: string) => {
-    serviceLog.push(line);
-    if (serviceLog.length > 200_000) serviceLog.splice(0, 50_000);
+    serviceLog.write(`${line}\n`);
   };
   const cleanups: (() => Promise<unknown>)[] = [];
   const startedAt = now();
@@ -134,6 +135,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       write,
       color: false,
       readyTimeoutMs: 120_000,
+      // The harness restarts what dies: an API process too.
+      restartApis: true,
+      log,
     });
     cleanups.unshift(() => platform.stop());
     let exited: string | undefined;
@@ -286,12 +290,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     const reportFile = join(options.outDir, 'report.md');
     await writeFile(reportFile, report);
     await writeFile(join(options.outDir, 'result.json'), JSON.stringify({ problems, ...result }, null, 1));
-    await writeFile(join(options.outDir, 'services.log'), serviceLog.join('\n'));
     return { result, problems, reportFile };
   } finally {
     for (const cleanup of cleanups) {
       await cleanup().catch((error: Error) => log(`cleanup: ${error.message}`));
     }
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await new Promise((resolve) => serviceLog.end(resolve));
   }
 }

@@ -23,6 +23,35 @@ export function limiterConnection(redis: Redis): Redis {
   return connection;
 }
 
+/**
+ * The Redis that @fastify/rate-limit's store is given, with its two script
+ * commands' replies checked: the store reads `result[0]` whenever there is no
+ * error, and a missing reply (seen while Redis restarted, with this
+ * connection's command timeout) threw inside ioredis's callback, an uncaught
+ * exception that took the API process down (found by the chaos soak;
+ * test/rate-limit-reply.test.ts). A missing reply becomes an error, which
+ * `skipOnError` lets through.
+ */
+export function checkedLimiterReplies(redis: Redis): Redis {
+  const commands = new Set(['rateLimit', 'rateLimitRead']);
+  return new Proxy(redis, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      if (typeof property !== 'string' || !commands.has(property)) return value.bind(target);
+      return (...args: unknown[]) => {
+        const callback = args.pop() as (error: Error | null, result?: unknown) => void;
+        return value.call(target, ...args, (error: Error | null, result: unknown) =>
+          callback(
+            error ?? (Array.isArray(result) ? null : new Error(`${property}: no reply from Redis`)),
+            result,
+          ),
+        );
+      };
+    },
+  });
+}
+
 export interface FailedAuthLimiter {
   /** Whether this address failed too often lately; checked before any credential is looked up. */
   blocked(address: string): Promise<{ blocked: boolean; retryAfterSeconds: number }>;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type ApiKeyAuthOptions, apiKeyAuthPlugin, isPublicApiRoute } from './api-key-auth.ts';
-import { failedAuthLimiter, limiterConnection } from './front-door.ts';
+import { checkedLimiterReplies, failedAuthLimiter, limiterConnection } from './front-door.ts';
 import type { Logger } from './logger.ts';
 import { HttpProblem } from './problem.ts';
 
@@ -83,7 +83,7 @@ export async function registerPublicApi(
     hook: options.rateLimitHook ?? 'preHandler',
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    redis: limiterRedis,
+    redis: checkedLimiterReplies(limiterRedis),
     skipOnError: true,
     nameSpace: `${config.REDIS_PREFIX}:rate-limit:`,
     keyGenerator: (request) => request.principal?.keyId ?? request.ip,
