@@ -141,6 +141,11 @@ export async function runWorkload(
   const retrying = async (record: OpRecord, attempt: (signal: AbortSignal) => Promise<void>) => {
     const deadline = record.startedAt + ctx.opDeadlineMs;
     for (let tries = 0; tries < 1000; tries++) {
+      if (ctx.signal?.aborted) {
+        record.ok = false;
+        record.error = 'run aborted';
+        return;
+      }
       record.attempts++;
       try {
         await attempt(AbortSignal.timeout(Math.max(1000, Math.min(10_000, deadline - now()))));
