@@ -181,6 +181,8 @@ export function markdownReport(options: {
     ]),
     row(['emails', result.emails.expected, result.emails.seen, result.emails.lost, result.emails.duplicated]),
     '',
+    `Emails not sent but still queued in notifications' log when the drain ended (backlog, not loss): ${result.emails.queued}.`,
+    '',
     `Email copies: **${result.emails.sameIdCopies}** with the same Message-ID (the documented accept → log-write window), **${result.emails.differentIdCopies}** with a different Message-ID (a bug, always); ${result.emails.unexpected} emails for no expected intent.`,
     '',
     `End-to-end latency (request → first email accepted, ${result.latencyMs.count} emails): p50 ${(result.latencyMs.p50 / 1000).toFixed(2)} s, p90 ${(result.latencyMs.p90 / 1000).toFixed(2)} s, p99 ${(result.latencyMs.p99 / 1000).toFixed(2)} s, max ${(result.latencyMs.max / 1000).toFixed(2)} s.`,

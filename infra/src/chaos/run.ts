@@ -270,7 +270,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     await sampler.stop();
     log('checking every sink');
     const result = await check(sources);
+    const left = sampler.last();
+    const backlog = left
+      ? Object.entries({ ...left.inbox, ...left.jobs }).filter(([, v]) => v !== 0 && v !== null)
+      : [];
     const problems = verdict(result);
+    if (backlog.length > 0) {
+      problems.push(
+        `the drain ended at its bound with work still queued (${backlog.map(([k, v]) => `${k} ${v}`).join(', ')}): what is missing may be backlog rather than loss`,
+      );
+    }
     if (exited) problems.push(exited);
     const svgFile = 'timeline.svg';
     await writeFile(join(options.outDir, svgFile), timelineSvg(sampler.samples, result, workStart));
