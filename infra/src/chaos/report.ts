@@ -57,7 +57,8 @@ export function timelineSvg(samples: Sample[], result: CheckResult, start: numbe
   const kinds = Object.keys(FAULT_COLORS) as FaultKind[];
   const height = 30 + panels.length * (plotH + 40) + kinds.length * faultRowH + 40;
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    '<title>Chaos run timeline: throughput, queue depths, faults as bands</title>',
     `<rect width="${width}" height="${height}" fill="white"/>`,
   ];
   let y = 20;
@@ -215,7 +216,7 @@ export function markdownReport(options: {
   for (const [kind, list] of anomalyKinds) {
     lines.push(`### ${kind} (${list.length})`, '');
     for (const a of list.slice(0, 25)) {
-      const when = a.at ? new Date(a.at).toISOString().slice(11, 23) : '-';
+      const when = a.at ? new Date(a.at).toISOString().slice(11, 23) : 'at the check:';
       lines.push(`- ${when} ${a.what}: ${a.faults.length ? a.faults.join(', ') : 'no fault around it'}`);
     }
     if (list.length > 25) lines.push(`- … and ${list.length - 25} more`);

@@ -23,35 +23,25 @@ describe('a job whose workers die holding it', () => {
       await queue.close();
     });
     let taken = 0;
-    // A worker that takes the job and dies with it: it stops renewing the lock.
-    const dyingWorker = async () => {
-      const before = taken;
+    const start = (processor: () => Promise<unknown>, closeTimeoutMs?: number) => {
       const worker = createJobWorker<{ n: number }>({
-        name,
-        prefix,
-        connection: REDIS,
-        lockDurationMs: 500,
-        stalledIntervalMs: 300,
-        closeTimeoutMs: 50,
-        processor: () => {
-          taken += 1;
-          return new Promise(() => undefined);
-        },
+        ...{ name, prefix, connection: REDIS, processor },
+        ...{ lockDurationMs: 500, stalledIntervalMs: 300, closeTimeoutMs },
       });
-      await waitFor(() => taken > before, { timeoutMs: 15_000, message: 'a worker took the job' });
-      await worker.close();
+      return worker;
+    };
+    // A worker that takes the job and dies with it: it stops renewing the lock.
+    const hang = () => {
+      taken += 1;
+      return new Promise(() => undefined);
     };
     await queue.add('compute', { n: 1 }, { intentKey: 'compute:1' });
-    await dyingWorker();
-    await dyingWorker();
-    const survivor = createJobWorker<{ n: number }>({
-      name,
-      prefix,
-      connection: REDIS,
-      lockDurationMs: 500,
-      stalledIntervalMs: 300,
-      processor: async () => 'done',
-    });
+    for (let death = 1; death <= 2; death++) {
+      const dying = start(hang, 50);
+      await waitFor(() => taken === death, { timeoutMs: 15_000, message: `worker ${death} took the job` });
+      await dying.close();
+    }
+    const survivor = start(async () => 'done');
     cleanups.push(() => survivor.close());
     await waitFor(
       async () => {
