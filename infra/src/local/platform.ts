@@ -36,6 +36,10 @@ export interface PlatformOptions {
   write: (line: string) => void;
   color: boolean;
   readyTimeoutMs?: number;
+  /** Respawn an API process that exits unexpectedly, instead of reporting it in `unexpectedExit` (`pnpm chaos`). */
+  restartApis?: boolean;
+  /** Told each time an API process was restarted. */
+  log?: (line: string) => void;
 }
 
 /** Starts the whole system on this machine, as `pnpm start` does. */
@@ -151,6 +155,7 @@ export async function startPlatform(
         ? { MEDIA_PUBLIC_URL: api }
         : {}),
     });
+    const restarted: Record<string, { url: string; admin: string }> = {};
     services = await startServices({
       settings,
       root: options.root,
@@ -159,6 +164,19 @@ export async function startPlatform(
       write: options.write,
       color: options.color,
       readyTimeoutMs: options.readyTimeoutMs ?? settings.HIREFLOW_READY_TIMEOUT_MS,
+      ...(options.restartApis
+        ? {
+            onApiRestarted: (service: string, url: string, adminUrl: string) => {
+              restarted[service] = { url, admin: adminUrl };
+              gateway?.setTargets({
+                jobs: restarted.jobs?.url ?? urls.jobs,
+                media: restarted.media?.url ?? urls.media,
+                notifications: restarted.notifications?.url ?? urls.notifications,
+              });
+              options.log?.(`${service} API restarted on ${url}`);
+            },
+          }
+        : {}),
     });
     const urls = services.urls;
     const adminUrls = services.admin;

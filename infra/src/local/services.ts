@@ -34,6 +34,11 @@ export async function startServices(options: {
   write: (line: string) => void;
   color: boolean;
   readyTimeoutMs: number;
+  /**
+   * Respawn an API process that exits unexpectedly (`pnpm chaos`), and report
+   * its new URLs; without it, such an exit resolves `unexpectedExit`.
+   */
+  onApiRestarted?: (service: string, url: string, adminUrl: string) => void;
 }): Promise<RunningServices> {
   const { settings } = options;
   const log = (line: string) => options.write(`launcher      | ${line}`);
@@ -65,13 +70,13 @@ export async function startServices(options: {
       );
     }
   }
-  const front: Child[] = SERVICES.map((service, index) =>
+  const spawnFront = (service: string, index: number) =>
     spawnOf(service, index, service, {
       ...options.envOf(service, index),
       ...pooled,
       ROLE: scaling ? 'api' : 'all',
-    }),
-  );
+    });
+  const front: Child[] = SERVICES.map((service, index) => spawnFront(service, index));
   const pools: WorkerPool[] = scaling
     ? SERVICES.map((service, index) =>
         createWorkerPool({
@@ -154,13 +159,31 @@ export async function startServices(options: {
         `worker pools: ${pools.map((p) => `${p.service} ${p.size} (${policies[p.service]!.minWorkers}–${policies[p.service]!.maxWorkers})`).join(', ')}; scaling every ${settings.SCALING_INTERVAL_MS} ms, record in ${recordTo}`,
       );
     }
-    const unexpectedExit = Promise.race(
-      front.map(async (child) => {
-        const { code, signal } = await child.exited;
-        if (stopping) return new Promise<string>(() => undefined);
-        return `${child.name} exited unexpectedly (code ${code}, signal ${signal})`;
-      }),
-    );
+    const restart = options.onApiRestarted;
+    const watch = async (child: Child, index: number): Promise<string> => {
+      const { code, signal } = await child.exited;
+      if (stopping) return new Promise<string>(() => undefined);
+      const reason = `${child.name} exited unexpectedly (code ${code}, signal ${signal})`;
+      if (!restart) return reason;
+      log(`${reason}: restarting it`);
+      // Bounded: a process that cannot start again ends the run.
+      for (let attempt = 1; attempt <= 5 && !stopping; attempt++) {
+        const next = spawnFront(child.name, index);
+        front[index] = next;
+        try {
+          const { port, adminPort } = await next.started;
+          await waitForReady(`http://127.0.0.1:${port}/health/ready`, Date.now() + options.readyTimeoutMs);
+          restart(child.name, `http://127.0.0.1:${port}`, `http://127.0.0.1:${adminPort}`);
+          return watch(next, index);
+        } catch (error) {
+          log(`${child.name}: restart ${attempt} failed: ${(error as Error).message}`);
+          next.process.kill('SIGKILL');
+          await next.exited;
+        }
+      }
+      return `${reason}; it did not start again`;
+    };
+    const unexpectedExit = Promise.race(front.map((child, index) => watch(child, index)));
     const pids = () =>
       Object.assign(
         Object.fromEntries(front.map((child) => [child.name, child.process.pid!])),

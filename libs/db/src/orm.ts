@@ -20,6 +20,7 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     entities: options.entities,
     extensions: [Migrator],
     pool: { min: 0, max: options.poolMax ?? 10 },
+    driverOptions: { onPoolCreated: retireConnectionsEndedByServer },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     // A service may own only library tables (outbox, idempotency) at first.
@@ -32,6 +33,52 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
       snapshot: false,
       silent: true,
     },
+  });
+}
+
+interface PooledClient {
+  connection: { on(event: 'errorMessage', listener: (message: { severity?: string }) => void): void };
+  release?: (error?: Error) => void;
+}
+
+/**
+ * A connection that dies while checked out goes back to the pool at once,
+ * as broken, whatever its holder does next (found by the chaos soak;
+ * test/connection-loss.test.ts):
+ * - Postgres ends a connection with a FATAL error (shutdown, restart,
+ *   failover, pg_terminate_backend) before it closes the socket; the query in
+ *   flight fails, and the holder released the connection in the same turn,
+ *   before `pg` saw the close: `pg-pool` kept it and the next waiting caller
+ *   got a dead connection.
+ * - Kysely releases a transaction's connection only once COMMIT or ROLLBACK
+ *   succeeds; on a dead connection both fail, the connection stayed checked
+ *   out for good, and once the pool's few were gone every caller waited for
+ *   ever (a worker stopped consuming after a Postgres cut).
+ * Each checkout's `release` is made idempotent, so the holder's own release,
+ * should it come later, does nothing.
+ */
+function retireConnectionsEndedByServer(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    const pooled = client as unknown as PooledClient;
+    let release: ((error?: Error) => void) | undefined;
+    Object.defineProperty(pooled, 'release', {
+      configurable: true,
+      get: () => release,
+      // pg-pool sets a new release function at each checkout.
+      set: (fn: (error?: Error) => void) => {
+        let done = false;
+        release = (error) => {
+          if (done) return;
+          done = true;
+          fn(error);
+        };
+      },
+    });
+    const giveBack = (why: string) => release?.(new Error(why));
+    pooled.connection.on('errorMessage', (message) => {
+      if (message.severity === 'FATAL' || message.severity === 'PANIC') giveBack('ended by the server');
+    });
+    client.on('end', () => giveBack('connection ended'));
   });
 }
 

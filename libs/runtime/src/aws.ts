@@ -45,7 +45,13 @@ function clientConfig(settings: AwsSettings, requestTimeout: number) {
     region: settings.region,
     endpoint: settings.endpoint,
     credentials: settings.dummyCredentials ? { accessKeyId: 'test', secretAccessKey: 'test' } : undefined,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 3000, requestTimeout }),
+    // Without throwOnRequestTimeout, @smithy/node-http-handler 4.x only logs
+    // when requestTimeout passes and keeps waiting (test/aws-timeout.test.ts).
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: 3000,
+      requestTimeout,
+      throwOnRequestTimeout: true,
+    }),
   };
 }
 

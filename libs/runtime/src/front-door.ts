@@ -70,6 +70,18 @@ export interface FailedAuthLimiter {
 }
 
 /**
+ * A script's reply as the `length` integers it returns. Anything else (no
+ * reply, seen while Redis restarted) throws, so the caller fails open as it
+ * does with Redis away (found by the chaos soak; test/rate-limit-reply.test.ts).
+ */
+function integers(reply: unknown, length: number): number[] {
+  if (!Array.isArray(reply) || reply.length !== length || !reply.every((n) => Number.isInteger(n))) {
+    throw new Error(`unexpected reply from a limiter script: ${JSON.stringify(reply)}`);
+  }
+  return reply as number[];
+}
+
+/**
  * At most `max` requests with failed credentials per address per window:
  * beyond, the address gets 429 before its credentials cost a lookup. A
  * client with a valid key is never counted.
@@ -93,7 +105,10 @@ export function failedAuthLimiter(options: {
   return {
     async blocked(address) {
       try {
-        const [count, ttl] = (await options.redis.eval(READ_FAILURES, 1, keyOf(address))) as [number, number];
+        const [count, ttl] = integers(await options.redis.eval(READ_FAILURES, 1, keyOf(address)), 2) as [
+          number,
+          number,
+        ];
         return { blocked: count >= options.max, retryAfterSeconds: retryAfter(ttl) };
       } catch (error) {
         failOpen(error);
@@ -102,14 +117,10 @@ export function failedAuthLimiter(options: {
     },
     async admit(address, keyId) {
       try {
-        const [blocked, ttl, count] = (await options.redis.eval(
-          ADMIT,
-          2,
-          keyOf(address),
-          rateKeyOf(keyId),
-          options.max,
-          rateWindowMs,
-        )) as [number, number, number];
+        const [blocked, ttl, count] = integers(
+          await options.redis.eval(ADMIT, 2, keyOf(address), rateKeyOf(keyId), options.max, rateWindowMs),
+          3,
+        ) as [number, number, number];
         if (blocked === 1) return { blocked: true, retryAfterSeconds: retryAfter(ttl) };
         return rateWindowMs > 0 ? { blocked: false, rate: { count, resetMs: ttl } } : { blocked: false };
       } catch (error) {
@@ -120,10 +131,10 @@ export function failedAuthLimiter(options: {
     async countRequest(keyId) {
       if (rateWindowMs <= 0) return undefined;
       try {
-        const [count, ttl] = (await options.redis.eval(COUNT_REQUEST, 1, rateKeyOf(keyId), rateWindowMs)) as [
-          number,
-          number,
-        ];
+        const [count, ttl] = integers(
+          await options.redis.eval(COUNT_REQUEST, 1, rateKeyOf(keyId), rateWindowMs),
+          2,
+        ) as [number, number];
         return { count, resetMs: ttl };
       } catch (error) {
         failOpen(error);

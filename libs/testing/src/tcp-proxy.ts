@@ -10,6 +10,8 @@ export interface TcpProxy {
   cut(): void;
   restore(): void;
   readonly isCut: boolean;
+  /** Holds every chunk this long before forwarding it, both ways (a slow network); 0: none. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,22 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
   const open = new Set<Socket>();
   const stats = { accepted: 0, refused: 0 };
   let isCut = false;
+  let delayMs = 0;
+  // Chunks keep their order: each waits for the same delay after the previous one.
+  const relay = (from: Socket, to: Socket) => {
+    let last = 0;
+    from.on('data', (chunk: Buffer) => {
+      if (delayMs <= 0 && last <= Date.now()) {
+        to.write(chunk);
+        return;
+      }
+      last = Math.max(Date.now() + delayMs, last);
+      setTimeout(() => to.writable && to.write(chunk), last - Date.now());
+    });
+    from.on('end', () => {
+      setTimeout(() => to.end(), Math.max(0, last - Date.now()));
+    });
+  };
 
   const server: Server = createServer((client) => {
     if (isCut) {
@@ -43,8 +61,8 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    relay(client, upstream);
+    relay(upstream, client);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -64,6 +82,12 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     },
     get isCut() {
       return isCut;
+    },
+    get delayMs() {
+      return delayMs;
+    },
+    set delayMs(ms: number) {
+      delayMs = ms;
     },
     close: async () => {
       for (const socket of [...open]) socket.destroy();

@@ -7,6 +7,13 @@ import { DEFAULT_JOB_BACKOFF, telemetry } from './defaults.ts';
 
 export const DEFAULT_WORKER_CONCURRENCY = 10;
 export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
+/**
+ * How many times a job is taken back from a worker that died holding it
+ * before it fails for good. BullMQ's default, 1, made a dead letter of a job
+ * whose worker crashed twice (pools replace crashed workers as a matter of
+ * course); a job that kills every worker it runs on still ends as one.
+ */
+export const JOB_MAX_STALLED = 5;
 
 export interface JobWorkerOptions<Data, Result> {
   name: string;
@@ -53,6 +60,7 @@ export function createJobWorker<Data, Result = unknown>(
     ...(options.limiter ? { limiter: options.limiter } : {}),
     ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
+    maxStalledCount: JOB_MAX_STALLED,
     telemetry: telemetry(options.tracerName),
     settings: {
       // Called for every non-builtin backoff type; attemptsMade is 1 after the first failure.

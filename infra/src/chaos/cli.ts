@@ -1,0 +1,68 @@
+// `pnpm chaos [--events N] [--duration S] [--seed K] [--fault-every S] [--faults kind,…] [--broken NAME] [--out DIR]`:
+// the system under a seeded workload and fault schedule, then a check of
+// every sink (docs/chaos.md). Exits 1 when anything is lost or duplicated.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { FaultKind } from './faults.ts';
+import { runChaos } from './run.ts';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '2000' },
+    duration: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    'fault-every': { type: 'string', default: '3.5' },
+    broken: { type: 'string' },
+    faults: { type: 'string' },
+    out: { type: 'string' },
+    'max-drain': { type: 'string', default: '600' },
+  },
+});
+const number = (name: string, value: string | undefined, min: number, max: number) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    console.error(`--${name} must be a number from ${min} to ${max}`);
+    process.exit(64);
+  }
+  return n;
+};
+const events = number('events', values.events, 1, 1_000_000);
+const seed = number('seed', values.seed, 0, 2 ** 32 - 1);
+const outDir = resolve(values.out ?? `.local/chaos/${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const started = Date.now();
+const log = (line: string) =>
+  process.stdout.write(`chaos ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s | ${line}\n`);
+
+// Ctrl-C or a SIGTERM (a test's timeout): stop sending, check what there is, tear everything down.
+const abort = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the run`);
+    abort.abort();
+  });
+}
+// A reader that went away (a killed test) must not take the teardown with it.
+process.stdout.on('error', () => undefined);
+
+const run = await runChaos({
+  signal: abort.signal,
+  events,
+  seed,
+  durationS: values.duration === undefined ? undefined : number('duration', values.duration, 1, 86_400),
+  faultEveryMs: number('fault-every', values['fault-every'], 0, 3600) * 1000,
+  broken: values.broken,
+  kinds: values.faults ? (values.faults.split(',') as FaultKind[]) : undefined,
+  outDir,
+  maxDrainMs: number('max-drain', values['max-drain'], 10, 86_400) * 1000,
+  log,
+});
+const { result, problems } = run;
+log(
+  `emails ${result.emails.seen}/${result.emails.expected} (lost ${result.emails.lost}, same-id copies ${result.emails.sameIdCopies}, different-id copies ${result.emails.differentIdCopies}); matches ${result.matches.seen}/${result.matches.expected} (lost ${result.matches.lost}, dup ${result.matches.duplicated}); variants lost ${result.variants.lost}, dup ${result.variants.duplicated}; postings dup ${result.postings.duplicated}; dead letters ${result.deadLetters.length} (${result.unexpectedDeadLetters} not poison); faults ${result.faults.length}`,
+);
+log(
+  problems.length === 0
+    ? `PASS: report in ${run.reportFile}`
+    : `FAIL: ${problems.join('; ')} (report in ${run.reportFile})`,
+);
+process.exit(problems.length === 0 ? 0 : 1);

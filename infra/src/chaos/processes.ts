@@ -1,0 +1,255 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { chown, mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTcpProxy, type TcpProxy } from '@hireflow/testing';
+
+const run = promisify(execFile);
+const PG_BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+/** A server the harness owns: it can kill, pause and restart it; clients reach it through a fault proxy. */
+export interface OwnedServer {
+  readonly name: string;
+  /** The real server's port (the harness's own reads bypass the proxy). */
+  readonly port: number;
+  /** What the services connect to. */
+  readonly proxy: TcpProxy;
+  readonly pid: number | undefined;
+  /** Crash: SIGKILL (Postgres: SIGQUIT, its immediate shutdown), wait for the exit. */
+  kill(): Promise<void>;
+  /** A clean stop (SIGTERM / Postgres fast shutdown), wait for the exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data directory; resolves once it answers. */
+  start(): Promise<void>;
+  pause(): void;
+  resume(): void;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** Postgres refuses to run as root: as root, run its binaries as the `postgres` user. */
+function asPostgres(command: string, args: string[]): [string, string[]] {
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not come up within ${timeoutMs} ms`);
+}
+
+function exitOf(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Starts a server on a free port behind a fault proxy of its own. */
+async function startOwnedServer(options: {
+  name: string;
+  spawnIt: (port: number) => ChildProcess;
+  ready: (port: number) => Promise<boolean>;
+  killSignal: NodeJS.Signals;
+  stopSignal: NodeJS.Signals;
+  log: (line: string) => void;
+  /** The pid to signal when it is not the spawned one (Postgres under runuser: the postmaster). */
+  serverPid?: () => Promise<number | undefined>;
+}): Promise<OwnedServer> {
+  const port = await freePort();
+  const proxy = await startTcpProxy({ port });
+  let child: ChildProcess | undefined;
+  let serverPid: number | undefined;
+  const send = (signal: NodeJS.Signals) => {
+    const pid = serverPid ?? child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+  };
+  const signalAndWait = async (signal: NodeJS.Signals) => {
+    const current = child;
+    if (!current) return;
+    send('SIGCONT');
+    send(signal);
+    const timer = setTimeout(() => {
+      send('SIGKILL');
+      current.kill('SIGKILL');
+    }, 20_000);
+    await exitOf(current);
+    clearTimeout(timer);
+    child = undefined;
+    serverPid = undefined;
+  };
+  const server: OwnedServer = {
+    name: options.name,
+    port,
+    proxy,
+    get pid() {
+      return child?.pid;
+    },
+    kill: () => signalAndWait(options.killSignal),
+    stop: () => signalAndWait(options.stopSignal),
+    async start() {
+      const spawned = options.spawnIt(port);
+      child = spawned;
+      const tail: string[] = [];
+      for (const stream of [spawned.stdout, spawned.stderr]) {
+        stream?.on('data', (chunk: Buffer) => {
+          tail.push(chunk.toString());
+          if (tail.length > 20) tail.shift();
+        });
+      }
+      spawned.once('exit', (code, signal) => {
+        if (child === spawned) options.log(`${options.name} exited (code ${code}, signal ${signal})`);
+      });
+      try {
+        await waitUntil(options.name, () => options.ready(port), 30_000);
+      } catch (error) {
+        throw new Error(`${(error as Error).message}: ${tail.join('').slice(-2000)}`);
+      }
+      serverPid = await options.serverPid?.();
+    },
+    pause: () => send('SIGSTOP'),
+    resume: () => send('SIGCONT'),
+    async close() {
+      await signalAndWait(options.stopSignal);
+      await proxy.close();
+    },
+  };
+  await server.start();
+  return server;
+}
+
+/** A Postgres of the run's own: initdb in `dir`, trust auth, loopback, on a free port. */
+export async function startOwnedPostgres(dir: string, log: (line: string) => void): Promise<OwnedServer> {
+  const data = join(dir, 'pg');
+  await mkdir(data, { recursive: true });
+  if (isRoot()) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    await chown(dir, Number(stdout.trim()), Number(gid.trim()));
+    await chown(data, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const [initdb, initArgs] = asPostgres(join(PG_BIN, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '-A',
+    'trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
+  await run(initdb, initArgs);
+  return startOwnedServer({
+    name: 'postgres',
+    log,
+    // SIGQUIT is Postgres's immediate shutdown: a crash, with recovery at the next start.
+    killSignal: 'SIGQUIT',
+    stopSignal: 'SIGINT',
+    spawnIt: (port) => {
+      const [command, args] = asPostgres(join(PG_BIN, 'postgres'), [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'max_connections=400',
+        // A process crash keeps the page cache: fsync guards against power loss, not what this run injects.
+        '-c',
+        'fsync=off',
+        '-c',
+        'shared_buffers=64MB',
+      ]);
+      return spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    },
+    serverPid: async () => {
+      const pidFile = await readFile(join(data, 'postmaster.pid'), 'utf8');
+      return Number(pidFile.split('\n')[0]);
+    },
+    ready: async (port) => {
+      const [command, args] = asPostgres(join(PG_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]);
+      await run(command, args);
+      return true;
+    },
+  });
+}
+
+/** A Redis of the run's own, with an fsynced append-only file: a kill loses nothing it acknowledged. */
+export async function startOwnedRedis(dir: string, log: (line: string) => void): Promise<OwnedServer> {
+  const data = join(dir, 'redis');
+  await mkdir(data, { recursive: true });
+  return startOwnedServer({
+    name: 'redis',
+    log,
+    killSignal: 'SIGKILL',
+    stopSignal: 'SIGTERM',
+    spawnIt: (port) =>
+      spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          data,
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'always',
+          '--save',
+          '',
+          '--maxmemory-policy',
+          'noeviction',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      ),
+    ready: async (port) => {
+      const { stdout } = await run('redis-cli', ['-p', String(port), 'ping']);
+      return stdout.trim() === 'PONG';
+    },
+  });
+}
+
+/** The SNS/SQS/S3 emulator as a process of its own (state in memory: it is paused, never killed). */
+export async function startOwnedEmulator(
+  root: string,
+  region: string,
+  log: (line: string) => void,
+): Promise<OwnedServer> {
+  return startOwnedServer({
+    name: 'emulator',
+    log,
+    killSignal: 'SIGKILL',
+    stopSignal: 'SIGTERM',
+    spawnIt: (port) =>
+      spawn(process.execPath, [join(root, 'infra/src/emulator-cli.ts')], {
+        env: { ...process.env, EMULATOR_PORT: String(port), AWS_REGION: region },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    ready: async (port) => {
+      const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+      return res.status > 0;
+    },
+  });
+}

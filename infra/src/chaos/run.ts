@@ -1,0 +1,312 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { startSmtpCatcher } from '@hireflow/testing/smtp';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { Redis } from 'ioredis';
+import { instanceNames, loadLauncherSettings, type RunningPlatform, startPlatform } from '../local/index.ts';
+import { type CheckResult, check, expectedEffects, verdict } from './checker.ts';
+import { now } from './clock.ts';
+import { type FaultKind, startFaults } from './faults.ts';
+import { drawPlan } from './plan.ts';
+import { startOwnedEmulator, startOwnedPostgres, startOwnedRedis } from './processes.ts';
+import { seededRandom } from './random.ts';
+import { markdownReport, timelineSvg } from './report.ts';
+import { startSampler } from './sampler.ts';
+import { type OpRecord, runWorkload } from './workload.ts';
+
+export interface ChaosOptions {
+  events: number;
+  /** Seconds the workload takes; default: events / 25. */
+  durationS?: number;
+  seed: number;
+  /** Mean time between faults; 0: no faults. */
+  faultEveryMs: number;
+  /** Where report.md, timeline.svg, result.json and services.log go. */
+  outDir: string;
+  broken?: string;
+  /** Bound of the wait for the system to settle after the workload. */
+  maxDrainMs: number;
+  /** SIGSTOP of a worker, drawn in this range (above the 15 s email lease by default). */
+  pauseMs?: [number, number];
+  kinds?: FaultKind[];
+  log: (line: string) => void;
+  /** Aborted: the workload stops sending, the drain ends, the run is checked and torn down. */
+  signal?: AbortSignal;
+}
+
+export interface ChaosRun {
+  result: CheckResult;
+  problems: string[];
+  reportFile: string;
+}
+
+const root = resolve(import.meta.dirname, '../../..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const awsClientConfig = (endpoint: string, region: string, requestTimeout: number) => ({
+  region,
+  endpoint,
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  requestHandler: new NodeHttpHandler({
+    connectionTimeout: 2000,
+    requestTimeout,
+    throwOnRequestTimeout: true,
+  }),
+});
+
+/**
+ * One chaos run: its own Postgres, Redis and emulator behind fault proxies,
+ * the system started as `pnpm start` starts it, the seeded workload and
+ * fault schedule, a drain, then the checker and the report.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
+  const { log } = options;
+  const random = seededRandom(options.seed);
+  const region = 'eu-west-1';
+  const dir = await mkdtemp(join(tmpdir(), 'hireflow-chaos-'));
+  await mkdir(options.outDir, { recursive: true });
+  // Streamed as it comes: a run that dies still leaves what the services said.
+  const serviceLog = createWriteStream(join(options.outDir, 'services.log'));
+  const write = (line: string) => {
+    serviceLog.write(`${line}\n`);
+  };
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const startedAt = now();
+  try {
+    const postgres = await startOwnedPostgres(dir, log);
+    cleanups.push(() => postgres.close());
+    const redis = await startOwnedRedis(dir, log);
+    cleanups.push(() => redis.close());
+    const emulator = await startOwnedEmulator(root, region, log);
+    cleanups.push(() => emulator.close());
+    const smtp = await startSmtpCatcher({ parse: true });
+    cleanups.push(() => smtp.close());
+    log(
+      `own servers: postgres :${postgres.port} (proxy :${postgres.proxy.port}), redis :${redis.port} (proxy :${redis.proxy.port}), emulator :${emulator.port} (proxy :${emulator.proxy.port}), smtp :${smtp.port}`,
+    );
+
+    const settings = loadLauncherSettings({
+      HIREFLOW_INSTANCE: 'chaos',
+      HIREFLOW_STATE_DIR: join(dir, 'state'),
+      POSTGRES_URL: `postgres://postgres@127.0.0.1:${postgres.proxy.port}/postgres`,
+      REDIS_URL: `redis://127.0.0.1:${redis.proxy.port}`,
+      AWS_REGION: region,
+      AWS_ENDPOINT_URL: `http://127.0.0.1:${emulator.proxy.port}`,
+      SMTP_URL: smtp.url,
+      HIREFLOW_PORT_BASE: '0',
+      HIREFLOW_API_PORT: '0',
+      TRACE_OTLP_PORT: '0',
+      TRACE_UI_PORT: '0',
+      LOG_LEVEL: 'warn',
+      HIREFLOW_SCALING: 'on',
+    });
+    const names = instanceNames(settings, root);
+    await mkdir(names.stateDir, { recursive: true });
+    // The soak's time scale: the recovery paths (sweeps, backoff caps,
+    // deferrals) keep their shape but act within minutes, not hours.
+    const serviceEnv: Record<string, string | undefined> = {
+      ...process.env,
+      OTEL_SDK_DISABLED: 'true',
+      RATE_LIMIT_MAX: '1000000',
+      EMAIL_RATE_MAX: '500',
+      // One tenant sends every email of the run: its daily quota would hold the rest until tomorrow.
+      TENANT_DAILY_EMAIL_QUOTA: '10000000',
+      EMAIL_BACKOFF_CAP_MS: '20000',
+      EMAIL_SWEEP_INTERVAL_MS: '15000',
+      EMAIL_SWEEP_AFTER_MS: '60000',
+      DEPENDENCY_WAIT_CAP_MS: '20000',
+      MATCH_SWEEP_INTERVAL_MS: '15000',
+      MATCH_SWEEP_AFTER_MS: '60000',
+      RESIZE_SWEEP_AFTER_MS: '60000',
+      ...(options.broken
+        ? {
+            CHAOS_BROKEN: options.broken,
+            NODE_OPTIONS:
+              `${process.env.NODE_OPTIONS ?? ''} --import ${join(root, 'infra/src/chaos/broken/register.ts')}`.trim(),
+          }
+        : {}),
+    };
+    const platform: RunningPlatform = await startPlatform(settings, {
+      root,
+      env: serviceEnv,
+      write,
+      color: false,
+      readyTimeoutMs: 120_000,
+      // The harness restarts what dies: an API process too.
+      restartApis: true,
+      log,
+    });
+    cleanups.unshift(() => platform.stop());
+    let exited: string | undefined;
+    void platform.unexpectedExit.then((reason) => {
+      exited = reason;
+      log(`!! ${reason}`);
+    });
+    log(`system up in ${((now() - startedAt) / 1000).toFixed(1)} s: api ${platform.api}`);
+
+    // The harness reads around the proxies; the workload goes through them, as the services do.
+    const sns = new SNSClient(awsClientConfig(`http://127.0.0.1:${emulator.proxy.port}`, region, 5000));
+    const sqs = new SQSClient(awsClientConfig(`http://127.0.0.1:${emulator.port}`, region, 5000));
+    const s3 = new S3Client({
+      ...awsClientConfig(`http://127.0.0.1:${emulator.port}`, region, 10_000),
+      forcePathStyle: true,
+    });
+    const direct = new Redis({
+      port: redis.port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 2,
+      lazyConnect: true,
+    });
+    direct.on('error', () => undefined);
+    await direct.connect();
+    cleanups.unshift(async () => {
+      sns.destroy();
+      sqs.destroy();
+      s3.destroy();
+      direct.disconnect();
+    });
+
+    const plan = drawPlan(random.fork('plan'), options.events);
+    const records: OpRecord[] = [];
+    let opsDone = 0;
+    const sampler = startSampler({
+      sqs,
+      redis: direct,
+      topologyPrefix: names.topologyPrefix,
+      redisPrefix: names.redisPrefix,
+      counts: () => ({ ops: opsDone, emails: smtp.emails.length }),
+      intervalMs: 1000,
+    });
+    const faults =
+      options.faultEveryMs > 0
+        ? startFaults({
+            random: random.fork('faults'),
+            everyMs: options.faultEveryMs,
+            pauseMs: options.pauseMs ?? [16_000, 24_000],
+            kinds: options.kinds,
+            log,
+            targets: {
+              postgres,
+              redis,
+              emulator,
+              smtp,
+              pids: () => platform.pids,
+            },
+          })
+        : undefined;
+    const durationS = options.durationS ?? options.events / 25;
+    const workStart = now();
+    await runWorkload(
+      {
+        plan,
+        api: platform.api,
+        apiKey: platform.demo.key,
+        tenantId: platform.demo.tenantId,
+        sns,
+        topicPrefix: names.topologyPrefix,
+        rate: options.events / durationS,
+        maxInFlight: 48,
+        signal: options.signal,
+        opDeadlineMs: 120_000,
+        log,
+      },
+      records,
+      () => {
+        opsDone++;
+      },
+    );
+    log(`workload done in ${((now() - workStart) / 1000).toFixed(1)} s; stopping faults`);
+    await faults?.stop();
+    const drainStart = now();
+
+    const sources = {
+      plan,
+      records,
+      faults: faults?.records ?? [],
+      emails: smtp.emails,
+      api: platform.api,
+      apiKey: platform.demo.key,
+      tenantId: platform.demo.tenantId,
+      databaseUrl: (service: string) => {
+        const url = new URL(`postgres://postgres@127.0.0.1:${postgres.port}/`);
+        url.pathname = `/${names.database(service)}`;
+        return url.toString();
+      },
+      sqs,
+      s3,
+      redis: direct,
+      topologyPrefix: names.topologyPrefix,
+      redisPrefix: names.redisPrefix,
+    };
+    // Drain: until every expected email is in and every queue is empty, or the bound.
+    let settled = 0;
+    for (
+      let round = 0;
+      now() - drainStart < options.maxDrainMs && round < 10_000 && !options.signal?.aborted;
+      round++
+    ) {
+      await sleep(3000);
+      const last = sampler.last();
+      const empty =
+        last !== undefined &&
+        [...Object.values(last.inbox), ...Object.values(last.jobs)].every((v) => v === 0);
+      const expected = await expectedEffects(sources).catch(() => undefined);
+      const seen = new Set(smtp.emails.map((e) => e.key));
+      const missing = expected ? [...expected.emails.keys()].filter((k) => !seen.has(k)).length : -1;
+      if (round % 5 === 0) {
+        const busy = last ? Object.entries({ ...last.inbox, ...last.jobs }).filter(([, v]) => v !== 0) : [];
+        const queues = busy.length === 0 ? 'empty' : busy.map(([k, v]) => `${k} ${v}`).join(', ');
+        log(`drain: ${missing} expected emails missing; queues: ${queues}`);
+      }
+      settled = missing === 0 && empty ? settled + 1 : 0;
+      if (settled >= 2) break;
+    }
+    const drainS = Math.round((now() - drainStart) / 1000);
+    await sampler.stop();
+    log('checking every sink');
+    const result = await check(sources);
+    const left = sampler.last();
+    const backlog = left
+      ? Object.entries({ ...left.inbox, ...left.jobs }).filter(([, v]) => v !== 0 && v !== null)
+      : [];
+    const problems = verdict(result);
+    if (backlog.length > 0) {
+      problems.push(
+        `the drain ended at its bound with work still queued (${backlog.map(([k, v]) => `${k} ${v}`).join(', ')}): what is missing may be backlog rather than loss`,
+      );
+    }
+    if (exited) problems.push(exited);
+    const svgFile = 'timeline.svg';
+    await writeFile(join(options.outDir, svgFile), timelineSvg(sampler.samples, result, workStart));
+    const command = `pnpm chaos --events ${options.events} --seed ${options.seed} --fault-every ${options.faultEveryMs / 1000}${options.durationS ? ` --duration ${options.durationS}` : ''}${options.broken ? ` --broken ${options.broken}` : ''}`;
+    const report = markdownReport({
+      title: `Chaos run: ${options.events} events, seed ${options.seed}${options.broken ? `, broken build ${options.broken}` : ''}`,
+      command,
+      seed: options.seed,
+      startedAt,
+      durations: {
+        workloadS: Math.round((drainStart - workStart) / 1000),
+        drainS,
+        totalS: Math.round((now() - startedAt) / 1000),
+      },
+      result,
+      problems,
+      svgFile,
+    });
+    const reportFile = join(options.outDir, 'report.md');
+    await writeFile(reportFile, report);
+    await writeFile(join(options.outDir, 'result.json'), JSON.stringify({ problems, ...result }, null, 1));
+    return { result, problems, reportFile };
+  } finally {
+    for (const cleanup of cleanups) {
+      await cleanup().catch((error: Error) => log(`cleanup: ${error.message}`));
+    }
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await new Promise((resolve) => serviceLog.end(resolve));
+  }
+}
