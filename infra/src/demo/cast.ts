@@ -2,22 +2,11 @@
 // it. Addresses are under example.test (reserved, never delivered) and carry
 // a tag of the run, so each run's emails are its own.
 
-export interface DemoCandidate {
-  name: string;
-  email: string;
-  headline: string;
-  skills: string[];
-  location: string;
-}
+import type { NewCandidate, NewJob } from '@hireflow/client';
 
-export interface DemoRole {
-  title: string;
-  description: string;
-  skills: string[];
-  location: string;
-  remote: boolean;
-  contactEmail: string;
-}
+/** The public API's request bodies, every optional field given. */
+export type DemoCandidate = Required<NewCandidate>;
+export type DemoRole = Required<NewJob>;
 
 const PEOPLE = [
   {
