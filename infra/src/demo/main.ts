@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createHireflowClient } from '@hireflow/client';
-import { ConfigError } from '@hireflow/config';
 import { jobsCli } from '../local/demo-tenant.ts';
 import { findRunning } from '../local/lock.ts';
 import { instanceNames, loadLauncherSettings } from '../local/settings.ts';
+import { settingsOrExit } from '../settings-or-exit.ts';
 import { DemoError } from './api.ts';
 import { runDemo } from './story.ts';
 
@@ -16,13 +16,7 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const color = (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) || process.env.FORCE_COLOR === '1';
 const TIMEOUT_MS = 60_000;
 
-let settings: ReturnType<typeof loadLauncherSettings>;
-try {
-  settings = loadLauncherSettings(process.env);
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(78);
-}
+const settings = settingsOrExit(() => loadLauncherSettings(process.env));
 const { stateDir, databaseUrl } = instanceNames(settings, root);
 const running = await findRunning(stateDir);
 if (!running?.urls.api) {

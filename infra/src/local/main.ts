@@ -1,6 +1,6 @@
 // `pnpm start`: the whole system on one machine, without Docker.
 import { resolve } from 'node:path';
-import { ConfigError } from '@hireflow/config';
+import { settingsOrExit } from '../settings-or-exit.ts';
 import { clearRunning, findRunning, writeRunning } from './lock.ts';
 import { startPlatform } from './platform.ts';
 import { preflight } from './preflight.ts';
@@ -10,13 +10,7 @@ const root = resolve(import.meta.dirname, '../../..');
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const color = Boolean(process.stdout.isTTY) || process.env.FORCE_COLOR === '1';
 
-let settings: ReturnType<typeof loadLauncherSettings>;
-try {
-  settings = loadLauncherSettings(process.env);
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(78);
-}
+const settings = settingsOrExit(() => loadLauncherSettings(process.env));
 const names = instanceNames(settings, root);
 
 const running = await findRunning(names.stateDir);

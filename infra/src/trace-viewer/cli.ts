@@ -1,16 +1,11 @@
 // The local trace viewer on its own: `node infra/src/trace-viewer/cli.ts`.
 // `pnpm start` runs the same viewer itself when no collector is configured.
-import { ConfigError, parseConfig } from '@hireflow/config';
+import { parseConfig } from '@hireflow/config';
+import { settingsOrExit } from '../settings-or-exit.ts';
 import { traceViewerSchema } from './config.ts';
 import { startTraceViewer } from './viewer.ts';
 
-let config: ReturnType<typeof parseConfig<typeof traceViewerSchema>>;
-try {
-  config = parseConfig(traceViewerSchema, process.env);
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(78);
-}
+const config = settingsOrExit(() => parseConfig(traceViewerSchema, process.env));
 const viewer = await startTraceViewer({
   otlpPort: config.TRACE_OTLP_PORT,
   uiPort: config.TRACE_UI_PORT,

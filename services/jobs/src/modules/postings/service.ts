@@ -87,8 +87,8 @@ export async function closeJob(
 }
 
 /**
- * Overdue postings whose delayed auto-close job never ran (Redis lost it, the
- * add failed after commit): closed by the worker's periodic sweep.
+ * Up to `limit` open postings past their close_at, closed (the worker's
+ * periodic sweep: how every posting closes itself).
  */
 export async function closeOverduePostings(em: EntityManager, limit = 100): Promise<string[]> {
   const closed: string[] = [];
