@@ -24,6 +24,13 @@ export interface QueueDefinition {
   subscriptions: SubscriptionDefinition[];
   /** Starting visibility timeout; consumers resize it from their measured p99 handler time. */
   visibilityTimeoutSeconds: number;
+  /**
+   * SQS's redrive bound. Consumers settle every receive they finish (a failure
+   * or a wait re-sends the message with a fresh receive count, and they
+   * dead-letter it themselves after their own attempts), so this only counts
+   * deliveries that ended with no verdict: a worker killed or paused holding
+   * the message. It stops a message that kills every worker taking it.
+   */
   maxReceiveCount: number;
 }
 
@@ -45,7 +52,8 @@ export interface Topology {
 
 /** Documented default: 30 s covers every handler's p99 with margin; long handlers heartbeat. */
 export const DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 30;
-export const DEFAULT_MAX_RECEIVE_COUNT = 5;
+/** Ten deaths of workers holding the same delivery (see QueueDefinition.maxReceiveCount). */
+export const DEFAULT_MAX_RECEIVE_COUNT = 10;
 
 const queue = (consumer: ServiceName, subscriptions: SubscriptionDefinition[]): QueueDefinition => ({
   consumer,

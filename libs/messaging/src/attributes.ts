@@ -6,6 +6,8 @@ import { TRACE_FIELDS } from './trace.ts';
 export const ATTR_TYPE = 'type';
 export const ATTR_DEFERRED_COUNT = 'deferred-count';
 export const ATTR_FIRST_SEEN = 'first-seen-at';
+/** Handler failures counted by consumers across re-sends (see SqsConsumer). */
+export const ATTR_FAILED_COUNT = 'failed-count';
 export const ATTR_DEAD_LETTER_REASON = 'dead-letter-reason';
 export const MAX_OWN_ATTRIBUTES = 7;
 

@@ -23,9 +23,9 @@ export class PermanentError extends MessagingError {
 }
 
 /**
- * Try again after `delayMs` (SQS: the message's visibility is set to it). It
- * still costs a receive toward maxReceiveCount: to wait for a dependency
- * without burning receives, throw DeferError instead.
+ * Try again after `delayMs`. SQS: the message is re-sent with that delay as a
+ * deferral is (no receive burnt), within the same `maxDeferMs` bound; the
+ * outcome is reported as `retry-later`.
  */
 export class RetryLaterError extends MessagingError {
   readonly delayMs: number;

@@ -65,6 +65,7 @@ export type {
 } from './sqs/types.ts';
 export {
   DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_ATTEMPTS,
   DEFAULT_SQS_BACKOFF,
   DEFAULT_WAIT_TIME_SECONDS,
 } from './sqs/types.ts';

@@ -139,7 +139,7 @@ describe('SQS consumer: poison and typed outcomes', () => {
     }
   });
 
-  it('on RetryLaterError sets the visibility to the asked delay, then handles the redelivery', async () => {
+  it('on RetryLaterError re-sends it with the asked delay (no receive burnt), then handles the copy', async () => {
     let runs = 0;
     const { queue, spy, consumer } = await harness('retry-later', {
       'job.closed.v1': () => {
@@ -156,12 +156,18 @@ describe('SQS consumer: poison and typed outcomes', () => {
     }
     expect(spy.all({ eventId: event.id }).map((r) => [r.outcome, r.receiveCount])).toEqual([
       ['retry-later', 1],
-      ['handled', 2],
+      ['handled', 1],
     ]);
-    const visibility = env.calls.filter(
-      (c) => c.name === 'ChangeMessageVisibilityCommand' && c.input.QueueUrl === queue.url,
+    const resent = env.calls.filter(
+      (c) =>
+        c.name === 'SendMessageCommand' &&
+        c.input.QueueUrl === queue.url &&
+        c.input.DelaySeconds !== undefined,
     );
-    expect(visibility.map((c) => c.input.VisibilityTimeout)).toEqual([1]);
+    expect(resent.map((c) => c.input.DelaySeconds)).toEqual([1]);
+    expect(
+      env.calls.filter((c) => c.name === 'ChangeMessageVisibilityCommand' && c.input.QueueUrl === queue.url),
+    ).toHaveLength(0);
   });
 
   it('defers without burning receives, then dead-letters once the bounded wait is over', async () => {

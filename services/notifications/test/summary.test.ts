@@ -18,6 +18,7 @@ const context: MessageContext = {
   queueName: 'q',
   attributes: {},
   deferredCount: 0,
+  failedCount: 0,
 };
 
 const matched = (jobId: string, matchCount: number, computedAt: string) =>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_MAX_RECEIVE_COUNT } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
 import { peekDeadLetters } from '@hireflow/infra';
+import { DEFAULT_MAX_ATTEMPTS } from '@hireflow/messaging';
 import { describe, expect, it } from 'vitest';
 import {
   candidateRegistered,
@@ -24,7 +24,7 @@ const h = useNotificationsHarness('notif-waiting');
 const inbox = () => h.topology.queues['notifications-inbox']!;
 
 describe('events that arrive before what they need', () => {
-  it('sends the match email once its candidate arrives, long after maxReceiveCount retries would have dead-lettered it', async () => {
+  it('sends the match email once its candidate arrives, long after its failures would have dead-lettered it', async () => {
     const posted = jobPosted(tenantId);
     await h.publish(posted);
     await h.spy.waitForHandled(posted.id);
@@ -32,11 +32,11 @@ describe('events that arrive before what they need', () => {
     const match = matchFound(tenantId, posted.data.jobId, candidate.data.candidateId);
     await h.publish(match);
 
-    // Retried on failure instead, the match would have been dead-lettered after
-    // maxReceiveCount receives; deferred, it is still waiting after more than that.
+    // Failing instead, the match would have been dead-lettered after
+    // DEFAULT_MAX_ATTEMPTS failures; deferred, it is still waiting after more than that.
     const waits = await h.spy.waitForCount(
       { eventId: match.id, outcome: 'deferred' },
-      DEFAULT_MAX_RECEIVE_COUNT + 1,
+      DEFAULT_MAX_ATTEMPTS + 1,
       30_000,
     );
     expect(waits.every((r) => r.receiveCount === 1)).toBe(true);

@@ -1,13 +1,8 @@
-import {
-  ChangeMessageVisibilityCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-} from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type AnyEvent, type EventType, InvalidEventError, parseEvent } from '@hireflow/contracts';
 import { signals, untraced } from '@hireflow/telemetry';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { ATTR_DEFERRED_COUNT } from '../attributes.ts';
+import { ATTR_DEFERRED_COUNT, ATTR_FAILED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
 import { DeferError, isPermanent, retryAfterMs } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
@@ -18,9 +13,11 @@ import { DEFAULT_MAX_DEFER_MS, deferMessage } from './defer.ts';
 import { BatchDeleter } from './deleter.ts';
 import { DurationWindow } from './durations.ts';
 import { Heartbeat, type Lease } from './heartbeat.ts';
-import { decodeMessage } from './message.ts';
+import { type DecodedMessage, decodeMessage } from './message.ts';
+import { resendMessage } from './resend.ts';
 import {
   DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_ATTEMPTS,
   DEFAULT_SQS_BACKOFF,
   DEFAULT_WAIT_TIME_SECONDS,
   type EventHandler,
@@ -33,8 +30,6 @@ import {
   type VisibilityResizeOptions,
 } from './visibility.ts';
 
-const MAX_VISIBILITY_SECONDS = 43_200;
-
 interface InFlight extends Lease {
   message: Message;
 }
@@ -46,6 +41,15 @@ const tracer = trace.getTracer('@hireflow/messaging');
  * the DLQ at once), a process span that continues the producer's trace,
  * heartbeats while a handler runs, full-jitter backoff on failure, batched
  * deletes on success, and a graceful `close()`.
+ *
+ * A receive is not a verdict: a worker killed or paused while it holds a
+ * message burns one, and SQS cannot tell that from a failure. So the consumer
+ * counts what it decided itself: a failed or waiting message is re-sent with
+ * its delay and a `failed-count` / `deferred-count` attribute (a fresh receive
+ * count), dead-lettered by the consumer after `maxAttempts` failures or
+ * `maxDeferMs` of waiting, with the reason. The queue's `maxReceiveCount`
+ * only catches a message that no receive ever settles (one that kills every
+ * worker taking it).
  */
 export class SqsConsumer {
   readonly #o: SqsConsumerOptions;
@@ -231,8 +235,12 @@ export class SqsConsumer {
       const started = performance.now();
       let failure: unknown;
       try {
-        const deferredCount = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
-        await handler(event, { ...base, attributes: decoded.attributes, deferredCount });
+        await handler(event, {
+          ...base,
+          attributes: decoded.attributes,
+          deferredCount: Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0,
+          failedCount: failedCountOf(decoded),
+        });
       } catch (error) {
         failure = error;
         recordHandlerFailure(span, error);
@@ -240,7 +248,7 @@ export class SqsConsumer {
       const durationMs = performance.now() - started;
       this.#durations.record(durationMs);
       try {
-        const record = await this.#afterHandler(entry, failure);
+        const record = await this.#afterHandler(entry, decoded, failure);
         this.#report({ ...ids, ...record, durationMs, ...(ageMs === undefined ? {} : { ageMs }) });
       } finally {
         span.end();
@@ -250,8 +258,9 @@ export class SqsConsumer {
 
   async #afterHandler(
     entry: InFlight,
+    decoded: DecodedMessage,
     failure: unknown,
-  ): Promise<Pick<MessageRecord, 'outcome' | 'reason' | 'error' | 'delaySeconds'>> {
+  ): Promise<Pick<MessageRecord, 'outcome' | 'reason' | 'error' | 'delaySeconds' | 'failedCount'>> {
     const { message } = entry;
     if (failure === undefined) {
       // The slot is free once the delete is queued: the next receive need not
@@ -269,27 +278,53 @@ export class SqsConsumer {
       await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
       return { outcome: 'dead-lettered', reason, error };
     }
+    const maxDeferMs = this.#o.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
     if (failure instanceof DeferError) {
       const deferred = await this.#settle(entry, () =>
         deferMessage(this.#o.sqs, this.#target(), message, {
           delayMs: failure.delayMs,
           reason: failure.message,
-          maxDeferMs: this.#o.maxDeferMs ?? DEFAULT_MAX_DEFER_MS,
+          maxDeferMs,
         }),
       );
       return { ...deferred, error };
     }
     const laterMs = retryAfterMs(failure);
     if (laterMs !== undefined) {
-      const delaySeconds = Math.ceil(laterMs / 1000);
-      await this.#settle(entry, () => this.#changeVisibility(entry, delaySeconds));
-      return { outcome: 'retry-later', delaySeconds, reason: error.message, error };
+      // Waiting for a lease held elsewhere (or a retry-after) is a wait, not a
+      // failure: re-sent like a deferral, within the same bound.
+      const waited = await this.#settle(entry, () =>
+        deferMessage(this.#o.sqs, this.#target(), message, {
+          delayMs: laterMs,
+          reason: error.message,
+          maxDeferMs,
+        }),
+      );
+      if (waited.outcome === 'dead-lettered') return { ...waited, error };
+      return {
+        outcome: 'retry-later',
+        delaySeconds: Math.ceil(laterMs / 1000),
+        reason: error.message,
+        error,
+      };
     }
-    const attempt = decodeMessage(message).receiveCount - 1;
-    const delaySeconds = fullJitter(attempt, this.#o.backoff ?? DEFAULT_SQS_BACKOFF, this.#o.random);
-    this.#log.warn({ err: error, messageId: message.MessageId, delaySeconds }, 'handler failed; will retry');
-    await this.#settle(entry, () => this.#changeVisibility(entry, delaySeconds));
-    return { outcome: 'failed', delaySeconds, error };
+    const failedCount = failedCountOf(decoded) + 1;
+    if (failedCount >= (this.#o.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
+      const reason = `failed ${failedCount} times: ${error.message}`;
+      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      return { outcome: 'dead-lettered', reason, error, failedCount };
+    }
+    const delaySeconds = fullJitter(failedCount - 1, this.#o.backoff ?? DEFAULT_SQS_BACKOFF, this.#o.random);
+    this.#log.warn(
+      { err: error, messageId: message.MessageId, failedCount, delaySeconds },
+      'handler failed; will retry',
+    );
+    await this.#settle(entry, () =>
+      resendMessage(this.#o.sqs, this.#o.queue.url, message, delaySeconds, {
+        [ATTR_FAILED_COUNT]: String(failedCount),
+      }),
+    );
+    return { outcome: 'failed', delaySeconds, error, failedCount };
   }
 
   /** Stops the heartbeat for the message, waits out an extension in flight, then runs its final call. */
@@ -297,16 +332,6 @@ export class SqsConsumer {
     entry.settled = true;
     await entry.pending;
     return action();
-  }
-
-  async #changeVisibility(entry: InFlight, seconds: number): Promise<void> {
-    await this.#o.sqs.send(
-      new ChangeMessageVisibilityCommand({
-        QueueUrl: this.#o.queue.url,
-        ReceiptHandle: entry.receiptHandle,
-        VisibilityTimeout: Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, seconds)),
-      }),
-    );
   }
 
   #target() {
@@ -333,4 +358,9 @@ export class SqsConsumer {
       this.#log.warn({ err: error }, 'onMessage observer threw');
     }
   }
+}
+
+/** Failures a consumer has counted for the message in earlier deliveries (its `failed-count`). */
+function failedCountOf(decoded: DecodedMessage): number {
+  return Number(decoded.attributes[ATTR_FAILED_COUNT]) || 0;
 }

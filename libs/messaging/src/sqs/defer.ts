@@ -1,12 +1,11 @@
-import { DeleteMessageCommand, type Message, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { ATTR_DEFERRED_COUNT, ATTR_FIRST_SEEN } from '../attributes.ts';
 import { type DeadLetterTarget, deadLetter } from './dead-letter.ts';
 import { decodeMessage } from './message.ts';
+import { MAX_DELAY_SECONDS, resendMessage } from './resend.ts';
 
 /** docs/design.md: a message waits for a dependency at most an hour, then it is dead-lettered. */
 export const DEFAULT_MAX_DEFER_MS = 60 * 60 * 1000;
-/** SQS's DelaySeconds maximum. */
-export const MAX_DELAY_SECONDS = 900;
 
 export interface DeferOptions {
   delayMs: number;
@@ -51,21 +50,9 @@ export async function deferMessage(
     await deadLetter(sqs, target, message, reason);
     return { outcome: 'dead-lettered', reason };
   }
-  // Re-sent raw (an SNS envelope is unwrapped): the consumer reads both forms.
-  await sqs.send(
-    new SendMessageCommand({
-      QueueUrl: target.queueUrl,
-      MessageBody: decoded.body,
-      DelaySeconds: delaySeconds,
-      MessageAttributes: {
-        ...decoded.sqsAttributes,
-        [ATTR_DEFERRED_COUNT]: { DataType: 'Number', StringValue: String(count + 1) },
-        [ATTR_FIRST_SEEN]: { DataType: 'Number', StringValue: String(firstSeen) },
-      },
-    }),
-  );
-  await sqs.send(
-    new DeleteMessageCommand({ QueueUrl: target.queueUrl, ReceiptHandle: message.ReceiptHandle }),
-  );
+  await resendMessage(sqs, target.queueUrl, message, delaySeconds, {
+    [ATTR_DEFERRED_COUNT]: String(count + 1),
+    [ATTR_FIRST_SEEN]: String(firstSeen),
+  });
   return { outcome: 'deferred', reason: options.reason };
 }

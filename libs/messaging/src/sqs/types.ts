@@ -11,8 +11,10 @@ export interface MessageContext {
   queueName: string;
   /** String message attributes (`type`, trace context, `deferred-count`, …). */
   attributes: Record<string, string>;
-  /** How many times the message was deferred (DeferError) so far: 0 on its first handling. */
+  /** How many times the message was deferred (DeferError) or told to retry later so far: 0 at first. */
   deferredCount: number;
+  /** How many times a handler failed on it so far (re-sent after each): 0 on its first handling. */
+  failedCount: number;
 }
 
 export type EventHandler<T extends EventType> = (
@@ -37,8 +39,10 @@ export interface MessageRecord {
   /** Why it was dead-lettered or deferred. */
   reason?: string;
   error?: unknown;
-  /** The visibility delay set after a failure (seconds). */
+  /** The delay before the re-sent copy is visible (seconds), after a failure or a retry-later. */
   delaySeconds?: number;
+  /** Handler failures counted so far, this one included (set on `failed` and on dead-lettering for it). */
+  failedCount?: number;
   durationMs?: number;
   /** How long the message waited in the queue before this receive: now minus its SentTimestamp. */
   ageMs?: number;
@@ -48,8 +52,15 @@ export type MessageObserver = (record: MessageRecord) => void;
 
 export const DEFAULT_CONCURRENCY = 10;
 export const DEFAULT_WAIT_TIME_SECONDS = 20;
-/** Seconds: the first retry waits up to 5 s, then 10, 20, … never more than 15 min. */
+/** Seconds: the first retry waits up to 5 s, then 10, 20, … never more than 15 min (SQS's DelaySeconds bound). */
 export const DEFAULT_SQS_BACKOFF: BackoffOptions = { base: 5, cap: 900 };
+/**
+ * Handler failures before the consumer dead-letters a message: with the
+ * default backoff the seven waits before the eighth failure are drawn below
+ * 5, 10, 20, 40, 80, 160 and 320 s (~5 min expected, at most ~10 min), so a
+ * dependency outage shorter than that dead-letters nothing.
+ */
+export const DEFAULT_MAX_ATTEMPTS = 8;
 
 export interface SqsConsumerOptions {
   sqs: SQSClient;
@@ -69,6 +80,8 @@ export interface SqsConsumerOptions {
   random?: RandomSource;
   /** Longest total wait of a deferred message before it is dead-lettered (default 1 h). */
   maxDeferMs?: number;
+  /** Handler failures after which the consumer dead-letters a message (default 8). */
+  maxAttempts?: number;
   logger?: Logger;
   onMessage?: MessageObserver;
 }

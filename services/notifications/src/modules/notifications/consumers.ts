@@ -195,7 +195,7 @@ interface Once {
 /**
  * The work once per event id, in one transaction with the claim (shared with
  * the other messages of its receive batch). A duplicate delivered while the
- * first runs is told to come back shortly (1 s, doubling with each receive,
+ * first runs is told to come back shortly (1 s, doubling with each retry,
  * at most the lease) rather than after the full lease. `fresh`: this call ran
  * the work (not a stored result of an earlier delivery).
  */
@@ -219,7 +219,8 @@ async function once<T extends object>(
     return { ...(rest as unknown as T), fresh: run === lastRun };
   } catch (error) {
     if (!(error instanceof IdempotencyInProgressError)) throw error;
-    const delayMs = Math.min(HANDLER_LEASE_MS, 1000 * 2 ** Math.max(0, context.receiveCount - 1));
+    // Each retry is a re-sent copy (deferred-count + 1), so that count doubles the wait.
+    const delayMs = Math.min(HANDLER_LEASE_MS, 1000 * 2 ** context.deferredCount);
     throw new RetryLaterError(delayMs, `event ${eventId} is being handled by another delivery`, {
       cause: error,
     });

@@ -1,0 +1,37 @@
+import { DeleteMessageCommand, type Message, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { decodeMessage } from './message.ts';
+
+/** SQS's DelaySeconds maximum. */
+export const MAX_DELAY_SECONDS = 900;
+
+/**
+ * Puts a received message back on its own queue as a new message, visible
+ * after `delaySeconds` (clamped to 0–900), with its attributes and the given
+ * numeric ones set, then deletes the received copy. The new copy starts at
+ * receive count 1: a retry or a wait burns no receive toward the queue's
+ * `maxReceiveCount`. The body is re-sent raw (an SNS envelope is unwrapped;
+ * the consumer reads both forms). If the delete fails both copies stay: the
+ * handlers are idempotent by event id, so that is a duplicate, never a loss.
+ */
+export async function resendMessage(
+  sqs: SQSClient,
+  queueUrl: string,
+  message: Message,
+  delaySeconds: number,
+  counters: Record<string, string>,
+): Promise<void> {
+  const decoded = decodeMessage(message);
+  const attributes = { ...decoded.sqsAttributes };
+  for (const [name, value] of Object.entries(counters)) {
+    attributes[name] = { DataType: 'Number', StringValue: value };
+  }
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: decoded.body,
+      DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds))),
+      MessageAttributes: attributes,
+    }),
+  );
+  await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+}
