@@ -12,11 +12,17 @@ import {
 import { dlqName, type Topology } from '@hireflow/contracts';
 
 /**
- * Attributes dead-lettering and deferral added: a redriven message starts
- * clean (with an old `first-seen-at` a deferred message would be dead-lettered
- * again at once for having waited too long).
+ * Attributes dead-lettering, deferral and failed handling added: a redriven
+ * message starts clean (with an old `first-seen-at` a deferred message would be
+ * dead-lettered again at once for having waited too long, with an old
+ * `failed-count` one failing message after its first new failure).
  */
-const DEAD_LETTER_ATTRIBUTES = new Set(['dead-letter-reason', 'deferred-count', 'first-seen-at']);
+const DEAD_LETTER_ATTRIBUTES = new Set([
+  'dead-letter-reason',
+  'deferred-count',
+  'first-seen-at',
+  'failed-count',
+]);
 
 export interface DeadLetterQueue {
   queue: string;

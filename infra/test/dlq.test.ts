@@ -11,7 +11,7 @@ describe('dead letters: depth, list, redrive', () => {
   });
   afterAll(() => aws.close());
 
-  it('reports depth, lists without consuming, and redrives back to the source queue without the reason', async () => {
+  it('reports depth, lists without consuming, and redrives back to the source queue without the reason and counts', async () => {
     const provisioned = await testTopology(aws, 'dlq');
     const inbox = provisioned.queues['jobs-inbox']!;
     for (let i = 0; i < 3; i++) {
@@ -22,6 +22,9 @@ describe('dead letters: depth, list, redrive', () => {
           MessageAttributes: {
             type: { DataType: 'String', StringValue: 'job.matched.v1' },
             'dead-letter-reason': { DataType: 'String', StringValue: 'handler failed 5 times' },
+            'failed-count': { DataType: 'Number', StringValue: '8' },
+            'deferred-count': { DataType: 'Number', StringValue: '3' },
+            'first-seen-at': { DataType: 'Number', StringValue: '1000' },
           },
         }),
       );
@@ -48,7 +51,8 @@ describe('dead letters: depth, list, redrive', () => {
     expect(back.Messages).toHaveLength(3);
     for (const m of back.Messages ?? []) {
       expect(m.MessageAttributes?.type?.StringValue).toBe('job.matched.v1');
-      expect(m.MessageAttributes?.['dead-letter-reason']).toBeUndefined();
+      // A redriven message starts with a clean slate: whole attempts and wait again.
+      expect(Object.keys(m.MessageAttributes ?? {})).toEqual(['type']);
     }
     expect(
       (await deadLetterDepths(aws.sqs, topology, provisioned.prefix)).find((d) => d.queue === inbox.name)
