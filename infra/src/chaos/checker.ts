@@ -6,6 +6,7 @@ import { topology } from '@hireflow/contracts';
 import type { CaughtEmail } from '@hireflow/testing/smtp';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
+import { faultsAround, faultsInSendWindow } from './attribution.ts';
 import type { FaultRecord } from './faults.ts';
 import type { Plan } from './plan.ts';
 import type { OpRecord } from './workload.ts';
@@ -45,6 +46,8 @@ export interface CheckResult {
   emails: EffectCount & {
     queued: number;
     sameIdCopies: number;
+    /** Same-Message-ID copies with no fault in their send window (faultsInSendWindow): unexplained. */
+    sameIdUntied: number;
     differentIdCopies: number;
     unexpected: number;
   };
@@ -78,13 +81,6 @@ export const digestOf = (key: string) => createHash('sha256').update(key).digest
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-/** Faults whose band overlaps [from - before, to + after]: what was going on around an anomaly. */
-export function faultsAround(faults: FaultRecord[], from: number, to = from, before = 30_000, after = 2_000) {
-  return faults
-    .filter((f) => f.end >= from - before && f.start <= to + after)
-    .map((f) => `${f.kind} ${f.target} @${new Date(f.start).toISOString().slice(11, 19)}`);
-}
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []) {
   const client = new pg.Client({ connectionString: url });
@@ -199,8 +195,8 @@ async function drainQueue(sqs: SQSClient, name: string) {
 export async function check(sources: CheckSources): Promise<CheckResult> {
   const { plan, records, faults } = sources;
   const anomalies: Anomaly[] = [];
-  const anomaly = (kind: string, what: string, at: number, to = at) =>
-    anomalies.push({ kind, what, at, faults: faultsAround(faults, at, to) });
+  const anomaly = (kind: string, what: string, at: number, to = at, tied = faultsAround(faults, at, to)) =>
+    anomalies.push({ kind, what, at, faults: tied });
   const expected = await expectedEffects(sources);
   const client = createHireflowClient({ baseUrl: sources.api, apiKey: sources.apiKey });
 
@@ -338,6 +334,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
   let emailsLost = 0;
   let emailsQueued = 0;
   let sameIdCopies = 0;
+  let sameIdUntied = 0;
   // An email not sent yet but queued in notifications' log is backlog at the drain bound, not a loss.
   const queuedKeys = new Set(
     (
@@ -364,8 +361,9 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
     if (got.length > ids.size || (ids.size === 1 && got.length > 1)) {
       const copies = got.length - ids.size;
       sameIdCopies += copies;
-      const last = Math.max(...got.map((e) => e.acceptedAt));
-      anomaly('same Message-ID copy', `${want.key.replace(/:.*/, '')} ×${got.length}`, first, last);
+      const tied = faultsInSendWindow(faults, first);
+      if (tied.length === 0) sameIdUntied += copies;
+      anomaly('same Message-ID copy', `${want.key.replace(/:.*/, '')} ×${got.length}`, first, first, tied);
     }
   }
   const unexpected = [...byKey.keys()].filter((k) => !expected.emails.has(k)).length;
@@ -481,6 +479,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       queued: emailsQueued,
       duplicated: sameIdCopies + differentIdCopies,
       sameIdCopies,
+      sameIdUntied,
       differentIdCopies,
       unexpected,
     },
@@ -499,7 +498,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
   };
 }
 
-/** A run passes when nothing is lost, no match or variant is duplicated, no email copy has a new id, and the DLQs hold exactly the poison. */
+/** A run passes when nothing is lost, no match or variant is duplicated, no email copy has a new id, every same-id copy has a fault in its send window, and the DLQs hold exactly the poison. */
 export function verdict(result: CheckResult): string[] {
   const problems: string[] = [];
   if (result.emails.lost) problems.push(`${result.emails.lost} lost emails`);
@@ -510,6 +509,10 @@ export function verdict(result: CheckResult): string[] {
   if (result.matches.duplicated) problems.push(`${result.matches.duplicated} duplicated matches`);
   if (result.variants.duplicated) problems.push(`${result.variants.duplicated} duplicated variants`);
   if (result.postings.duplicated) problems.push(`${result.postings.duplicated} duplicated postings`);
+  if (result.emails.sameIdUntied)
+    problems.push(
+      `${result.emails.sameIdUntied} same-Message-ID email copies with no fault in their send window`,
+    );
   if (result.emails.differentIdCopies)
     problems.push(`${result.emails.differentIdCopies} email copies with different ids`);
   if (result.poison.missingPlacements)

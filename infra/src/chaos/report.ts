@@ -1,3 +1,4 @@
+import { SEND_WINDOW_MS } from './attribution.ts';
 import type { CheckResult } from './checker.ts';
 import type { FaultKind } from './faults.ts';
 import type { Sample } from './sampler.ts';
@@ -184,7 +185,7 @@ export function markdownReport(options: {
     '',
     `Emails not sent but still queued in notifications' log when the drain ended (backlog, not loss): ${result.emails.queued}.`,
     '',
-    `Email copies: **${result.emails.sameIdCopies}** with the same Message-ID (the documented accept → log-write window), **${result.emails.differentIdCopies}** with a different Message-ID (a bug, always); ${result.emails.unexpected} emails for no expected intent.`,
+    `Email copies: **${result.emails.sameIdCopies}** with the same Message-ID (the documented accept → log-write window; ${result.emails.sameIdUntied} of them with no fault in that window), **${result.emails.differentIdCopies}** with a different Message-ID (a bug, always); ${result.emails.unexpected} emails for no expected intent.`,
     '',
     `End-to-end latency (request → first email accepted, ${result.latencyMs.count} emails): p50 ${(result.latencyMs.p50 / 1000).toFixed(2)} s, p90 ${(result.latencyMs.p90 / 1000).toFixed(2)} s, p99 ${(result.latencyMs.p99 / 1000).toFixed(2)} s, max ${(result.latencyMs.max / 1000).toFixed(2)} s.`,
     '',
@@ -209,7 +210,9 @@ export function markdownReport(options: {
     row(['---', '---', '---', '---:']),
     ...[...deadByReason].map(([k, n]) => `| ${k} | ${n} |`),
     '',
-    '## Anomalies, with the faults around each (30 s before to 2 s after)',
+    '## Anomalies, with the faults around each',
+    '',
+    `A same-Message-ID copy lists the faults inside its send window: those that stop a notifications worker, cut or slow its database, or drop SMTP connections, from 100 ms before the first copy's accept to ${SEND_WINDOW_MS / 1000} s after. Anything else lists every fault from 30 s before to 2 s after it.`,
     '',
   ];
   if (anomalyKinds.size === 0) lines.push('None.');
@@ -217,7 +220,7 @@ export function markdownReport(options: {
     lines.push(`### ${kind} (${list.length})`, '');
     for (const a of list.slice(0, 25)) {
       const when = a.at ? new Date(a.at).toISOString().slice(11, 23) : 'at the check:';
-      lines.push(`- ${when} ${a.what}: ${a.faults.length ? a.faults.join(', ') : 'no fault around it'}`);
+      lines.push(`- ${when} ${a.what}: ${a.faults.length ? a.faults.join(', ') : 'no fault tied to it'}`);
     }
     if (list.length > 25) lines.push(`- … and ${list.length - 25} more`);
     lines.push('');

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { faultsAround, faultsInSendWindow } from './attribution.ts';
+import type { FaultRecord } from './faults.ts';
+
+const at = (s: number) => Date.UTC(2026, 10, 30, 12, 0, 0) + s * 1000;
+const fault = (kind: FaultRecord['kind'], target: string, start: number, end = start): FaultRecord => ({
+  kind,
+  target,
+  start: at(start),
+  end: at(end),
+  detail: '',
+});
+
+describe('tying an email copy to the fault in its send window', () => {
+  const faults = [
+    fault('kill-worker', 'notifications/3', 10),
+    fault('kill-worker', 'matching/2', 10),
+    fault('pause-worker', 'notifications/4', 0, 19.5),
+    fault('postgres-cut', 'postgres', 8, 10.5),
+    fault('redis-restart', 'redis', 10, 11),
+    fault('emulator-pause', 'emulator', 10, 12),
+    fault('smtp-outage', 'smtp', 30, 40),
+    fault('network-delay', 'postgres', 50, 55),
+    fault('network-delay', 'emulator', 10, 15),
+  ];
+
+  it('names what stops a notifications worker, slows its database or drops SMTP connections while the window is open', () => {
+    expect(faultsInSendWindow(faults, at(10))).toEqual([
+      'kill-worker notifications/3 @12:00:10',
+      'pause-worker notifications/4 @12:00:00',
+      'postgres-cut postgres @12:00:08',
+    ]);
+    // A kill 4 s after the accept still lands in the window (the log write retrying).
+    expect(faultsInSendWindow(faults, at(6))).toContain('kill-worker notifications/3 @12:00:10');
+    expect(faultsInSendWindow(faults, at(29))).toEqual(['smtp-outage smtp @12:00:30']);
+    expect(faultsInSendWindow(faults, at(52))).toEqual(['network-delay postgres @12:00:50']);
+  });
+
+  it('ties nothing to a copy whose window no such fault touched', () => {
+    expect(faultsInSendWindow(faults, at(21))).toEqual([]);
+    expect(faultsInSendWindow(faults, at(10.2), 5_000).length).toBeGreaterThan(0);
+    expect(faultsInSendWindow(faults, at(60))).toEqual([]);
+  });
+
+  it('lists every fault around other anomalies', () => {
+    // 30 s before to 2 s after: whatever overlaps [15 s, 47 s].
+    expect(faultsAround(faults, at(45))).toEqual([
+      'pause-worker notifications/4 @12:00:00',
+      'smtp-outage smtp @12:00:30',
+      'network-delay emulator @12:00:10',
+    ]);
+  });
+});
