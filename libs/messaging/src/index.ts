@@ -21,6 +21,7 @@ export {
 } from './bullmq/worker.ts';
 export {
   DeferError,
+  isDependencyUnavailable,
   isPermanent,
   MessagingError,
   PermanentError,

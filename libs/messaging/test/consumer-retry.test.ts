@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { ProvisionedQueue } from '@hireflow/infra';
-import { testTopology } from '@hireflow/testing';
+import { startTcpProxy, testTopology } from '@hireflow/testing';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ATTR_DEAD_LETTER_REASON, ATTR_FAILED_COUNT } from '../src/attributes.ts';
 import { backoffBound } from '../src/backoff.ts';
@@ -195,5 +196,54 @@ describe('SQS consumer retries', () => {
     ]);
     expect(records.every((r) => r.receiveCount === 1)).toBe(true);
     expect(deferred).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('waits out a database outage without counting it toward maxAttempts, then handles the message', async () => {
+    const topo = await testTopology(env.aws, 'db-outage', smallTopology({ maxReceiveCount: 2 }));
+    const queue = topo.queues.inbox!;
+    const proxy = await startTcpProxy({ port: 5432 });
+    const pool = new pg.Pool({
+      connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+      max: 2,
+      connectionTimeoutMillis: 2000,
+    });
+    pool.on('error', () => undefined);
+    const spy = new HandlerSpy();
+    const event = jobClosed();
+    const consumer = new SqsConsumer({
+      sqs: env.aws.sqs,
+      queue,
+      waitTimeSeconds: 1,
+      maxAttempts: 2,
+      random: () => 0,
+      onMessage: spy.observer,
+      handlers: {
+        'job.closed.v1': async () => {
+          await pool.query('SELECT 1');
+        },
+      },
+    });
+    proxy.cut();
+    await consumer.start();
+    try {
+      await sendEvent(env.aws.sqs, queue.url, event);
+      // Twice maxAttempts failures while the database is away, none dead-lettered.
+      await spy.waitForCount({ eventId: event.id, outcome: 'failed' }, 4, 20_000);
+      proxy.restore();
+      await spy.waitForHandled(event.id, 20_000);
+    } finally {
+      await consumer.close();
+      await pool.end();
+      await proxy.close();
+    }
+    const failed = spy.all({ eventId: event.id, outcome: 'failed' });
+    expect(failed.length).toBeGreaterThanOrEqual(4);
+    for (const record of failed) {
+      expect(record.failedCount).toBe(0);
+      expect(record.receiveCount).toBe(1);
+      expect(record.reason).toMatch(/^dependency unavailable: /);
+    }
+    expect(spy.all({ eventId: event.id, outcome: 'dead-lettered' })).toEqual([]);
+    expect(await receiveCount(env.aws.sqs, queue.dlq.url, 1, 2_000)).toHaveLength(0);
   });
 });

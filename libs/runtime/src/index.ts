@@ -62,4 +62,4 @@ export {
 } from './service-config.ts';
 export type { AppState } from './service-server.ts';
 export { createServiceServer } from './service-server.ts';
-export { withTimeout } from './timeout.ts';
+export { TimeoutError, withTimeout } from './timeout.ts';

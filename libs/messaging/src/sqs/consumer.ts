@@ -4,7 +4,7 @@ import { signals, untraced } from '@hireflow/telemetry';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ATTR_DEFERRED_COUNT, ATTR_FAILED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
-import { DeferError, isPermanent, retryAfterMs } from '../errors.ts';
+import { DeferError, isDependencyUnavailable, isPermanent, retryAfterMs } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { extractTrace, processSpanOptions, recordHandlerFailure } from '../trace.ts';
 import { Wakeup } from '../wake.ts';
@@ -47,7 +47,9 @@ const tracer = trace.getTracer('@hireflow/messaging');
  * counts what it decided itself: a failed or waiting message is re-sent with
  * its delay and a `failed-count` / `deferred-count` attribute (a fresh receive
  * count), dead-lettered by the consumer after `maxAttempts` failures or
- * `maxDeferMs` of waiting, with the reason. The queue's `maxReceiveCount`
+ * `maxDeferMs` of waiting, with the reason. A failure that only says a
+ * dependency was unreachable (isDependencyUnavailable) is a wait, not an
+ * attempt: a database failover dead-letters nothing. The queue's `maxReceiveCount`
  * only catches a message that no receive ever settles (one that kills every
  * worker taking it).
  */
@@ -308,13 +310,33 @@ export class SqsConsumer {
         error,
       };
     }
+    const backoff = this.#o.backoff ?? DEFAULT_SQS_BACKOFF;
+    if (isDependencyUnavailable(failure)) {
+      // Waiting out the dependency, with the backoff the failures would get.
+      const waits = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
+      const delaySeconds = fullJitter(waits, backoff, this.#o.random);
+      const reason = `dependency unavailable: ${error.message}`;
+      this.#log.warn(
+        { err: error, messageId: message.MessageId, delaySeconds },
+        'dependency unavailable; will retry',
+      );
+      const waited = await this.#settle(entry, () =>
+        deferMessage(this.#o.sqs, this.#target(), message, {
+          delayMs: delaySeconds * 1000,
+          reason,
+          maxDeferMs,
+        }),
+      );
+      if (waited.outcome === 'dead-lettered') return { ...waited, error };
+      return { outcome: 'failed', delaySeconds, reason, error, failedCount: failedCountOf(decoded) };
+    }
     const failedCount = failedCountOf(decoded) + 1;
     if (failedCount >= (this.#o.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
       const reason = `failed ${failedCount} times: ${error.message}`;
       await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
       return { outcome: 'dead-lettered', reason, error, failedCount };
     }
-    const delaySeconds = fullJitter(failedCount - 1, this.#o.backoff ?? DEFAULT_SQS_BACKOFF, this.#o.random);
+    const delaySeconds = fullJitter(failedCount - 1, backoff, this.#o.random);
     this.#log.warn(
       { err: error, messageId: message.MessageId, failedCount, delaySeconds },
       'handler failed; will retry',

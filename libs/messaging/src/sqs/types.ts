@@ -41,7 +41,10 @@ export interface MessageRecord {
   error?: unknown;
   /** The delay before the re-sent copy is visible (seconds), after a failure or a retry-later. */
   delaySeconds?: number;
-  /** Handler failures counted so far, this one included (set on `failed` and on dead-lettering for it). */
+  /**
+   * Handler failures counted toward `maxAttempts` so far, this one included
+   * (a failure that only says a dependency was unreachable is not counted).
+   */
   failedCount?: number;
   durationMs?: number;
   /** How long the message waited in the queue before this receive: now minus its SentTimestamp. */
