@@ -30,6 +30,12 @@ describe('tying an email copy to the fault in its send window', () => {
       'pause-worker notifications/4 @12:00:00',
       'postgres-cut postgres @12:00:08',
     ]);
+    // Nearest first: at 6 s the cut (8 s) comes before the kill (10 s); the pause is on.
+    expect(faultsInSendWindow(faults, at(6))).toEqual([
+      'pause-worker notifications/4 @12:00:00',
+      'postgres-cut postgres @12:00:08',
+      'kill-worker notifications/3 @12:00:10',
+    ]);
     // A kill 4 s after the accept still lands in the window (the log write retrying).
     expect(faultsInSendWindow(faults, at(6))).toContain('kill-worker notifications/3 @12:00:10');
     expect(faultsInSendWindow(faults, at(29))).toEqual(['smtp-outage smtp @12:00:30']);

@@ -16,6 +16,9 @@ export function faultsAround(faults: FaultRecord[], from: number, to = from, bef
  */
 export const SEND_WINDOW_MS = 5_000;
 
+/** How far a fault's band lies from a moment (0 while it is on). */
+const distance = (f: FaultRecord, at: number) => (at < f.start ? f.start - at : at > f.end ? at - f.end : 0);
+
 const WORKER_FAULTS = new Set<FaultKind>(['kill-worker', 'term-worker', 'pause-worker']);
 const DATABASE_FAULTS = new Set<FaultKind>(['postgres-cut', 'postgres-restart', 'network-delay']);
 
@@ -25,7 +28,8 @@ const DATABASE_FAULTS = new Set<FaultKind>(['postgres-cut', 'postgres-restart', 
  * it, while that window was open ([accept − 100 ms, accept + SEND_WINDOW_MS]):
  * a notifications worker stopped (killed, terminated, paused past its lock),
  * notifications' database unreachable or slow for the log write, or the SMTP
- * server dropping connections (a 250 the client never read).
+ * server dropping connections (a 250 the client never read). Nearest first:
+ * the first named is the likeliest cause.
  */
 export function faultsInSendWindow(faults: FaultRecord[], acceptedAt: number, windowMs = SEND_WINDOW_MS) {
   return faults
@@ -36,5 +40,6 @@ export function faultsInSendWindow(faults: FaultRecord[], acceptedAt: number, wi
         f.kind === 'smtp-outage',
     )
     .filter((f) => f.end >= acceptedAt - 100 && f.start <= acceptedAt + windowMs)
+    .sort((a, b) => distance(a, acceptedAt) - distance(b, acceptedAt))
     .map(label);
 }
