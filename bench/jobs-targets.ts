@@ -1,9 +1,13 @@
-// The two HTTP targets compared on the main path: the jobs API (POST /v1/jobs,
-// role api, its own database and Redis prefix) and a bare Fastify route doing
-// one Postgres INSERT (pool 10, like the jobs process). Used by the jobs-api
-// bench and by the load curve (bench/load-curve.ts).
+// The HTTP targets compared on the main path: the jobs API (POST /v1/jobs,
+// role api, its own database and Redis prefix), a bare Fastify route doing
+// one Postgres INSERT (pool 10, like the jobs process), and a bare route doing
+// only POST /v1/jobs' database work (postJob: the posting and its outbox row,
+// the same statement on the jobs process' own pool), which splits the gap
+// between the first two into the database work and everything around it.
+// Used by the jobs-api bench and by the load curve (bench/load-curve.ts).
 import { randomBytes } from 'node:crypto';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
+import { postJob } from '@hireflow/jobs/postings';
 import { jobsService } from '@hireflow/jobs/service';
 import { connectDeps, createLogger } from '@hireflow/runtime';
 import Fastify from 'fastify';
@@ -22,6 +26,8 @@ export const jobBody = JSON.stringify({
 export interface Targets {
   jobs: { url: string; headers: Record<string, string> };
   bare: { url: string; headers: Record<string, string> };
+  /** POST /v1/jobs' database work alone: no auth, rate limit, validation or problem handling. */
+  work: { url: string; headers: Record<string, string> };
   close(): Promise<void>;
 }
 
@@ -62,6 +68,16 @@ export async function startTargets(): Promise<Targets> {
     reply.code(202);
     return { id: rows[0].id };
   });
+  bare.post('/posting', async (request, reply) => {
+    const posting = await postJob(
+      deps.orm.em.fork(),
+      { tenantId: issued.tenantId, contactEmail: 'bench@example.test' },
+      request.body as Parameters<typeof postJob>[2],
+      config.JOB_AUTO_CLOSE_AFTER_MS,
+    );
+    reply.code(202);
+    return { id: posting.id };
+  });
   await bare.listen({ port: 0, host: '127.0.0.1' });
 
   const port = (server: { server: { address(): unknown } }) =>
@@ -72,6 +88,7 @@ export async function startTargets(): Promise<Targets> {
       headers: { authorization: `Bearer ${issued.key}` },
     },
     bare: { url: `http://127.0.0.1:${port(bare)}/insert`, headers: {} },
+    work: { url: `http://127.0.0.1:${port(bare)}/posting`, headers: {} },
     async close() {
       await app.close();
       await bare.close();
