@@ -44,6 +44,7 @@ export type { OutboxRelayOptions, RelayOutcome } from './outbox/relay.ts';
 export {
   DEFAULT_PRUNE_INTERVAL_MS,
   DEFAULT_RELAY_BATCH_SIZE,
+  DEFAULT_RELAY_LINGER_MS,
   DEFAULT_RELAY_POLL_INTERVAL_MS,
   OutboxRelay,
 } from './outbox/relay.ts';
