@@ -92,6 +92,8 @@ export default async function notificationsBench(): Promise<BenchReport> {
     REDIS_PREFIX: `bench:${suffix}`,
     SMTP_URL: smtp.url,
     SMTP_POOL_SIZE: String(POOL),
+    // The worker's Postgres pool (default 10); BENCH_DB_POOL tries others.
+    ...(process.env.BENCH_DB_POOL ? { DATABASE_POOL_MAX: process.env.BENCH_DB_POOL } : {}),
     EMAIL_CONCURRENCY: String(CONCURRENCY),
     EMAIL_RATE_MAX: '1000000', // the provider limit is what this measures around
     TENANT_DAILY_EMAIL_QUOTA: '10000000', // every event is of one tenant

@@ -11,7 +11,7 @@ export {
   FULL_JITTER,
 } from './bullmq/defaults.ts';
 export { jobIdFor } from './bullmq/job-id.ts';
-export type { DeadLetter, JobQueue, JobQueueOptions } from './bullmq/queue.ts';
+export type { BulkJob, DeadLetter, JobQueue, JobQueueOptions } from './bullmq/queue.ts';
 export { createJobQueue } from './bullmq/queue.ts';
 export type { JobWorker, JobWorkerOptions } from './bullmq/worker.ts';
 export {
