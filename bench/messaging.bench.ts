@@ -176,6 +176,10 @@ export default async function bench(): Promise<BenchReport> {
     const latencies: number[] = [];
     const sqsLatencies: number[] = [];
     const latencyRounds: LatencyRound[] = [];
+    // What this one process (producers, relay, emulator, consumer) spent per event, and how busy its loop was.
+    const commitCpu: string[] = [];
+    const drainCpu: string[] = [];
+    const e2eCpu: string[] = [];
     let relay: OutboxRelay | undefined;
     try {
       for (let round = 0; round < ROUNDS; round++) {
@@ -183,19 +187,25 @@ export default async function bench(): Promise<BenchReport> {
           await sqsBaseline(sqs, baselineQueue.queues.inbox!.url, { messages: 4000, workers: 4 }),
         );
         // Relay stopped: what committing costs alone, and it leaves a backlog…
+        let mark = cpuMark();
         commitOnly.push(await produce(em, probe, THROUGHPUT_EVENTS));
+        commitCpu.push(cpuPerEvent(mark, THROUGHPUT_EVENTS));
         // …that a fresh relay drains through SNS and SQS to the handler.
         const drained = probe.expect(THROUGHPUT_EVENTS);
         const drainStart = performance.now();
+        mark = cpuMark();
         relay = newRelay();
         await relay.start();
         await drained;
+        drainCpu.push(cpuPerEvent(mark, THROUGHPUT_EVENTS));
         drain.push(THROUGHPUT_EVENTS / ((performance.now() - drainStart) / 1000));
         // Relay running: producers and pipeline together, first commit → last handler start.
         const handled = probe.expect(THROUGHPUT_EVENTS);
         const e2eStart = performance.now();
+        mark = cpuMark();
         await produce(em, probe, THROUGHPUT_EVENTS);
         await handled;
+        e2eCpu.push(cpuPerEvent(mark, THROUGHPUT_EVENTS));
         endToEnd.push(THROUGHPUT_EVENTS / ((performance.now() - e2eStart) / 1000));
         const pipeline = await pipelineLatency(em, probe);
         const emulator = await sqsLatencyBaseline(sqs, baselineQueue.queues.inbox!.url, {
@@ -229,6 +239,13 @@ export default async function bench(): Promise<BenchReport> {
       row(`outbox commits alone (${PRODUCERS} producers, 1 event per MikroORM tx)`, commitOnly, 'tx/s'),
       row('drain: committed backlog → relay → SNS → SQS → handler', drain),
       row('end to end: producers committing while relay and consumer run', endToEnd),
+      {
+        variant: 'process CPU per event (ms) and event loop busy: commits alone; drain; end to end',
+        best: '',
+        'per round': [commitCpu, drainCpu, e2eCpu].map((xs) => xs.join(' / ')).join(' ; '),
+        'p50 ms': '',
+        'p99 ms': '',
+      },
       {
         variant: `latency at ${LATENCY_RATE_PER_S} events/s: commit → handler start`,
         best: '',
@@ -278,4 +295,15 @@ export default async function bench(): Promise<BenchReport> {
       await dropDatabase(url);
     }
   }
+}
+
+function cpuMark() {
+  return { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization() };
+}
+
+/** Process CPU (all threads) per event since the mark, with the main thread's event-loop utilisation. */
+function cpuPerEvent(mark: ReturnType<typeof cpuMark>, events: number): string {
+  const cpu = process.cpuUsage(mark.cpu);
+  const busy = performance.eventLoopUtilization(mark.elu).utilization;
+  return `${round((cpu.user + cpu.system) / 1000 / events, 2)} (${round(busy * 100, 0)} %)`;
 }

@@ -92,6 +92,8 @@ export default async function notificationsBench(): Promise<BenchReport> {
     REDIS_PREFIX: `bench:${suffix}`,
     SMTP_URL: smtp.url,
     SMTP_POOL_SIZE: String(POOL),
+    // The worker's Postgres pool (default 10); BENCH_DB_POOL tries others.
+    ...(process.env.BENCH_DB_POOL ? { DATABASE_POOL_MAX: process.env.BENCH_DB_POOL } : {}),
     EMAIL_CONCURRENCY: String(CONCURRENCY),
     EMAIL_RATE_MAX: '1000000', // the provider limit is what this measures around
     TENANT_DAILY_EMAIL_QUOTA: '10000000', // every event is of one tenant
@@ -157,6 +159,9 @@ export default async function notificationsBench(): Promise<BenchReport> {
   const latencies: number[] = [];
   const latencyRounds: LatencyRound[] = [];
   const steadySent: SentEmail[] = [];
+  // What this one process spent per email (it runs every part: publisher, emulator, consumer, worker, SMTP server).
+  const directLoad: { elu: number; cpuMs: number }[] = [];
+  const burstLoad: { elu: number; cpuMs: number }[] = [];
   // The emulator's own send → receive latency, at the same rate, on a queue of its own.
   const { QueueUrl: latencyQueue } = await sqs.send(
     new CreateQueueCommand({ QueueName: `bench-${suffix}-latency` }),
@@ -167,12 +172,18 @@ export default async function notificationsBench(): Promise<BenchReport> {
     await publishBurst(Array.from({ length: 50 }, () => candidateRegistered(tenantId)));
     await acceptedCount(smtp, 50);
     for (let r = 0; r < ROUNDS; r++) {
+      const directElu0 = performance.eventLoopUtilization();
+      const directCpu0 = process.cpuUsage();
       directRuns.push(await direct(smtp, THROUGHPUT_EMAILS));
+      directLoad.push(cpuPerEmail(directCpu0, directElu0, THROUGHPUT_EMAILS));
       const events = Array.from({ length: THROUGHPUT_EMAILS }, () => candidateRegistered(tenantId));
       const accepted = acceptedCount(smtp, THROUGHPUT_EMAILS);
       const started = performance.now();
+      const elu0 = performance.eventLoopUtilization();
+      const cpu0 = process.cpuUsage();
       await publishBurst(events);
       await accepted;
+      burstLoad.push(cpuPerEmail(cpu0, elu0, THROUGHPUT_EMAILS));
       pipelineRuns.push(THROUGHPUT_EMAILS / ((performance.now() - started) / 1000));
       const from = sent.length;
       const measured = await latency();
@@ -226,6 +237,15 @@ export default async function notificationsBench(): Promise<BenchReport> {
       variant: `event → SNS → SQS → handler → BullMQ → SMTP accept (${THROUGHPUT_EMAILS}-event bursts)`,
       'emails/s (best)': round(best(pipelineRuns), 0),
       'per round': per(pipelineRuns),
+      'p50 ms': '',
+      'p99 ms': '',
+    },
+    {
+      variant: 'process CPU per email (ms), event loop busy: nodemailer direct; pipeline',
+      'emails/s (best)': '',
+      'per round': [directLoad, burstLoad]
+        .map((load) => load.map((l) => `${round(l.cpuMs, 2)} (${round(l.elu * 100, 0)} %)`).join(' / '))
+        .join(' ; '),
       'p50 ms': '',
       'p99 ms': '',
     },
@@ -285,5 +305,18 @@ export default async function notificationsBench(): Promise<BenchReport> {
       `worker concurrency ${CONCURRENCY}, SMTP pool ${POOL}, no rate limit; duplicates seen: ${duplicates}.`,
     rows,
     ratios: { 'emails/s pipeline ÷ nodemailer direct': best(pipelineRuns) / best(directRuns) },
+  };
+}
+
+/** Process CPU (all threads) per email and the main thread's event-loop utilisation since the marks. */
+function cpuPerEmail(
+  cpu0: NodeJS.CpuUsage,
+  elu0: ReturnType<typeof performance.eventLoopUtilization>,
+  emails: number,
+): { elu: number; cpuMs: number } {
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    elu: performance.eventLoopUtilization(elu0).utilization,
+    cpuMs: (cpu.user + cpu.system) / 1000 / emails,
   };
 }

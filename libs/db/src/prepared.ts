@@ -4,9 +4,13 @@ import type pg from 'pg';
 
 // MikroORM 7 formats parameters into the SQL text (Platform.formatQuery), so
 // Postgres parses and plans every statement anew, with its values inlined. A
-// hot statement that runs on its own (autocommitted) can skip both: it runs
-// on the ORM's own pg pool as a named prepared statement, which each pooled
-// connection parses once. Inside a transaction it runs through the EntityManager.
+// hot statement can skip both as a named prepared statement, which each
+// connection parses once: on the ORM's own pg pool when autocommitted, on the
+// transaction's own connection inside one (through the Kysely transaction
+// MikroORM holds, whose Postgres connection hands the query to pg as it is).
+// Its parameters are typed by Postgres from their context, so a parameter
+// that context does not type (a SELECT list, an operand of an overloaded
+// operator) needs an explicit cast: `?::jsonb`, `?::float8 * interval '1 ms'`.
 
 const names = new Map<string, string>();
 
@@ -25,19 +29,42 @@ function prepared(sql: string): { name: string; text: string } {
   return { name, text: numbered(sql) };
 }
 
+/** What MikroORM's transaction context is: a Kysely transaction, which runs a compiled query. */
+interface KyselyTransaction {
+  executeQuery(query: {
+    sql: unknown;
+    parameters: readonly unknown[];
+    query: unknown;
+    queryId: unknown;
+  }): Promise<{
+    rows: unknown[];
+  }>;
+}
+
 /**
- * Runs one statement (`?` placeholders, no `?` operator in its text) and
- * returns its rows: a named prepared statement on the ORM's pool when `em` is
- * not in a transaction, `em.execute` otherwise.
+ * Runs one statement (`?` placeholders, no `?` operator in its text) as a
+ * named prepared statement and returns its rows: on the ORM's pool when `em`
+ * is not in a transaction, on the transaction's connection when it is.
  */
 export async function executePrepared<T extends object>(
   em: EntityManager,
   sql: string,
   params: unknown[],
 ): Promise<T[]> {
-  if (em.isInTransaction()) return em.execute<T[]>(sql, params);
-  const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
   const { name, text } = prepared(sql);
+  if (em.isInTransaction()) {
+    const tx = em.getTransactionContext<KyselyTransaction>();
+    if (typeof tx?.executeQuery !== 'function') return em.execute<T[]>(sql, params);
+    // pg takes `{ name, text }` in place of the text: Kysely passes `sql` to `client.query` untouched.
+    const result = await tx.executeQuery({
+      sql: { name, text },
+      parameters: params,
+      query: { kind: 'RawNode', sqlFragments: [], parameters: [] },
+      queryId: { queryId: name },
+    });
+    return result.rows as T[];
+  }
+  const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
   const result = await pool.query<T & pg.QueryResultRow>({ name, text, values: params });
   return result.rows;
 }

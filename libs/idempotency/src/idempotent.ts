@@ -162,7 +162,7 @@ async function runInTransaction<T>(
   // takes both with it. Meanwhile other callers are told "in progress", and
   // the server ends a holder idle longer than its lease (see claimKey).
   return em.transactional(async (tx) => {
-    const outcome = await claimKeyObserved(tx, settings);
+    const outcome = await claimKeyObserved(tx, { ...settings, inTransaction: true });
     if (outcome.kind === 'completed') return outcome.result as T;
     const claim: IdempotencyClaim = {
       key,
@@ -173,6 +173,8 @@ async function runInTransaction<T>(
       completeWith: (target, _result, statement) => runStatement(target, statement),
     };
     const json = toJson(await work(tx, claim));
+    // A new key's row went in completed with a null result: nothing to store for a null one.
+    if (outcome.stored && json === 'null') return null as T;
     // Holding the uncommitted row, this transaction cannot be fenced out; the check is a guard.
     if (!(await completeClaim(tx, key, outcome.token, json, settings.ttlMs))) {
       throw new IdempotencyLeaseLostError(key);

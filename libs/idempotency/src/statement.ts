@@ -26,6 +26,14 @@ export interface IdempotentStatementOptions {
 export interface StatementWork {
   sql: string;
   params: unknown[];
+  /**
+   * Run the fast path as a named prepared statement (`executePrepared`):
+   * parsed and planned once per connection instead of per call. Postgres then
+   * types each parameter from its context, so one it cannot type (in a
+   * SELECT list, as in `INSERT … SELECT ?, ? FROM claimed`) needs a cast:
+   * `SELECT ?::uuid, ?::jsonb FROM claimed`.
+   */
+  prepared?: boolean;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import { type EntityManager, executePrepared } from '@hireflow/db';
 import { IdempotencyConflictError, IdempotencyInProgressError } from './errors.ts';
 
 /**
@@ -16,9 +16,13 @@ export interface ClaimRequest {
   fingerprint: string | null;
   leaseMs: number;
   ttlMs: number;
+  /** In the caller's transaction: insert the row completed (see INSERT_COMPLETED_SQL). */
+  inTransaction?: boolean;
 }
 
-export type ClaimOutcome = { kind: 'claimed'; token: string } | { kind: 'completed'; result: unknown };
+export type ClaimOutcome =
+  /** `stored`: the row is already completed with a null result (a transactional claim's insert). */
+  { kind: 'claimed'; token: string; stored: boolean } | { kind: 'completed'; result: unknown };
 
 interface StateRow {
   /** The key's advisory lock was free: no other claim of the key is under way. */
@@ -44,24 +48,33 @@ interface StateRow {
 //
 // A new key costs this one statement. All times come from the database clock,
 // statement_timestamp() rather than now(), which a long transaction freezes.
-const INSERT_SQL = `
-WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?, true))
-INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, fingerprint, created_at, expires_at)
-SELECT ?, 'in_progress', nextval('processed_message_fencing_token_seq'),
-       statement_timestamp() + ? * interval '1 millisecond', ?,
-       statement_timestamp(), statement_timestamp() + ? * interval '1 millisecond'
+const INSERT_SQL = (status: 'in_progress' | 'completed') => `
+WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?::text, true))
+INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, fingerprint, created_at,
+                               completed_at, expires_at)
+SELECT ?::text, '${status}', nextval('processed_message_fencing_token_seq'),
+       ${status === 'completed' ? 'NULL::timestamptz' : "statement_timestamp() + ?::float8 * interval '1 millisecond'"},
+       ${status === 'completed' ? "'null'::jsonb" : 'NULL::jsonb'}, ?::text,
+       statement_timestamp(), ${status === 'completed' ? 'statement_timestamp()' : 'NULL::timestamptz'},
+       statement_timestamp() + ?::float8 * interval '1 millisecond'
 FROM session
-WHERE pg_try_advisory_xact_lock(hashtextextended(?, 0))
+WHERE pg_try_advisory_xact_lock(hashtextextended(?::text, 0))
 ON CONFLICT (key) DO NOTHING
 RETURNING fencing_token::text AS token`;
+const INSERT_IN_PROGRESS_SQL = INSERT_SQL('in_progress');
+// In a transaction the claim row is invisible until the work commits with
+// it, so it is written completed at once (result null, retention from now):
+// a null result needs no completion, another is one update of `result`
+// alone, which changes no indexed column (a HOT update: no index entries).
+const INSERT_COMPLETED_SQL = INSERT_SQL('completed');
 
 /** What stood in the way of the insert; reads only, so a duplicate writes nothing. */
 const STATE_SQL = `
-SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked, pm.status, pm.result, pm.fingerprint,
+SELECT pg_try_advisory_xact_lock(hashtextextended(?::text, 0)) AS locked, pm.status, pm.result, pm.fingerprint,
        greatest(0, extract(epoch FROM pm.lease_expires_at - statement_timestamp()) * 1000)::float8 AS remaining_ms,
        CASE WHEN pm.status = 'completed' THEN pm.expires_at <= statement_timestamp()
             ELSE pm.lease_expires_at <= statement_timestamp() END AS claimable
-FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?`;
+FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?::text`;
 
 // Taking over a key whose holder's lease ran out (or whose retention passed)
 // gives it a new fencing token, so the old holder's completion cannot match.
@@ -93,16 +106,24 @@ export async function claimKey(em: EntityManager, request: ClaimRequest): Promis
   const { key, fingerprint, leaseMs, ttlMs } = request;
   const idleTimeout = asSetting(leaseMs);
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    const [inserted] = await em.execute<{ token: string }[]>(INSERT_SQL, [
-      idleTimeout,
-      key,
-      leaseMs,
-      fingerprint,
-      ttlMs,
-      key,
-    ]);
-    if (inserted) return { kind: 'claimed', token: inserted.token };
-    const [row] = await em.execute<StateRow[]>(STATE_SQL, [key, key]);
+    const [inserted] = request.inTransaction
+      ? await executePrepared<{ token: string }>(em, INSERT_COMPLETED_SQL, [
+          idleTimeout,
+          key,
+          fingerprint,
+          ttlMs,
+          key,
+        ])
+      : await executePrepared<{ token: string }>(em, INSERT_IN_PROGRESS_SQL, [
+          idleTimeout,
+          key,
+          leaseMs,
+          fingerprint,
+          ttlMs,
+          key,
+        ]);
+    if (inserted) return { kind: 'claimed', token: inserted.token, stored: request.inTransaction === true };
+    const [row] = await executePrepared<StateRow>(em, STATE_SQL, [key, key]);
     if (!row || row.status === null) {
       // Absent: committed by another after this snapshot (look again), or
       // not yet committed by a transactional holder, which has the lock.
@@ -128,12 +149,16 @@ export async function claimKey(em: EntityManager, request: ClaimRequest): Promis
       fingerprint,
       fingerprint,
     ]);
-    if (taken) return { kind: 'claimed', token: taken.token };
+    if (taken) return { kind: 'claimed', token: taken.token, stored: false };
   }
   throw new IdempotencyInProgressError(key, leaseMs);
 }
 
-/** Stores the result; false when the token no longer holds the claim (fenced). */
+/**
+ * Stores the result; false when the token no longer holds the claim (fenced).
+ * A row already completed by this token (a transactional claim) keeps its
+ * times, so only `result` changes: no indexed column, a HOT update.
+ */
 export async function completeClaim(
   em: EntityManager,
   key: string,
@@ -141,14 +166,18 @@ export async function completeClaim(
   resultJson: string,
   ttlMs: number,
 ): Promise<boolean> {
-  return updated(
+  const rows = await executePrepared(
     em,
     `UPDATE processed_message
      SET status = 'completed', result = ?::jsonb, lease_expires_at = NULL,
-         completed_at = statement_timestamp(), expires_at = statement_timestamp() + ? * interval '1 millisecond'
-     WHERE key = ? AND fencing_token = ? AND status = 'in_progress'`,
+         completed_at = CASE WHEN status = 'completed' THEN completed_at ELSE statement_timestamp() END,
+         expires_at = CASE WHEN status = 'completed' THEN expires_at
+                           ELSE statement_timestamp() + ?::float8 * interval '1 millisecond' END
+     WHERE key = ?::text AND fencing_token = ?::bigint
+     RETURNING 1 AS completed`,
     [resultJson, ttlMs, key, token],
   );
+  return rows.length > 0;
 }
 
 /**
@@ -252,9 +281,9 @@ const STATEMENT_SQL = (work: string) => `
 WITH claimed AS (
   INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, fingerprint,
                                  created_at, completed_at, expires_at)
-  SELECT ?, 'completed', nextval('processed_message_fencing_token_seq'), NULL, 'null'::jsonb, ?,
-         statement_timestamp(), statement_timestamp(), statement_timestamp() + ? * interval '1 millisecond'
-  WHERE pg_try_advisory_xact_lock(hashtextextended(?, 0))
+  SELECT ?::text, 'completed', nextval('processed_message_fencing_token_seq'), NULL, 'null'::jsonb, ?::text,
+         statement_timestamp(), statement_timestamp(), statement_timestamp() + ?::float8 * interval '1 millisecond'
+  WHERE pg_try_advisory_xact_lock(hashtextextended(?::text, 0))
   ON CONFLICT (key) DO NOTHING
   RETURNING key
 ), effect AS (
@@ -262,7 +291,7 @@ ${work}
 )
 SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, pm.status, pm.fingerprint,
        pm.status = 'completed' AND pm.expires_at > statement_timestamp() AS kept
-FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?`;
+FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?::text`;
 
 export interface StatementRow {
   claimed: boolean;
@@ -279,16 +308,12 @@ export interface StatementRow {
 export async function claimCompletedWith(
   em: EntityManager,
   claim: { key: string; fingerprint: string | null; ttlMs: number },
-  work: { sql: string; params: unknown[] },
+  work: { sql: string; params: unknown[]; prepared?: boolean },
 ): Promise<StatementRow | undefined> {
-  const [row] = await em.execute<StatementRow[]>(STATEMENT_SQL(work.sql), [
-    claim.key,
-    claim.fingerprint,
-    claim.ttlMs,
-    claim.key,
-    ...work.params,
-    claim.key,
-  ]);
+  const params = [claim.key, claim.fingerprint, claim.ttlMs, claim.key, ...work.params, claim.key];
+  const [row] = work.prepared
+    ? await executePrepared<StatementRow>(em, STATEMENT_SQL(work.sql), params)
+    : await em.execute<StatementRow[]>(STATEMENT_SQL(work.sql), params);
   return row;
 }
 

@@ -31,6 +31,24 @@ describe('idempotentStatement: claim, effect and completion in one statement', (
     expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: null });
   });
 
+  it('prepared (parameters cast): once, a duplicate writes nothing, a failing effect keeps no claim', async () => {
+    const key = uniqueName('stmt-prepared');
+    const prepared = (id: string) => ({
+      sql: 'INSERT INTO effect (id, key) SELECT ?::text, ?::text FROM claimed',
+      params: [id, key],
+      prepared: true,
+    });
+    expect(await idempotentStatement(db.orm, { key }, prepared(`${key}-a`))).toBe(true);
+    expect(await idempotentStatement(db.orm, { key }, prepared(`${key}-b`))).toBe(false);
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-a`]);
+    expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: null });
+    const other = uniqueName('stmt-prepared-fails');
+    await expect(idempotentStatement(db.orm, { key: other }, prepared(`${key}-a`))).rejects.toMatchObject({
+      code: '23505',
+    });
+    expect(await storedRow(db.orm, other)).toBeUndefined();
+  });
+
   it('when the effect fails, the claim is not kept and a retry applies it', async () => {
     const key = uniqueName('stmt-fails');
     await db.orm.em.fork().execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-taken`, 'other']);

@@ -34,6 +34,24 @@ describe('idempotent, transactional mode', () => {
     expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: 1 });
   });
 
+  it('a work with no result commits the key completed (null) with its write, in one statement less', async () => {
+    const key = uniqueName('tx-void');
+    const work = async (tx: EntityManager) => {
+      await writeEffect(key, `${key}-a`)(tx);
+    };
+    expect(await idempotent(db.orm, { key, transactional: true }, work)).toBeNull();
+    expect(await idempotent(db.orm, { key, transactional: true }, work)).toBeNull();
+    expect(await effectsOf(db.orm, key)).toEqual([`${key}-a`]);
+    expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: null });
+    const [times] = await db.orm.em
+      .fork()
+      .execute<{ kept: boolean }[]>(
+        "SELECT completed_at IS NOT NULL AND lease_expires_at IS NULL AND expires_at > now() + interval '14 days' AS kept FROM processed_message WHERE key = ?",
+        [key],
+      );
+    expect(times).toEqual({ kept: true });
+  });
+
   it('when the work’s write fails, neither the claim nor any of its writes remain, and a retry runs', async () => {
     const key = uniqueName('tx-write-fails');
     await db.orm.em.fork().execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-taken`, 'other']);

@@ -11,7 +11,7 @@ export {
   FULL_JITTER,
 } from './bullmq/defaults.ts';
 export { jobIdFor } from './bullmq/job-id.ts';
-export type { DeadLetter, JobQueue, JobQueueOptions } from './bullmq/queue.ts';
+export type { BulkJob, DeadLetter, JobQueue, JobQueueOptions } from './bullmq/queue.ts';
 export { createJobQueue } from './bullmq/queue.ts';
 export type { JobWorker, JobWorkerOptions } from './bullmq/worker.ts';
 export {
@@ -45,6 +45,7 @@ export type { OutboxRelayOptions, RelayOutcome } from './outbox/relay.ts';
 export {
   DEFAULT_PRUNE_INTERVAL_MS,
   DEFAULT_RELAY_BATCH_SIZE,
+  DEFAULT_RELAY_LINGER_MS,
   DEFAULT_RELAY_POLL_INTERVAL_MS,
   OutboxRelay,
 } from './outbox/relay.ts';

@@ -215,6 +215,58 @@ describe('transactional outbox', () => {
     expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
   });
 
+  it('a batch whose commit is cut off stays pending and is published and marked again; errors are stored verbatim', async () => {
+    const topo = await testTopology(env.aws, 'outbox-cut', smallTopology());
+    const events = [jobClosed(), jobClosed()];
+    const nasty = `it's a "quote", a \\ backslash and a '; DROP TABLE outbox; -- for good measure`;
+    let call = 0;
+    // First PublishBatch: refused whole with an awkward message. Second: published, and
+    // the relay's own connection is terminated before it can mark and commit.
+    env.aws.sns.middlewareStack.add(
+      ((next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        call += 1;
+        if (call === 1) throw Object.assign(new Error(nasty), { name: 'Throttled' });
+        const result = await next(args);
+        if (call === 2)
+          await em().execute(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+              WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`,
+          );
+        return result;
+      }) as never,
+      { step: 'initialize', name: 'fail-then-cut' },
+    );
+    onTestFinished(() => {
+      env.aws.sns.middlewareStack.remove('fail-then-cut');
+    });
+    await commit(...events);
+    const ids = events.map((e) => e.id);
+    const relay = relayFor(topo, { listen: false });
+    expect(await relay.relayOnce()).toMatchObject({ claimed: 2, published: 0, failed: 2 });
+    expect(await rowsOf(ids)).toEqual(
+      ids.map(() =>
+        expect.objectContaining({ sent_at: null, attempts: 1, last_error: `Throttled: ${nasty}` }),
+      ),
+    );
+    await em().execute('UPDATE outbox SET next_attempt_at = now() WHERE event_id = ANY(?::uuid[])', [
+      `{${ids.join(',')}}`,
+    ]);
+    // Published, but the commit that marks them never happens: nothing is marked, nothing logged.
+    await expect(relay.relayOnce()).rejects.toThrow();
+    expect(await rowsOf(ids)).toEqual(ids.map(() => expect.objectContaining({ sent_at: null, attempts: 1 })));
+    const [logged] = await em().execute<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM event_log WHERE event_id = ANY(?::uuid[])',
+      [`{${ids.join(',')}}`],
+    );
+    expect(logged!.n).toBe(0);
+    // The pool replaced the dead connection: the next round publishes them again and marks them once.
+    await relayUntilSent(relay, ids);
+    expect(await rowsOf(ids)).toEqual(ids.map(() => expect.objectContaining({ attempts: 2 })));
+    expect(bodiesIds(await receiveCount(env.aws.sqs, topo.queues.inbox!.url, 4)).sort()).toEqual(
+      [...ids, ...ids].sort(),
+    );
+  });
+
   it('composes the outbox row into the state change as one statement (outboxInsert)', async () => {
     const topo = await testTopology(env.aws, 'outbox-sql', smallTopology());
     await em().execute('CREATE TABLE IF NOT EXISTS thing (id uuid PRIMARY KEY)');

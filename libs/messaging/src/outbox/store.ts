@@ -1,5 +1,6 @@
 import type { AnyEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
+import type pg from 'pg';
 
 // The outbox table's SQL, in one place: the relay and pruning call these.
 
@@ -13,45 +14,69 @@ export interface PendingRow {
 }
 
 /**
- * Locks up to `limit` rows due for publishing, oldest first, skipping rows
- * another relay holds: call inside the transaction that marks them.
+ * The relay's batch on one pooled connection, in two round trips where a
+ * unit of work takes four: `BEGIN` and the claim in one simple-protocol
+ * query, then (after publishing) the failures' backoff, the sent rows' mark
+ * and `COMMIT` in another. A simple-protocol query takes no parameters, so
+ * the only values written into these texts are row ids (checked digits), the
+ * batch size (an integer) and error messages (escaped as literals by `pg`).
+ * When any statement of a query fails Postgres skips the rest, the
+ * transaction is aborted, and the caller rolls back (or drops the connection).
  */
-export function claimPending(tx: EntityManager, limit: number): Promise<PendingRow[]> {
-  return tx.execute<PendingRow[]>(
-    `SELECT id, topic, payload, traceparent, tracestate, baggage FROM outbox
+export async function claimPending(client: pg.PoolClient, limit: number): Promise<PendingRow[]> {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`batch size must be a positive integer`);
+  const results = (await client.query(
+    `BEGIN;
+     SELECT id, topic, payload, traceparent, tracestate, baggage FROM outbox
      WHERE sent_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-     ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
-    [limit],
-  );
+     ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+  )) as unknown as pg.QueryResult<PendingRow>[];
+  return results[1]!.rows;
 }
 
 /**
- * Marks rows sent and appends them to the event log in one statement, in id
- * order: the log holds what was published, never what was not. A re-announced
- * event (same id) is logged once.
+ * Ends the claim's transaction in one round trip: counts each failed publish
+ * and backs its row off (random(0, min(5 min, 1 s * 2^attempts))), marks the
+ * published rows sent and appends them to the event log in id order (the log
+ * holds what was published, never what was not; a re-announced event, same
+ * id, is logged once), then commits.
  */
-export async function markSent(tx: EntityManager, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.execute(
-    `WITH sent AS (
-       UPDATE outbox SET sent_at = now(), attempts = attempts + 1 WHERE id = ANY(?::bigint[])
-       RETURNING id, event_id, topic, type, payload, traceparent, tracestate, baggage, sent_at)
-     INSERT INTO event_log (event_id, topic, type, payload, traceparent, tracestate, baggage, event_time, published_at)
-     SELECT event_id, topic, type, payload, traceparent, tracestate, baggage, (payload->>'time')::timestamptz, sent_at
-       FROM sent ORDER BY id
-     ON CONFLICT (event_id) DO NOTHING`,
-    [`{${ids.join(',')}}`],
-  );
+export async function markAndCommit(
+  client: pg.PoolClient,
+  sent: string[],
+  failures: { id: string; error: string }[],
+): Promise<void> {
+  const statements: string[] = [];
+  if (failures.length > 0) {
+    const ids = failures.map((f) => digits(f.id)).join(',');
+    const errors = failures.map((f) => client.escapeLiteral(f.error.slice(0, 2000))).join(',');
+    statements.push(
+      `UPDATE outbox SET attempts = attempts + 1, last_error = failed.error,
+         next_attempt_at = now() + make_interval(secs => random() * least(300, power(2, least(outbox.attempts, 16))))
+       FROM unnest(ARRAY[${ids}]::bigint[], ARRAY[${errors}]::text[]) AS failed(id, error)
+       WHERE outbox.id = failed.id`,
+    );
+  }
+  if (sent.length > 0) {
+    statements.push(
+      `WITH sent AS (
+         UPDATE outbox SET sent_at = now(), attempts = attempts + 1
+          WHERE id = ANY('{${sent.map(digits).join(',')}}'::bigint[])
+         RETURNING id, event_id, topic, type, payload, traceparent, tracestate, baggage, sent_at)
+       INSERT INTO event_log (event_id, topic, type, payload, traceparent, tracestate, baggage, event_time, published_at)
+       SELECT event_id, topic, type, payload, traceparent, tracestate, baggage, (payload->>'time')::timestamptz, sent_at
+         FROM sent ORDER BY id
+       ON CONFLICT (event_id) DO NOTHING`,
+    );
+  }
+  statements.push('COMMIT');
+  await client.query(statements.join(';\n'));
 }
 
-/** Counts a failed publish and backs the row off: random(0, min(5 min, 1 s * 2^attempts)). */
-export async function markFailed(tx: EntityManager, id: string, error: string): Promise<void> {
-  await tx.execute(
-    `UPDATE outbox SET attempts = attempts + 1, last_error = ?,
-       next_attempt_at = now() + make_interval(secs => random() * least(300, power(2, least(attempts, 16))))
-     WHERE id = ?`,
-    [error.slice(0, 2000), id],
-  );
+/** A row id as it may be written into a statement's text. */
+function digits(id: string): string {
+  if (!/^[0-9]{1,19}$/.test(id)) throw new Error(`not an outbox row id: ${JSON.stringify(id)}`);
+  return id;
 }
 
 /** Deletes up to `limit` rows sent more than `olderThanMs` ago; returns how many. */
