@@ -12,7 +12,7 @@ import type pg from 'pg';
 // that context does not type (a SELECT list, an operand of an overloaded
 // operator) needs an explicit cast: `?::jsonb`, `?::float8 * interval '1 ms'`.
 
-const names = new Map<string, string>();
+const statements = new Map<string, { name: string; text: string }>();
 
 /** `?` placeholders (as em.execute takes them) as `$1…$n`. The text must have no `?` operator. */
 function numbered(sql: string): string {
@@ -20,13 +20,17 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/** The statement's name and numbered text, worked out once per SQL text. */
 function prepared(sql: string): { name: string; text: string } {
-  let name = names.get(sql);
-  if (!name) {
-    name = `hf_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-    names.set(sql, name);
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = {
+      name: `hf_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`,
+      text: numbered(sql),
+    };
+    statements.set(sql, statement);
   }
-  return { name, text: numbered(sql) };
+  return statement;
 }
 
 /** What MikroORM's transaction context is: a Kysely transaction, which runs a compiled query. */
