@@ -2,7 +2,7 @@ import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '
 import { type AnyEvent, type EventType, InvalidEventError, parseEvent } from '@hireflow/contracts';
 import { signals, untraced } from '@hireflow/telemetry';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { ATTR_DEFERRED_COUNT, ATTR_FAILED_COUNT } from '../attributes.ts';
+import { ATTR_FAILED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
 import { DeferError, isDependencyUnavailable, isPermanent, retryAfterMs } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
@@ -240,8 +240,8 @@ export class SqsConsumer {
         await handler(event, {
           ...base,
           attributes: decoded.attributes,
-          deferredCount: Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0,
-          failedCount: failedCountOf(decoded),
+          deferredCount: decoded.deferredCount,
+          failedCount: decoded.failedCount,
         });
       } catch (error) {
         failure = error;
@@ -313,8 +313,7 @@ export class SqsConsumer {
     const backoff = this.#o.backoff ?? DEFAULT_SQS_BACKOFF;
     if (isDependencyUnavailable(failure)) {
       // Waiting out the dependency, with the backoff the failures would get.
-      const waits = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
-      const delaySeconds = fullJitter(waits, backoff, this.#o.random);
+      const delaySeconds = fullJitter(decoded.deferredCount, backoff, this.#o.random);
       const reason = `dependency unavailable: ${error.message}`;
       this.#log.warn(
         { err: error, messageId: message.MessageId, delaySeconds },
@@ -328,9 +327,9 @@ export class SqsConsumer {
         }),
       );
       if (waited.outcome === 'dead-lettered') return { ...waited, error };
-      return { outcome: 'failed', delaySeconds, reason, error, failedCount: failedCountOf(decoded) };
+      return { outcome: 'failed', delaySeconds, reason, error, failedCount: decoded.failedCount };
     }
-    const failedCount = failedCountOf(decoded) + 1;
+    const failedCount = decoded.failedCount + 1;
     if (failedCount >= (this.#o.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
       const reason = `failed ${failedCount} times: ${error.message}`;
       await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
@@ -342,9 +341,15 @@ export class SqsConsumer {
       'handler failed; will retry',
     );
     await this.#settle(entry, () =>
-      resendMessage(this.#o.sqs, this.#o.queue.url, message, delaySeconds, {
-        [ATTR_FAILED_COUNT]: String(failedCount),
-      }),
+      resendMessage(
+        this.#o.sqs,
+        this.#o.queue.url,
+        { decoded, receiptHandle: entry.receiptHandle },
+        delaySeconds,
+        {
+          [ATTR_FAILED_COUNT]: String(failedCount),
+        },
+      ),
     );
     return { outcome: 'failed', delaySeconds, error, failedCount };
   }
@@ -380,9 +385,4 @@ export class SqsConsumer {
       this.#log.warn({ err: error }, 'onMessage observer threw');
     }
   }
-}
-
-/** Failures a consumer has counted for the message in earlier deliveries (its `failed-count`). */
-function failedCountOf(decoded: DecodedMessage): number {
-  return Number(decoded.attributes[ATTR_FAILED_COUNT]) || 0;
 }

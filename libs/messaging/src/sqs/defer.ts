@@ -35,7 +35,7 @@ export async function deferMessage(
   // was sent: after a backlog or an outage longer than the bound, a message
   // seen for the first time still gets its whole wait.
   const firstSeen = Number(decoded.attributes[ATTR_FIRST_SEEN]) || now;
-  const count = Number(decoded.attributes[ATTR_DEFERRED_COUNT]) || 0;
+  const count = decoded.deferredCount;
   const waitedMs = now - firstSeen;
   // The last wait is cut to the time left, so a dependency arriving late in
   // the bound still gets its chance; only a wait that used it all dead-letters.
@@ -50,7 +50,7 @@ export async function deferMessage(
     await deadLetter(sqs, target, message, reason);
     return { outcome: 'dead-lettered', reason };
   }
-  await resendMessage(sqs, target.queueUrl, message, delaySeconds, {
+  await resendMessage(sqs, target.queueUrl, { decoded, receiptHandle: message.ReceiptHandle }, delaySeconds, {
     [ATTR_DEFERRED_COUNT]: String(count + 1),
     [ATTR_FIRST_SEEN]: String(firstSeen),
   });

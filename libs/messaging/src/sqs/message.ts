@@ -1,4 +1,5 @@
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { ATTR_DEFERRED_COUNT, ATTR_FAILED_COUNT } from '../attributes.ts';
 import { TRACE_FIELDS, type TraceCarrier } from '../trace.ts';
 
 /** A received message, whatever its delivery: raw (RawMessageDelivery) or inside an SNS envelope. */
@@ -11,6 +12,10 @@ export interface DecodedMessage {
   sqsAttributes: Record<string, MessageAttributeValue>;
   trace: TraceCarrier;
   receiveCount: number;
+  /** Waits (deferrals, retry-laters, unreachable dependencies) so far: its `deferred-count`, 0 at first. */
+  deferredCount: number;
+  /** Handler failures counted by consumers so far: its `failed-count`, 0 at first. */
+  failedCount: number;
   /** When SQS first accepted the message (ms since epoch). */
   sentTimestamp: number | undefined;
 }
@@ -59,6 +64,8 @@ export function decodeMessage(message: Message): DecodedMessage {
     sqsAttributes,
     trace,
     receiveCount: Number(message.Attributes?.ApproximateReceiveCount ?? 1) || 1,
+    deferredCount: Number(attributes[ATTR_DEFERRED_COUNT]) || 0,
+    failedCount: Number(attributes[ATTR_FAILED_COUNT]) || 0,
     sentTimestamp: Number.isFinite(sent) && sent > 0 ? sent : undefined,
   };
 }

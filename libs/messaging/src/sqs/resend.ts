@@ -1,5 +1,5 @@
-import { DeleteMessageCommand, type Message, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { decodeMessage } from './message.ts';
+import { DeleteMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DecodedMessage } from './message.ts';
 
 /** SQS's DelaySeconds maximum. */
 export const MAX_DELAY_SECONDS = 900;
@@ -16,11 +16,11 @@ export const MAX_DELAY_SECONDS = 900;
 export async function resendMessage(
   sqs: SQSClient,
   queueUrl: string,
-  message: Message,
+  received: { decoded: DecodedMessage; receiptHandle: string | undefined },
   delaySeconds: number,
   counters: Record<string, string>,
 ): Promise<void> {
-  const decoded = decodeMessage(message);
+  const { decoded, receiptHandle } = received;
   const attributes = { ...decoded.sqsAttributes };
   for (const [name, value] of Object.entries(counters)) {
     attributes[name] = { DataType: 'Number', StringValue: value };
@@ -33,5 +33,5 @@ export async function resendMessage(
       MessageAttributes: attributes,
     }),
   );
-  await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+  await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
 }
