@@ -235,6 +235,10 @@ describe('dead letters: one alert per transition, then pnpm dlq puts them back',
 
     await sampledAs('hireflow_dead_letters', { queue: INBOX, kind: 'sqs' }, 0);
     await sampledAs('hireflow_dead_letters', { queue: 'email', kind: 'bullmq' }, 0);
+    // The gauge is exported as the round observes it; the webhook POST of that round may land after.
+    await waitFor(() => alertsOf('sqs', 'resolved').length > 0 && alertsOf('bullmq', 'resolved').length > 0, {
+      message: 'both resolved alerts',
+    });
     expect(alertsOf('sqs', 'resolved')).toHaveLength(1);
     expect(alertsOf('bullmq', 'resolved')).toHaveLength(1);
     expect(alertsOf('sqs', 'firing')).toHaveLength(1);
