@@ -43,8 +43,10 @@ FROM base AS runtime
 # HOST: the services bind loopback unless told otherwise.
 ENV NODE_ENV=production HOST=0.0.0.0
 
-# `hireflow start` runs $SERVICE on $PORT (default: its DESIGN.md port);
-# `hireflow health live|ready` probes it with Node's fetch (no curl here).
+# `hireflow start` runs $SERVICE (its port: PORT, else its port in
+# libs/contracts, the one definition); `hireflow health live|ready` probes it
+# with Node's fetch (no curl here), reading the same port. A service is a
+# folder of services/: nothing here lists them.
 # The telemetry preload is given by path: `@hireflow/telemetry` is a root
 # devDependency, absent from a production install, while the file resolves
 # its own imports from libs/telemetry.
@@ -53,13 +55,13 @@ COPY --chmod=0755 <<'EOF' /usr/local/bin/hireflow
 set -eu
 service="${SERVICE:-}"
 case "$service" in
-  jobs) default_port=3001 ;;
-  matching) default_port=3002 ;;
-  notifications) default_port=3003 ;;
-  media) default_port=3004 ;;
-  *) echo "hireflow: set SERVICE to jobs, matching, notifications or media (got '$service')" >&2; exit 64 ;;
+  '' | *[!a-z]*) known=no ;;
+  *) if [ -f "services/$service/src/main.ts" ]; then known=yes; else known=no; fi ;;
 esac
-export PORT="${PORT:-$default_port}"
+if [ "$known" = no ]; then
+  echo "hireflow: set SERVICE to one of: $(ls services | tr '\n' ' ')(got '$service')" >&2
+  exit 64
+fi
 case "${1:-start}" in
   start)
     export OTEL_SERVICE_NAME="${OTEL_SERVICE_NAME:-$service}"
@@ -67,8 +69,11 @@ case "${1:-start}" in
     ;;
   health)
     probe="${2:-live}"
-    exec node -e "fetch('http://127.0.0.1:$PORT/health/$probe', { signal: AbortSignal.timeout(4000) })
-      .then((res) => process.exit(res.ok ? 0 : 1), () => process.exit(1))"
+    exec node --input-type=module -e "
+      import { servicePort } from './libs/contracts/src/services.ts';
+      const port = process.env.PORT || servicePort('$service');
+      fetch('http://127.0.0.1:' + port + '/health/$probe', { signal: AbortSignal.timeout(4000) })
+        .then((res) => process.exit(res.ok ? 0 : 1), () => process.exit(1));"
     ;;
   *) echo "usage: hireflow [start | health live|ready]" >&2; exit 64 ;;
 esac
@@ -77,6 +82,7 @@ EOF
 # Owned by root and read-only to the process: it cannot rewrite its own code.
 COPY --from=deps /app /app
 USER node
+# The services' ports (libs/contracts; test/compose.test.ts checks them).
 EXPOSE 3001 3002 3003 3004
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["hireflow", "health", "live"]

@@ -7,8 +7,9 @@ import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { SERVICE_NAMES } from '@hireflow/contracts';
 import { dropDatabase } from '@hireflow/db';
-import { instanceNames, loadLauncherSettings, SERVICES, startPlatform } from '@hireflow/infra/local';
+import { instanceNames, loadLauncherSettings, startPlatform } from '@hireflow/infra/local';
 import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 
 const root = resolve(import.meta.dirname, '..');
@@ -87,7 +88,8 @@ export async function startSystem(traced: boolean, sink: OtlpSink): Promise<Benc
   const write = (line: string) => lines.push(line) > 200 && lines.shift();
   const dropAll = async () => {
     await smtp.close();
-    for (const service of SERVICES) await dropDatabase(names.databaseUrl(service)).catch(() => undefined);
+    for (const service of SERVICE_NAMES)
+      await dropDatabase(names.databaseUrl(service)).catch(() => undefined);
     await rm(names.stateDir, { recursive: true, force: true });
   };
   let platform: Awaited<ReturnType<typeof startPlatform>>;

@@ -3,6 +3,7 @@
 // service process loads. Each rule is first shown catching a violation.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVICE_NAMES } from '@hireflow/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   dependencyViolations,
@@ -19,7 +20,6 @@ const packages = workspacePackages();
 const byName = new Map(packages.map((p) => [p.name, p]));
 const read = (path: string): SourceFile => ({ path: rel(path), text: readFileSync(path, 'utf8') });
 const allFiles = packages.flatMap((p) => packageFiles(p).map(read));
-const SERVICES = ['jobs', 'matching', 'notifications', 'media'];
 
 describe('each rule catches a violation', () => {
   it('production code importing the tooling, the emulator or a test helper', () => {
@@ -79,7 +79,7 @@ describe('the tree keeps the rules', () => {
     }
   });
 
-  it.each(SERVICES)('a production %s process loads no emulator, test server or tooling', (service) => {
+  it.each(SERVICE_NAMES)('a production %s process loads no emulator, test server or tooling', (service) => {
     const { files, externals } = importGraph(join(ROOT, 'services', service, 'src/main.ts'), byName);
     for (const forbidden of [...FORBIDDEN_IN_PRODUCTION, 'mailparser']) {
       expect(externals.has(forbidden), `${forbidden} reached from ${externals.get(forbidden)}`).toBe(false);

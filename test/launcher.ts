@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { SERVICE_NAMES, type ServiceName } from '@hireflow/contracts';
 import pg from 'pg';
 
 export const root = resolve(import.meta.dirname, '..');
-const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
 
 export type Launcher = ReturnType<typeof launch>;
 
@@ -73,14 +73,14 @@ export function launch(instance: string, stateDir: string, extraEnv: Record<stri
 
 /** The public API's one base URL, the service and admin URLs, the mail catcher's and the trace viewer's pages, as the launcher printed them. */
 export function printedUrls(lines: string[]) {
-  const services = SERVICES.join('|');
+  const services = SERVICE_NAMES.join('|');
   const pick = (pattern: RegExp) =>
     Object.fromEntries(
       lines
         .map((l) => l.match(pattern))
         .filter((m): m is RegExpMatchArray => m !== null)
         .map((m) => [m[1], m[2]]),
-    ) as Record<(typeof SERVICES)[number], string>;
+    ) as Record<ServiceName, string>;
   return {
     api: lines.map((l) => l.match(/^ {2}api\s+(http:\/\/127\.0\.0\.1:\d+)\s/)).find(Boolean)?.[1],
     urls: pick(new RegExp(`^ {2}(${services})\\s+(http://127\\.0\\.0\\.1:\\d+)\\s`)),
@@ -99,7 +99,7 @@ export async function cleanUp(launcher: Launcher | undefined, instance: string, 
   }
   const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
   await client.connect();
-  for (const service of SERVICES) {
+  for (const service of SERVICE_NAMES) {
     await client.query(`DROP DATABASE IF EXISTS hireflow_${instance}_${service} WITH (FORCE)`);
   }
   await client.end();

@@ -2,7 +2,8 @@
 // their own databases, topology prefix and Redis prefix, one API key both
 // know, and, when asked, both listening behind the local gateway at one
 // base URL, with media's worker resizing uploads.
-import { routeOf, startGateway } from '@hireflow/infra/public-api';
+import { routeOf } from '@hireflow/contracts';
+import { startGateway } from '@hireflow/infra/public-api';
 import { buildApp as buildJobsApp } from '@hireflow/jobs';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
 import { jobsService } from '@hireflow/jobs/service';

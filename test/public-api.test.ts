@@ -2,18 +2,16 @@ import { spawn } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GENERATED_TYPES, generateTypes } from '@hireflow/client/generate';
+import { loadBalancerPatterns, PUBLIC_ROUTES, routeOf } from '@hireflow/contracts';
 import {
   ASYNCAPI_DOCUMENT,
   describePublicServices,
   documentText,
   generatePublicApiDocument,
   lintOpenApi,
-  loadBalancerPatterns,
   PUBLIC_API_DOCUMENT,
-  PUBLIC_ROUTES,
   parseAsyncApi,
   readCommittedDocument,
-  routeOf,
 } from '@hireflow/infra/public-api';
 import type { OpenApiDocument } from '@hireflow/runtime';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,15 +1,17 @@
 import { ConfigError } from '@hireflow/config';
+import { servicePort } from '@hireflow/contracts';
 import { loadConfig as jobsConfig } from '@hireflow/jobs/config';
 import { loadConfig as matchingConfig } from '@hireflow/matching/config';
 import { loadConfig as mediaConfig } from '@hireflow/media/config';
 import { loadConfig as notificationsConfig } from '@hireflow/notifications/config';
 import { describe, expect, it } from 'vitest';
 
+// Each service's default port is its port in libs/contracts (whose spec holds docs/design.md's numbers).
 const services = {
-  jobs: { load: jobsConfig, port: 3001 },
-  matching: { load: matchingConfig, port: 3002 },
-  notifications: { load: notificationsConfig, port: 3003 },
-  media: { load: mediaConfig, port: 3004 },
+  jobs: { load: jobsConfig, port: servicePort('jobs') },
+  matching: { load: matchingConfig, port: servicePort('matching') },
+  notifications: { load: notificationsConfig, port: servicePort('notifications') },
+  media: { load: mediaConfig, port: servicePort('media') },
 };
 
 // One bad value per variable every service reads.

@@ -11,12 +11,12 @@
 // at REDIS_URL with each service's prefix (REDIS_PREFIX_<SERVICE>, else what
 // `pnpm start` uses: hf:<service>, or hf-<instance>:<service> with HIREFLOW_INSTANCE).
 import { parseConfig } from '@hireflow/config';
-import { topology } from '@hireflow/contracts';
+import { SERVICE_NAMES, topology } from '@hireflow/contracts';
 import { awsConfigSchema, awsSettings, createSqsClient } from '@hireflow/runtime/aws';
 import { Redis } from 'ioredis';
 import { deadJobQueue, deadJobSets, listDeadJobs, retryDeadJobs, showDeadJob } from './dead-jobs.ts';
 import { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from './dlq.ts';
-import { dlqCliSchema, redisPrefixOf, SERVICES } from './dlq-config.ts';
+import { dlqCliSchema, redisPrefixOf } from './dlq-config.ts';
 
 const USAGE = `usage:
   pnpm dlq                                    depth of every DLQ and BullMQ dead-letter set
@@ -32,7 +32,7 @@ const all = args.includes('--all');
 const [action, target, ...rest] = args.filter((a) => !a.startsWith('--'));
 const config = parseConfig(dlqCliSchema.extend(awsConfigSchema.shape), process.env);
 const prefix = config.HIREFLOW_TOPOLOGY_PREFIX;
-const prefixes = SERVICES.map((service) => redisPrefixOf(service, config));
+const prefixes = SERVICE_NAMES.map((service) => redisPrefixOf(service, config));
 
 const usage = (problem: string) => {
   console.error(`${problem}\n${USAGE}`);
@@ -61,7 +61,7 @@ async function sqsCommand() {
 
 async function jobsCommand(redis: Redis) {
   const [service, queueName] = (target ?? '').split('/');
-  const known = SERVICES.find((s) => s === service);
+  const known = SERVICE_NAMES.find((s) => s === service);
   const servicePrefix = known && redisPrefixOf(known, config);
   if (!servicePrefix || !queueName)
     return usage(`name a BullMQ queue as <service>/<queue>, e.g. notifications/email`);

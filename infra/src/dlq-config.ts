@@ -1,8 +1,7 @@
 import { redisUrl } from '@hireflow/config';
+import type { ServiceName } from '@hireflow/contracts';
 import { z } from 'zod';
-import { redisPrefixFor, SERVICES } from './local/settings.ts';
-
-export { SERVICES };
+import { redisPrefixFor } from './local/settings.ts';
 
 const prefix = (service: string) =>
   z
@@ -28,7 +27,7 @@ export const dlqCliSchema = z.object({
 type DlqCliConfig = z.output<typeof dlqCliSchema>;
 
 /** A service's Redis prefix: its REDIS_PREFIX_<SERVICE>, else the one `pnpm start` gives it. */
-export function redisPrefixOf(service: (typeof SERVICES)[number], config: DlqCliConfig): string {
+export function redisPrefixOf(service: ServiceName, config: DlqCliConfig): string {
   const explicit = config[`REDIS_PREFIX_${service.toUpperCase()}` as keyof DlqCliConfig];
   if (explicit) return explicit;
   return redisPrefixFor(config.HIREFLOW_INSTANCE, service);

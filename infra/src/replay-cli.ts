@@ -12,6 +12,7 @@ import { instanceNames } from './local/settings.ts';
 import {
   adminEventLog,
   CheckpointFile,
+  defaultAdminUrl,
   parseReplayArgs,
   planReplay,
   REPLAY_USAGE,
@@ -23,12 +24,6 @@ import {
 } from './replay/index.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-const DEFAULT_ADMIN_PORTS: Record<ServiceName, number> = {
-  jobs: 4001,
-  matching: 4002,
-  notifications: 4003,
-  media: 4004,
-};
 
 let args: ReplayArgs;
 let config: ReplayConfig;
@@ -55,7 +50,7 @@ const configured: Partial<Record<ServiceName, string | undefined>> = {
   media: config.MEDIA_ADMIN_URL,
 };
 const adminUrl = (service: ServiceName): string =>
-  configured[service] ?? running?.admin?.[service] ?? `http://127.0.0.1:${DEFAULT_ADMIN_PORTS[service]}`;
+  configured[service] ?? running?.admin?.[service] ?? defaultAdminUrl(service);
 const endpoint = config.AWS_ENDPOINT_URL ?? running?.urls['sns/sqs'];
 const sqs = createSqsClient(awsSettings({ ...config, AWS_ENDPOINT_URL: endpoint }, process.env));
 

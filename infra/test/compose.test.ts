@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { adminPortFor, SERVICE_NAMES, servicePort } from '@hireflow/contracts';
 import { createMetrics } from '@hireflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -13,9 +14,8 @@ import { parse } from 'yaml';
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-/** docs/design.md's services and their ports. */
-const APP_PORTS = { jobs: 3001, matching: 3002, notifications: 3003, media: 3004 } as const;
-const APP_SERVICES = Object.keys(APP_PORTS) as (keyof typeof APP_PORTS)[];
+/** The services and their ports: libs/contracts, the one definition. */
+const APP_SERVICES = SERVICE_NAMES;
 
 interface ComposeService {
   image?: string;
@@ -69,7 +69,7 @@ describe('docker-compose.yml', () => {
   it.each(APP_SERVICES)('%s: its designed port, its own database and the shared settings', (name) => {
     const svc = service(name);
     const env = svc.environment ?? {};
-    const port = APP_PORTS[name];
+    const port = servicePort(name);
     expect(publishedPorts(svc).get(port)).toBe(port);
     expect(env).toMatchObject({
       SERVICE: name,
@@ -166,7 +166,9 @@ describe('Prometheus and Grafana in docker-compose.yml', () => {
 
   it('scrapes every service’s admin port with the admin token the services get', () => {
     const targets = prometheus.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets));
-    expect(targets.sort()).toEqual(APP_SERVICES.map((name) => `${name}:${APP_PORTS[name] + 1000}`).sort());
+    expect(targets.sort()).toEqual(
+      APP_SERVICES.map((name) => `${name}:${adminPortFor(servicePort(name))}`).sort(),
+    );
     for (const config of prometheus.scrape_configs) {
       expect(config.metrics_path).toBe('/metrics');
       expect(config.authorization).toEqual({ type: 'Bearer', credentials: serviceEnv.ADMIN_TOKEN });
@@ -360,10 +362,18 @@ describe('Dockerfile', () => {
     expect(finalStage.find((i) => i.keyword === 'CMD')?.args).toBeDefined();
   });
 
-  it('starts each service on its designed port with the telemetry preloaded', () => {
-    for (const [name, port] of Object.entries(APP_PORTS)) {
-      expect(startScript).toContain(`${name}) default_port=${port} ;;`);
-    }
+  it('starts each service on its port from libs/contracts with the telemetry preloaded', () => {
+    // The script names no port and no service: the port comes from the contracts, the service from services/.
+    expect(startScript).not.toMatch(/\b[34]00[1-4]\b/);
+    for (const name of APP_SERVICES) expect(startScript).not.toContain(name);
+    const portsFrom = /import \{ servicePort \} from '\.\/(\S+)'/.exec(startScript)?.[1];
+    expect(portsFrom).toBe('libs/contracts/src/services.ts');
+    expect(existsSync(new URL(portsFrom!, root))).toBe(true);
+    const exposed = finalStage
+      .find((i) => i.keyword === 'EXPOSE')
+      ?.args.split(/\s+/)
+      .map(Number);
+    expect(exposed).toEqual(APP_SERVICES.map((name) => servicePort(name)));
     const preload = /--import (\S+)/.exec(startScript)?.[1];
     expect(preload && existsSync(new URL(preload, root)), preload).toBe(true);
     expect(startScript).toContain('services/$service/src/main.ts');

@@ -3,9 +3,8 @@
 // sends to its API role (from the one base URL's routing table, which the
 // local gateway of `pnpm start` uses too). Worker counts and scaling are
 // not here: they come from the scaling policy shared with the local
-// autoscaler (@hireflow/infra/scaling).
-import type { ServiceName } from '@hireflow/contracts';
-import { patternsOf } from '@hireflow/infra/public-routes';
+// autoscaler (libs/contracts/src/scaling.ts).
+import { adminPortFor, patternsOf, type ServiceName, servicePort } from '@hireflow/contracts';
 
 export interface TaskSize {
   /** Fargate CPU units (1024 = 1 vCPU) for the whole task, collector sidecar included. */
@@ -23,18 +22,18 @@ export interface ApiPlan extends TaskSize {
 }
 
 export interface ServicePlan {
-  /** docs/design.md's port; the admin port is PORT + 1000. */
+  /** The service's port (libs/contracts); the admin port is PORT + 1000. */
   port: number;
   /** Absent: the service has no public route and runs as worker only. */
   api?: ApiPlan;
   worker: TaskSize;
 }
 
-export const adminPortOf = (plan: ServicePlan): number => plan.port + 1000;
+export const adminPortOf = (plan: ServicePlan): number => adminPortFor(plan.port);
 
 export const deploymentPlan: Record<ServiceName, ServicePlan> = {
   jobs: {
-    port: 3001,
+    port: servicePort('jobs'),
     // Two API tasks, one per availability zone: the public entry point survives one.
     api: {
       cpu: 512,
@@ -47,9 +46,9 @@ export const deploymentPlan: Record<ServiceName, ServicePlan> = {
     worker: { cpu: 512, memoryMiB: 1024 },
   },
   // No public route: the API role is omitted, the worker role serves health only.
-  matching: { port: 3002, worker: { cpu: 1024, memoryMiB: 2048 } },
+  matching: { port: servicePort('matching'), worker: { cpu: 1024, memoryMiB: 2048 } },
   notifications: {
-    port: 3003,
+    port: servicePort('notifications'),
     // Only the one-click unsubscribe link is public.
     api: {
       cpu: 256,
@@ -62,7 +61,7 @@ export const deploymentPlan: Record<ServiceName, ServicePlan> = {
     worker: { cpu: 512, memoryMiB: 1024 },
   },
   media: {
-    port: 3004,
+    port: servicePort('media'),
     api: {
       cpu: 512,
       memoryMiB: 1024,

@@ -2,8 +2,14 @@
 // messaging (SNS, SQS, S3, alarms), a VPC, Postgres and Redis, and each
 // service's roles on ECS Fargate behind one load balancer, scaled by the
 // policy shared with the local autoscaler.
-import { type ServiceName, serviceChannels, type Topology, topology } from '@hireflow/contracts';
-import { workerScaling as defaultWorkerScaling, type WorkerScalingPolicy } from '@hireflow/infra/scaling';
+import {
+  workerScaling as defaultWorkerScaling,
+  type ServiceName,
+  serviceChannels,
+  type Topology,
+  topology,
+  type WorkerScalingPolicy,
+} from '@hireflow/contracts';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';

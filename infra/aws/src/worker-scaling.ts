@@ -1,4 +1,4 @@
-// The worker scaling policy (infra/src/scaling/policy.ts, shared with the
+// The worker scaling policy (libs/contracts/src/scaling.ts, shared with the
 // local autoscaler) in Application Auto Scaling's terms. Three policies on
 // one scalable target:
 //   1. target tracking on backlog per task (visible ÷ running tasks, metric
@@ -7,7 +7,7 @@
 //      policy's maximum age;
 //   3. step scaling: −1 worker when one fewer would still be under the
 //      backlog target and no message is too old, for the whole quiet period.
-import type { WorkerScalingPolicy } from '@hireflow/infra/scaling';
+import type { WorkerScalingPolicy } from '@hireflow/contracts';
 import { Duration, Names } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

@@ -1,8 +1,7 @@
-// Worker scaling on AWS is the shared policy (infra/src/scaling/policy.ts) in
+// Worker scaling on AWS is the shared policy (libs/contracts/src/scaling.ts) in
 // Application Auto Scaling's terms: read from the template, compared with
 // the policy file, and shown to follow it when it changes.
-import type { ServiceName } from '@hireflow/contracts';
-import { type WorkerScalingPolicy, workerScaling } from '@hireflow/infra/scaling';
+import { type ServiceName, type WorkerScalingPolicy, workerScaling } from '@hireflow/contracts';
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { deploymentPlan, type HireflowStack } from '../src/index.ts';

@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises';
+import type { WorkerScalingPolicy } from '@hireflow/contracts';
 import { decideWorkers, type ScalingState } from '../scaling/decide.ts';
-import type { WorkerScalingPolicy } from '../scaling/policy.ts';
 import type { WorkerPool } from './pool.ts';
 import { parseMetrics, type Sample, select } from './prometheus.ts';
 

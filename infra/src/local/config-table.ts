@@ -2,6 +2,7 @@
 // `node scripts/readme-config.ts` rewrites them; test/readme.test.ts keeps
 // the README in step.
 import { describeConfig } from '@hireflow/config';
+import { SERVICE_NAMES, type ServiceName, servicePort } from '@hireflow/contracts';
 import { serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { replayConfigSchema } from '../replay/config.ts';
@@ -19,10 +20,8 @@ function shownDefault(value: string | undefined, required: boolean): string {
   return value === '' ? '(empty)' : `\`${value}\``;
 }
 
-const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
-
 /** Each service's config schema, loaded by package name. */
-async function serviceSchemas(): Promise<Record<(typeof SERVICES)[number], z.ZodObject>> {
+async function serviceSchemas(): Promise<Record<ServiceName, z.ZodObject>> {
   return {
     jobs: (await import('@hireflow/jobs/config')).configSchema,
     matching: (await import('@hireflow/matching/config')).configSchema,
@@ -33,13 +32,14 @@ async function serviceSchemas(): Promise<Record<(typeof SERVICES)[number], z.Zod
 
 /** The README's tables by section title: what every service reads, what each adds, and the launcher. */
 export async function configTables(): Promise<{ sections: Record<string, string> }> {
-  const shared = serviceConfigSchema('jobs', 3001);
+  const shared = serviceConfigSchema('jobs');
+  const ports = SERVICE_NAMES.map((s) => `\`${servicePort(s)}\` ${s}`).join(', ');
   const sections: Record<string, string> = {
     // The shared table is the jobs service's, written for any service.
     'Every service': markdownTable(shared)
       .replace('hireflow_jobs', 'hireflow_<service>')
       .replace('`hf:jobs`', '`hf:<service>`')
-      .replace('| `3001` |', '| `3001` jobs, `3002` matching, `3003` notifications, `3004` media |'),
+      .replace(`| \`${servicePort('jobs')}\` |`, `| ${ports} |`),
   };
   for (const [service, schema] of Object.entries(await serviceSchemas())) {
     const own = Object.fromEntries(Object.entries(schema.shape).filter(([key]) => !(key in shared.shape)));

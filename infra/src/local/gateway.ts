@@ -1,11 +1,11 @@
 // The public API's one base URL for `pnpm start`: a small reverse proxy that
 // sends each request to the service that answers its path (the routing
-// table of the AWS load balancer, infra/src/public-api/routes.ts). It
+// table of the AWS load balancer, libs/contracts/src/public-routes.ts). It
 // streams bodies both ways as they come (uploads, Server-Sent Events) and
 // adds nothing: no header, no retry, no cache.
 import { Agent, createServer, type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type PublicService, routeOf } from '../public-api/routes.ts';
+import { type PublicService, routeOf } from '@hireflow/contracts';
 
 export interface Gateway {
   /** `http://127.0.0.1:<port>`: the base URL clients use. */

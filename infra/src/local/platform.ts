@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { topology } from '@hireflow/contracts';
+import { SERVICE_NAMES, type ServiceName, servicePort, topology } from '@hireflow/contracts';
 import { ensureDatabase } from '@hireflow/db';
 import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
 import { type Emulator, startEmulator } from '../emulator.ts';
@@ -8,7 +8,7 @@ import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-ten
 import { type Gateway, startGateway } from './gateway.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { type RunningServices, startServices } from './services.ts';
-import { instanceNames, type LauncherSettings, SERVICES } from './settings.ts';
+import { instanceNames, type LauncherSettings } from './settings.ts';
 import { startTraceBackend, type TraceBackend } from './traces.ts';
 
 export interface RunningPlatform {
@@ -99,7 +99,7 @@ export async function startPlatform(
     }
 
     const { databaseUrl } = names;
-    for (const service of SERVICES) {
+    for (const service of SERVICE_NAMES) {
       const { created } = await ensureDatabase(databaseUrl(service));
       if (created) log(`created database ${names.database(service)}`);
     }
@@ -132,7 +132,7 @@ export async function startPlatform(
     traces = tracing;
     log(tracing.description);
 
-    const envOf = (service: string, index: number): Record<string, string | undefined> => ({
+    const envOf = (service: ServiceName): Record<string, string | undefined> => ({
       ...options.env,
       OTEL_SERVICE_NAME: service,
       DATABASE_URL: databaseUrl(service),
@@ -146,7 +146,7 @@ export async function startPlatform(
       HIREFLOW_TOPOLOGY_PREFIX: names.topologyPrefix,
       SMTP_URL: smtpUrl,
       OTEL_EXPORTER_OTLP_ENDPOINT: tracing.endpoint,
-      PORT: String(settings.HIREFLOW_PORT_BASE === 0 ? 0 : settings.HIREFLOW_PORT_BASE + index),
+      PORT: String(servicePort(service, settings.HIREFLOW_PORT_BASE)),
       HOST: '127.0.0.1',
       LOG_LEVEL: settings.LOG_LEVEL,
       // Variant URLs are under the one base URL, as on AWS (media makes
@@ -183,12 +183,12 @@ export async function startPlatform(
 
     gateway.setTargets({ jobs: urls.jobs, media: urls.media, notifications: urls.notifications });
 
-    const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs', 0) });
+    const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs') });
     const replaySqs = createSqsClient(aws);
     try {
       const caughtUp = await ensureMediaKnowsDemoKey({
         root: options.root,
-        env: envOf('jobs', 0),
+        env: envOf('jobs'),
         mediaAdminUrl: adminUrls.media!,
         jobsAdminUrl: adminUrls.jobs!,
         sqs: replaySqs,
@@ -210,8 +210,8 @@ export async function startPlatform(
 
     return {
       api,
-      services: Object.fromEntries(SERVICES.map((s) => [s, urls[s]!])),
-      admin: Object.fromEntries(SERVICES.map((s) => [s, adminUrls[s]!])),
+      services: Object.fromEntries(SERVICE_NAMES.map((s) => [s, urls[s]!])),
+      admin: Object.fromEntries(SERVICE_NAMES.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,
       demo,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },

@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SERVICE_NAMES, type ServiceName, workerScaling } from '@hireflow/contracts';
 import { scaleTime } from '../scaling/decide.ts';
-import { workerScaling } from '../scaling/policy.ts';
 import { startAutoscaler } from './autoscaler.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
 import { capWorkers, LOCAL_POOL_MAX, postgresConnections } from './connections.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
-import { type LauncherSettings, SERVICES } from './settings.ts';
+import type { LauncherSettings } from './settings.ts';
 
 export interface RunningServices {
   urls: Record<string, string>;
@@ -29,8 +29,8 @@ export async function startServices(options: {
   settings: LauncherSettings;
   root: string;
   stateDir: string;
-  /** A service's environment (its ports from its index in SERVICES). */
-  envOf: (service: string, index: number) => Record<string, string | undefined>;
+  /** A service's environment (its ports among them). */
+  envOf: (service: ServiceName) => Record<string, string | undefined>;
   write: (line: string) => void;
   color: boolean;
   readyTimeoutMs: number;
@@ -56,36 +56,36 @@ export async function startServices(options: {
     });
 
   const policies = Object.fromEntries(
-    SERVICES.map((s) => [s, scaleTime(workerScaling[s], settings.SCALING_TIME_SCALE)]),
+    SERVICE_NAMES.map((s) => [s, scaleTime(workerScaling[s], settings.SCALING_TIME_SCALE)]),
   );
   // Pooled processes share the server's connections: smaller pools, maximums that fit.
   const pooled = scaling ? { DATABASE_POOL_MAX: String(LOCAL_POOL_MAX) } : {};
   if (scaling) {
     const connections = await postgresConnections(settings.POSTGRES_URL);
     const { maxWorkers, capped } = capWorkers(policies, connections);
-    for (const s of SERVICES) policies[s] = { ...policies[s]!, maxWorkers: maxWorkers[s]! };
+    for (const s of SERVICE_NAMES) policies[s] = { ...policies[s]!, maxWorkers: maxWorkers[s]! };
     if (capped.length > 0) {
       log(
         `Postgres allows ${connections.max} connections (${connections.inUse} in use): at most ${capped.map((s) => `${maxWorkers[s]} ${s}`).join(', ')} workers; raise max_connections for the policy's full range`,
       );
     }
   }
-  const spawnFront = (service: string, index: number) =>
+  const spawnFront = (service: ServiceName, index: number) =>
     spawnOf(service, index, service, {
-      ...options.envOf(service, index),
+      ...options.envOf(service),
       ...pooled,
       ROLE: scaling ? 'api' : 'all',
     });
-  const front: Child[] = SERVICES.map((service, index) => spawnFront(service, index));
+  const front: Child[] = SERVICE_NAMES.map((service, index) => spawnFront(service, index));
   const pools: WorkerPool[] = scaling
-    ? SERVICES.map((service, index) =>
+    ? SERVICE_NAMES.map((service, index) =>
         createWorkerPool({
           service,
           log,
           readyTimeoutMs: options.readyTimeoutMs,
           spawn: (name) =>
             spawnOf(service, index, name, {
-              ...options.envOf(service, index),
+              ...options.envOf(service),
               ...pooled,
               ROLE: 'worker',
               PORT: '0',
@@ -168,7 +168,7 @@ export async function startServices(options: {
       log(`${reason}: restarting it`);
       // Bounded: a process that cannot start again ends the run.
       for (let attempt = 1; attempt <= 5 && !stopping; attempt++) {
-        const next = spawnFront(child.name, index);
+        const next = spawnFront(SERVICE_NAMES[index]!, index);
         front[index] = next;
         try {
           const { port, adminPort } = await next.started;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { logLevel, otelEndpoint, parseConfig, port, redisUrl } from '@hireflow/config';
+import { PUBLIC_API_PORT, SERVICE_PORT_BASE } from '@hireflow/contracts';
 import { awsConfigSchema } from '@hireflow/runtime/aws';
 import { z } from 'zod';
 import { traceOtlpPort, traceUiPort } from '../trace-viewer/config.ts';
@@ -35,11 +36,11 @@ export const launcherSchema = z.object({
     ),
   LOG_LEVEL: logLevel(),
   HIREFLOW_PORT_BASE: portNumber(
-    3001,
+    SERVICE_PORT_BASE,
     'jobs listens on it, matching +1, notifications +2, media +3; 0: free ports.',
   ),
   HIREFLOW_API_PORT: portNumber(
-    3000,
+    PUBLIC_API_PORT,
     'The public API at one base URL: a local gateway in front of jobs and media, as the load balancer on AWS; 0: a free port.',
   ),
   EMULATOR_PORT: portNumber(4566, 'Port of the embedded SNS/SQS emulator (when AWS_ENDPOINT_URL is unset).'),
@@ -87,8 +88,6 @@ export type LauncherSettings = z.output<typeof launcherSchema>;
 export function loadLauncherSettings(env: Record<string, string | undefined>): LauncherSettings {
   return parseConfig(launcherSchema, env);
 }
-
-export const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
 
 /** The Redis prefix `pnpm start` gives a service of an instance. */
 export const redisPrefixFor = (instance: string, service: string) =>

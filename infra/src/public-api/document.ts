@@ -2,6 +2,7 @@
 // route schemas) merged, with what is the same for every route added once.
 
 import { isDeepStrictEqual } from 'node:util';
+import { PUBLIC_API_PORT, servicePort } from '@hireflow/contracts';
 import type { OpenApiDocument } from '@hireflow/runtime';
 import {
   ALSO_MEANS,
@@ -58,9 +59,8 @@ export const SERVERS = [
     variables: { host: { default: 'api.hireflow.dev', description: "Your deployment's API host" } },
   },
   {
-    url: 'http://127.0.0.1:3000',
-    description:
-      'Local: `pnpm start` (the entry point in front of jobs on 3001 and media on 3004; HIREFLOW_API_PORT)',
+    url: `http://127.0.0.1:${PUBLIC_API_PORT}`,
+    description: `Local: \`pnpm start\` (the entry point in front of jobs on ${servicePort('jobs')} and media on ${servicePort('media')}; HIREFLOW_API_PORT)`,
   },
 ];
 

@@ -10,5 +10,3 @@ export {
 } from './generate.ts';
 export type { LintProblem, LintResult } from './lint.ts';
 export { ASYNCAPI_DOCUMENT, lintOpenApi, parseAsyncApi } from './lint.ts';
-export type { PublicRoute, PublicService } from './routes.ts';
-export { loadBalancerPatterns, PUBLIC_ROUTES, patternsOf, routeOf } from './routes.ts';

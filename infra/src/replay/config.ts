@@ -1,20 +1,28 @@
+import { adminPortFor, type ServiceName, servicePort } from '@hireflow/contracts';
 import { awsConfigSchema } from '@hireflow/runtime/aws';
 import { z } from 'zod';
 import { launcherSchema } from '../local/settings.ts';
 
-const adminUrl = (whose: string, port: number) =>
+/** Where a service's admin listener is when nothing says otherwise: its port in libs/contracts, on loopback. */
+export const defaultAdminUrl = (service: ServiceName): string =>
+  `http://127.0.0.1:${adminPortFor(servicePort(service))}`;
+
+const adminUrl = (whose: string, service: ServiceName) =>
   z
     .string()
-    .refine((value) => {
-      try {
-        return ['http:', 'https:'].includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    }, 'must be an http:// or https:// URL (e.g. http://127.0.0.1:4001)')
+    .refine(
+      (value) => {
+        try {
+          return ['http:', 'https:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be an http:// or https:// URL (e.g. ${defaultAdminUrl(service)})`,
+    )
     .optional()
     .describe(
-      `${whose} admin listener, where its event log is read. Unset: the one \`pnpm start\` runs, else http://127.0.0.1:${port}.`,
+      `${whose} admin listener, where its event log is read. Unset: the one \`pnpm start\` runs, else ${defaultAdminUrl(service)}.`,
     );
 
 /** What `pnpm replay` reads from the environment (its options are arguments). */
@@ -24,9 +32,9 @@ export const replayConfigSchema = z.object({
   HIREFLOW_STATE_DIR: launcherSchema.shape.HIREFLOW_STATE_DIR.describe(
     "The launcher's state dir: checkpoints go under `<dir>/<instance>/replay/`, and a running `pnpm start` there gives the admin URLs and the emulator.",
   ),
-  JOBS_ADMIN_URL: adminUrl("jobs'", 4001),
-  MATCHING_ADMIN_URL: adminUrl("matching's", 4002),
-  MEDIA_ADMIN_URL: adminUrl("media's", 4004),
+  JOBS_ADMIN_URL: adminUrl("jobs'", 'jobs'),
+  MATCHING_ADMIN_URL: adminUrl("matching's", 'matching'),
+  MEDIA_ADMIN_URL: adminUrl("media's", 'media'),
   ADMIN_TOKEN: z
     .string()
     .min(16, 'must be at least 16 characters')

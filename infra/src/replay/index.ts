@@ -3,7 +3,7 @@ export { parseReplayArgs, REPLAY_USAGE } from './args.ts';
 export type { ReplayIdentity, ReplayState } from './checkpoint.ts';
 export { CheckpointFile, checkpointMismatch } from './checkpoint.ts';
 export type { ReplayConfig } from './config.ts';
-export { replayConfigSchema } from './config.ts';
+export { defaultAdminUrl, replayConfigSchema } from './config.ts';
 export type { Clock } from './pacer.ts';
 export { Pacer, systemClock } from './pacer.ts';
 export type { ReplayPlan, ReplaySource } from './plan.ts';

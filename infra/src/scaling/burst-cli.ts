@@ -16,16 +16,14 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { parseConfig } from '@hireflow/config';
-import { type CloudEvent, createEvent } from '@hireflow/contracts';
+import { type CloudEvent, createEvent, SERVICE_NAMES, workerScaling } from '@hireflow/contracts';
 import { SnsPublisher } from '@hireflow/messaging';
 import { awsConfigSchema, awsSettings, createSnsClient } from '@hireflow/runtime/aws';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { ScalingRecord } from '../local/autoscaler.ts';
-import { SERVICES } from '../local/settings.ts';
 import { type ChartPoint, scalingChart } from './chart.ts';
 import { scaleTime } from './decide.ts';
-import { workerScaling } from './policy.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 const { values: args } = parseArgs({
@@ -155,7 +153,7 @@ async function tearDown(child: ReturnType<typeof startLauncher>['child']) {
   }
   const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
   await client.connect();
-  for (const service of SERVICES)
+  for (const service of SERVICE_NAMES)
     await client.query(`DROP DATABASE IF EXISTS hireflow_${instance}_${service} WITH (FORCE)`);
   await client.end();
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -187,7 +185,7 @@ try {
   console.log(`published ${events.length} events in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
 
   // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
-  const policies = Object.fromEntries(SERVICES.map((s) => [s, scaleTime(workerScaling[s], TIME_SCALE)]));
+  const policies = Object.fromEntries(SERVICE_NAMES.map((s) => [s, scaleTime(workerScaling[s], TIME_SCALE)]));
   const deadline = startedAt + Number(args.deadline) * 1000;
   let records: ScalingRecord[] = [];
   for (;;) {
@@ -232,7 +230,7 @@ try {
   const shown = Object.fromEntries(
     Object.entries(series).filter(([, points]) => points.some((p) => p.backlog > 0)),
   );
-  const maxWorkers = Object.fromEntries(SERVICES.map((s) => [s, workerScaling[s].maxWorkers]));
+  const maxWorkers = Object.fromEntries(SERVICE_NAMES.map((s) => [s, workerScaling[s].maxWorkers]));
   const out = resolve(root, args.out);
   await mkdir(dirname(out), { recursive: true });
   await writeFile(

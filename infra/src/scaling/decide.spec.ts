@@ -1,6 +1,6 @@
+import type { WorkerScalingPolicy } from '@hireflow/contracts';
 import { describe, expect, it } from 'vitest';
 import { decideWorkers, type ScalingSample, type ScalingState, scaleTime } from './decide.ts';
-import type { WorkerScalingPolicy } from './policy.ts';
 
 const policy: WorkerScalingPolicy = {
   minWorkers: 1,

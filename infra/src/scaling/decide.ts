@@ -2,7 +2,7 @@
 // autoscaler (`pnpm start`) calls it every round; the AWS stack states the
 // same rules as CloudWatch alarms and scaling policies. Nothing here reads a
 // clock or a queue: the caller passes the time and the signal.
-import type { WorkerScalingPolicy } from './policy.ts';
+import type { WorkerScalingPolicy } from '@hireflow/contracts';
 
 export interface ScalingSample {
   /** When the sample was taken (ms since the epoch). */

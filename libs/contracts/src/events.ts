@@ -3,6 +3,7 @@
 // and consumers validate against these; the AsyncAPI document is generated
 // from them.
 import { z } from 'zod';
+import type { ServiceName } from './services.ts';
 import { text } from './text.ts';
 
 const id = z.uuid();
@@ -97,8 +98,7 @@ export const apikeyIssuedData = z.object({
 
 export const apikeyRevokedData = z.object({ keyId: id, tenantId: id, revokedAt: isoTime });
 
-/** The services of the system; each publishes on at most one topic and consumes one inbox. */
-export type ServiceName = 'jobs' | 'matching' | 'notifications' | 'media';
+export type { ServiceName };
 /** One SNS topic per producing service. */
 export type TopicName = 'jobs-events' | 'matching-events' | 'media-events';
 

@@ -18,6 +18,18 @@ export {
   mediaVariant,
   topicOf,
 } from './events.ts';
+export type { PublicRoute, PublicService } from './public-routes.ts';
+export { loadBalancerPatterns, PUBLIC_ROUTES, patternsOf, routeOf } from './public-routes.ts';
+export type { WorkerScalingPolicy } from './scaling.ts';
+export { scalingPolicyProblems, workerScaling } from './scaling.ts';
+export {
+  ADMIN_PORT_OFFSET,
+  adminPortFor,
+  PUBLIC_API_PORT,
+  SERVICE_NAMES,
+  SERVICE_PORT_BASE,
+  servicePort,
+} from './services.ts';
 export { containsLinkOrAddress, hasControlCharacter, hasLoneSurrogate, text } from './text.ts';
 export type {
   BucketDefinition,

@@ -8,12 +8,12 @@ import {
   redisUrl,
   role,
 } from '@hireflow/config';
-import type { ServiceName } from '@hireflow/contracts';
+import { adminPortFor, type ServiceName, servicePort } from '@hireflow/contracts';
 import { z } from 'zod';
 import { awsConfigSchema } from './aws.ts';
 
-/** The variables every service reads; a service's config.ts extends it with its own. */
-export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
+/** The variables every service reads; a service's config.ts extends it with its own. PORT defaults to the service's port in libs/contracts. */
+export function serviceConfigSchema(service: ServiceName) {
   return z.object({
     NODE_ENV: z
       .enum(['development', 'test', 'production'], {
@@ -44,7 +44,9 @@ export function serviceConfigSchema(service: ServiceName, defaultPort: number) {
       .min(1)
       .default('127.0.0.1')
       .describe('Address the service port binds (0.0.0.0 in containers).'),
-    PORT: port(defaultPort).describe('Service port: health and the public API (0 picks a free one).'),
+    PORT: port(servicePort(service)).describe(
+      'Service port: health and the public API (0 picks a free one).',
+    ),
     TRUST_PROXY: z
       .string()
       .regex(
@@ -137,7 +139,7 @@ export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSche
 /** The admin port: ADMIN_PORT, else PORT + 1000, and 0 (a free one) when PORT is 0. */
 export function adminPortOf(config: Pick<ServiceConfig, 'PORT' | 'ADMIN_PORT'>): number {
   if (config.ADMIN_PORT !== undefined) return config.ADMIN_PORT;
-  return config.PORT === 0 ? 0 : config.PORT + 1000;
+  return adminPortFor(config.PORT);
 }
 
 /** Fastify's `trustProxy` from TRUST_PROXY. */

@@ -68,7 +68,7 @@ describe('the admin listener', () => {
 });
 
 describe('admin configuration', () => {
-  const schema = serviceConfigSchema('media', 3004);
+  const schema = serviceConfigSchema('media');
 
   it('refuses NODE_ENV=production without ADMIN_TOKEN, naming the variable', () => {
     try {

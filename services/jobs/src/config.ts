@@ -1,9 +1,10 @@
 import { ConfigError, eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
 /** Every variable the jobs service reads, described; parsed once at start. */
-export const configSchema = serviceConfigSchema('jobs', 3001).extend({
+export const configSchema = serviceConfigSchema('jobs').extend({
   JOB_AUTO_CLOSE_AFTER_MS: positiveInt(
     'A posting closes itself this long after it was posted (default 30 days).',
     30 * 24 * 3600 * 1000,
@@ -22,7 +23,7 @@ export const configSchema = serviceConfigSchema('jobs', 3001).extend({
     86_400_000,
   ),
   MEDIA_PUBLIC_URL: publicBaseUrl(
-    'http://127.0.0.1:3004',
+    `http://127.0.0.1:${servicePort('media')}`,
     "The media service's public base: logos and photos from media.processed.v1 must have URLs under it (https in production).",
   ),
   API_DOCS: z

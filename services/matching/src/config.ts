@@ -15,7 +15,7 @@ const fraction = (what: string, fallback: number, range: { min: number; minExclu
     .describe(what);
 
 /** Every variable the matching service reads, described; parsed once at start. */
-export const configSchema = serviceConfigSchema('matching', 3002).extend({
+export const configSchema = serviceConfigSchema('matching').extend({
   MATCH_THRESHOLD: fraction(
     'A candidate matches a posting when its score (0 to 1) is at least this.',
     MATCH_THRESHOLD,

@@ -1,15 +1,16 @@
 import { ConfigError, eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './modules/images/index.ts';
 
 const publicUrl = publicBaseUrl(
-  'http://127.0.0.1:3004',
+  `http://127.0.0.1:${servicePort('media')}`,
   'Public base of variant URLs (in GET /v1/uploads/{id} and media.processed.v1); what an `<img>` on a page reaches; https in production.',
 );
 
 /** Every variable the media service reads, described; parsed once at start. */
-export const configSchema = serviceConfigSchema('media', 3004).extend({
+export const configSchema = serviceConfigSchema('media').extend({
   MEDIA_PUBLIC_URL: publicUrl,
   MEDIA_BUCKET: z
     .string()

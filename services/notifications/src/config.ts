@@ -1,4 +1,5 @@
 import { ConfigError, positiveInt, smtpUrl } from '@hireflow/config';
+import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
@@ -7,7 +8,7 @@ const HOUR = 3_600_000;
 const DEVELOPMENT_SIGNING_KEY = 'hireflow-development-unsubscribe-signing-key';
 
 /** Every variable the notifications service reads, described; parsed once at start. */
-export const configSchema = serviceConfigSchema('notifications', 3003).extend({
+export const configSchema = serviceConfigSchema('notifications').extend({
   SMTP_URL: smtpUrl(),
   SMTP_POOL_SIZE: positiveInt('SMTP connections kept open to the provider (pooled transport).', 5, 100),
   SMTP_TIMEOUT_MS: positiveInt(
@@ -106,7 +107,7 @@ export const configSchema = serviceConfigSchema('notifications', 3003).extend({
     ),
   UNSUBSCRIBE_BASE_URL: z
     .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
-    .default('http://127.0.0.1:3003')
+    .default(`http://127.0.0.1:${servicePort('notifications')}`)
     .describe("Public base URL of the notifications service port, where emails' unsubscribe links point."),
   WELCOME_EMAILS_PER_ADDRESS_PER_DAY: positiveInt(
     'Welcome emails one address gets in 24 h, whatever the tenants registering it.',

@@ -1,8 +1,8 @@
 // Which service answers which public path: the one base URL's routing
-// table. The local gateway (`pnpm start`) forwards by it, the AWS stack's
-// load balancer rules are made from it (infra/aws/src/plan.ts), and a test
-// checks that every path of the public document goes to the service that
-// serves it.
+// table. The local gateway (`pnpm start`, tools/launcher/src/gateway.ts)
+// forwards by it, the AWS stack's load balancer rules are made from it
+// (deploy/aws/src/plan.ts), and a test checks that every path of the public
+// document goes to the service that serves it.
 
 export type PublicService = 'jobs' | 'media' | 'notifications';
 

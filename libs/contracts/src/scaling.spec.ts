@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scalingPolicyProblems, type WorkerScalingPolicy, workerScaling } from './policy.ts';
+import { scalingPolicyProblems, type WorkerScalingPolicy, workerScaling } from './scaling.ts';
 
 describe('worker scaling policy', () => {
   it('names every service and holds together', () => {

@@ -1,7 +1,8 @@
 // How many worker processes each service runs, and when that number changes.
-// One policy, two executors: the local autoscaler (`pnpm start`, decide.ts) and the AWS
-// stack (infra/aws: Application Auto Scaling on ECS). Both read this file, so
-// they never disagree. Pure data: nothing here imports AWS or starts anything.
+// One policy, two executors: the local autoscaler (`pnpm start`,
+// tools/launcher/src/scaling/decide.ts) and the AWS stack (deploy/aws:
+// Application Auto Scaling on ECS). Both read this file, so they never
+// disagree. Pure data: nothing here imports AWS or starts anything.
 //
 // The rules, in the terms both executors implement:
 //
@@ -40,7 +41,7 @@
 // BullMQ load a service is expected to carry. The local executor reads the
 // services' /metrics and counts BullMQ's waiting jobs in the backlog and its
 // oldest waiting job in the age (decide.ts; docs/operations.md, "Scaling").
-import type { ServiceName } from '@hireflow/contracts';
+import type { ServiceName } from './services.ts';
 
 export interface WorkerScalingPolicy {
   /** Workers always running (≥ 1). */

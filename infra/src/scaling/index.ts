@@ -1,2 +1,0 @@
-export type { WorkerScalingPolicy } from './policy.ts';
-export { scalingPolicyProblems, workerScaling } from './policy.ts';
