@@ -23,10 +23,12 @@ export default defineConfig({
           // Unit specs sit beside their code (`src/**/*.spec.ts`); integration tests in `test/`.
           include: [
             '{libs,services}/*/src/**/*.spec.ts',
+            'tools/*/src/**/*.spec.ts',
             'infra/src/**/*.spec.ts',
             'infra/*/src/**/*.spec.ts',
             'clients/*/src/**/*.spec.ts',
             '{libs,services,infra}/*/test/**/*.test.ts',
+            'tools/*/test/**/*.test.ts',
             'infra/test/**/*.test.ts',
             'clients/*/test/**/*.test.ts',
             'test/**/*.test.ts',

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type Topology } from '@hireflow/contracts';
 import { createOrm, dropDatabase, type EntityManager, ensureDatabase, migrate } from '@hireflow/db';
-import { provisionTopology, startEmulator } from '@hireflow/infra';
+import { startEmulator } from '@hireflow/emulator';
+import { provisionTopology } from '@hireflow/infra';
 import {
   enqueueEvent,
   OutboxMessage,

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type AnyEvent, topology } from '@hireflow/contracts';
-import { provisionTopology, startEmulator } from '@hireflow/infra';
+import { startEmulator } from '@hireflow/emulator';
+import { provisionTopology } from '@hireflow/infra';
 import { adminEventLog, DEFAULT_REPLAY_CONCURRENCY, planReplay, replayEvents } from '@hireflow/infra/replay';
 import { eventAttributes } from '@hireflow/messaging';
 import { createSnsClient, createSqsClient } from '@hireflow/runtime';

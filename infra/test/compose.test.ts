@@ -99,9 +99,9 @@ describe('docker-compose.yml', () => {
     const fromImage = ['emulator', 'provision', ...APP_SERVICES].map(service);
     expect(new Set(fromImage.map((s) => s.image)).size).toBe(1);
     for (const svc of fromImage) expect(svc.build).toEqual({ context: '.', dockerfile: 'Dockerfile' });
-    expect(service('emulator').command).toEqual(['node', 'infra/src/emulator-cli.ts']);
+    expect(service('emulator').command).toEqual(['node', 'tools/emulator/src/cli/emulator.ts']);
     expect(service('provision').command).toEqual(['node', 'infra/src/provision-cli.ts']);
-    for (const script of ['infra/src/emulator-cli.ts', 'infra/src/provision-cli.ts']) {
+    for (const script of ['tools/emulator/src/cli/emulator.ts', 'infra/src/provision-cli.ts']) {
       expect(existsSync(new URL(script, root)), script).toBe(true);
     }
   });

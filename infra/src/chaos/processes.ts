@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chown, mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startTcpProxy, type TcpProxy } from '@hireflow/testing';
 
@@ -243,7 +244,7 @@ export async function startOwnedEmulator(
     killSignal: 'SIGKILL',
     stopSignal: 'SIGTERM',
     spawnIt: (port) =>
-      spawn(process.execPath, [join(root, 'infra/src/emulator-cli.ts')], {
+      spawn(process.execPath, [fileURLToPath(import.meta.resolve('@hireflow/emulator/cli'))], {
         env: { ...process.env, EMULATOR_PORT: String(port), AWS_REGION: region },
         stdio: ['ignore', 'pipe', 'pipe'],
       }),

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName, servicePort, topology } from '@hireflow/contracts';
 import { ensureDatabase } from '@hireflow/db';
+import { type Emulator, startEmulator } from '@hireflow/emulator';
 import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
-import { type Emulator, startEmulator } from '../emulator.ts';
 import { provisionTopology } from '../provision.ts';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
 import { type Gateway, startGateway } from './gateway.ts';

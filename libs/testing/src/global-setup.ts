@@ -1,4 +1,4 @@
-import { startEmulator } from '@hireflow/infra';
+import { startEmulator } from '@hireflow/emulator';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';

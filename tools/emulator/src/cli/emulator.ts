@@ -1,7 +1,7 @@
-// Runs the SNS/SQS/S3 emulator on its own: `node infra/src/emulator-cli.ts`.
+// Runs the SNS/SQS/S3 emulator on its own: `node tools/emulator/src/cli/emulator.ts`.
 // EMULATOR_HOST defaults to loopback; the compose file sets 0.0.0.0 inside
 // its container network.
-import { startEmulator } from './emulator.ts';
+import { startEmulator } from '../emulator.ts';
 
 const port = Number(process.env.EMULATOR_PORT ?? 4566);
 const host = process.env.EMULATOR_HOST ?? '127.0.0.1';
