@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { JaegerSpan, JaegerTrace } from '@hireflow/infra/trace-viewer';
 import { waitFor } from '@hireflow/testing';
+import type { JaegerSpan, JaegerTrace } from '@hireflow/trace-viewer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUp, type Launcher, launch, printedUrls, root } from './launcher.ts';
 

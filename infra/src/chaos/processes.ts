@@ -1,10 +1,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chown, mkdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startTcpProxy, type TcpProxy } from '@hireflow/testing';
+import { freePort, startTcpProxy, type TcpProxy } from '@hireflow/testing';
 
 const run = promisify(execFile);
 const PG_BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -26,14 +25,6 @@ export interface OwnedServer {
   pause(): void;
   resume(): void;
   close(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const isRoot = () => process.getuid?.() === 0;
@@ -233,11 +224,7 @@ export async function startOwnedRedis(dir: string, log: (line: string) => void):
 }
 
 /** The SNS/SQS/S3 emulator as a process of its own (state in memory: it is paused, never killed). */
-export async function startOwnedEmulator(
-  root: string,
-  region: string,
-  log: (line: string) => void,
-): Promise<OwnedServer> {
+export async function startOwnedEmulator(region: string, log: (line: string) => void): Promise<OwnedServer> {
   return startOwnedServer({
     name: 'emulator',
     log,

@@ -82,7 +82,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     cleanups.push(() => postgres.close());
     const redis = await startOwnedRedis(dir, log);
     cleanups.push(() => redis.close());
-    const emulator = await startOwnedEmulator(root, region, log);
+    const emulator = await startOwnedEmulator(region, log);
     cleanups.push(() => emulator.close());
     const smtp = await startSmtpCatcher({ parse: true });
     cleanups.push(() => smtp.close());

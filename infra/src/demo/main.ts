@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createHireflowClient } from '@hireflow/client';
+import { settingsOrExit } from '@hireflow/config/cli';
 import { jobsCli } from '../local/demo-tenant.ts';
 import { findRunning } from '../local/lock.ts';
 import { instanceNames, loadLauncherSettings } from '../local/settings.ts';
-import { settingsOrExit } from '../settings-or-exit.ts';
 import { DemoError } from './api.ts';
 import { runDemo } from './story.ts';
 

@@ -1,8 +1,12 @@
-import { condenseTrace, isStoryStep } from '../trace-viewer/condense.ts';
-import type { JaegerTrace } from '../trace-viewer/jaeger.ts';
-import { fetchTrace } from '../trace-viewer/print.ts';
-import { formatMicros, spanTree } from '../trace-viewer/span-tree.ts';
-import { renderTraceTree } from '../trace-viewer/tree-text.ts';
+import {
+  condenseTrace,
+  fetchTrace,
+  formatMicros,
+  isStoryStep,
+  type JaegerTrace,
+  renderTraceTree,
+  spanTree,
+} from '@hireflow/trace-viewer';
 import { poll } from './api.ts';
 
 /** A span the trace must hold before the demo prints it: spans arrive in batches, service by service. */

@@ -1,6 +1,6 @@
 // `pnpm start`: the whole system on one machine, without Docker.
 import { resolve } from 'node:path';
-import { settingsOrExit } from '../settings-or-exit.ts';
+import { settingsOrExit } from '@hireflow/config/cli';
 import { clearRunning, findRunning, writeRunning } from './lock.ts';
 import { startPlatform } from './platform.ts';
 import { preflight } from './preflight.ts';

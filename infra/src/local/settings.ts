@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { logLevel, otelEndpoint, parseConfig, port, redisUrl } from '@hireflow/config';
 import { PUBLIC_API_PORT, SERVICE_PORT_BASE } from '@hireflow/contracts';
 import { awsConfigSchema } from '@hireflow/runtime/aws';
+import { traceOtlpPort, traceUiPort } from '@hireflow/trace-viewer';
 import { z } from 'zod';
-import { traceOtlpPort, traceUiPort } from '../trace-viewer/config.ts';
 
 const portNumber = (fallback: number, what: string) => port(fallback).describe(what);
 

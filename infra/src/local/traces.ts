@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { startTraceViewer, type TraceViewer } from '../trace-viewer/viewer.ts';
+import { startTraceViewer, type TraceViewer } from '@hireflow/trace-viewer';
 import type { LauncherSettings } from './settings.ts';
 
 export interface TraceBackend {

@@ -1,6 +1,6 @@
 export type { TestDatabase } from './database.ts';
 export { createTestDatabase } from './database.ts';
-export { uniqueName } from './names.ts';
+export { freePort, uniqueName } from './names.ts';
 export type { WebhookReceiver } from './observe.ts';
 export { metricValue, scrapeMetric, startWebhookReceiver } from './observe.ts';
 export type { TcpProxy } from './tcp-proxy.ts';

@@ -1,9 +1,9 @@
-// The local trace viewer on its own: `node infra/src/trace-viewer/cli.ts`.
+// The local trace viewer on its own: `node tools/trace-viewer/src/cli/viewer.ts`.
 // `pnpm start` runs the same viewer itself when no collector is configured.
 import { parseConfig } from '@hireflow/config';
-import { settingsOrExit } from '../settings-or-exit.ts';
-import { traceViewerSchema } from './config.ts';
-import { startTraceViewer } from './viewer.ts';
+import { settingsOrExit } from '@hireflow/config/cli';
+import { traceViewerSchema } from '../config.ts';
+import { startTraceViewer } from '../viewer.ts';
 
 const config = settingsOrExit(() => parseConfig(traceViewerSchema, process.env));
 const viewer = await startTraceViewer({

@@ -2,9 +2,9 @@
 // query API at JAEGER_QUERY_URL (the local trace viewer of `pnpm start`, or a
 // real Jaeger). Exit 1 when the trace is unknown or nothing answers.
 import { parseConfig } from '@hireflow/config';
-import { settingsOrExit } from './settings-or-exit.ts';
-import { traceQuerySchema } from './trace-viewer/config.ts';
-import { printTrace } from './trace-viewer/print.ts';
+import { settingsOrExit } from '@hireflow/config/cli';
+import { traceQuerySchema } from '../config.ts';
+import { printTrace } from '../print.ts';
 
 const config = settingsOrExit(() => parseConfig(traceQuerySchema, process.env));
 const color = (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) || process.env.FORCE_COLOR === '1';

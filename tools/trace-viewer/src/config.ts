@@ -10,7 +10,7 @@ export const traceOtlpPort = () =>
 export const traceUiPort = () =>
   port(16686).describe('Web page of the local trace viewer (Jaeger URL shapes).');
 
-/** `node infra/src/trace-viewer/cli.ts`: the viewer on its own. */
+/** `node tools/trace-viewer/src/cli/viewer.ts`: the viewer on its own. */
 export const traceViewerSchema = z.object({
   TRACE_OTLP_PORT: traceOtlpPort(),
   TRACE_UI_PORT: traceUiPort(),

@@ -8,9 +8,11 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { T0 } from './testing.ts';
 
-/** Unix seconds of the trace's start; offsets below are in nanoseconds after it. */
-export const T0 = 1_764_000_000;
+export { T0 };
+
+/** T0 (Unix seconds) is the trace's start; offsets below are in nanoseconds after it. */
 export const at = (nanos: number): HrTime => [T0 + Math.floor(nanos / 1e9), nanos % 1e9];
 export const MS = 1_000_000;
 

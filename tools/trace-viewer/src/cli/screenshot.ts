@@ -1,9 +1,9 @@
 // Screenshots a trace viewer page with headless Chromium (Debian's
 // `chromium` package), to check how the page looks:
-//   node infra/src/trace-viewer/screenshot.ts out.png             a synthetic multi-service trace
-//   node infra/src/trace-viewer/screenshot.ts out.png detail      the same, its failing span opened
-//   node infra/src/trace-viewer/screenshot.ts out.png list        the list page of the same
-//   node infra/src/trace-viewer/screenshot.ts out.png http://127.0.0.1:16686/trace/<id>   any page
+//   node tools/trace-viewer/src/cli/screenshot.ts out.png             a synthetic multi-service trace
+//   node tools/trace-viewer/src/cli/screenshot.ts out.png detail      the same, its failing span opened
+//   node tools/trace-viewer/src/cli/screenshot.ts out.png list        the list page of the same
+//   node tools/trace-viewer/src/cli/screenshot.ts out.png http://127.0.0.1:16686/trace/<id>   any page
 // WINDOW_SIZE=1400,1100 sets the page size (default 1400,900). docs/img/trace-waterfall.png
 // is a `pnpm demo` job trace at /trace/<id>?story=1, 1400,1100.
 import { execFile } from 'node:child_process';
@@ -12,8 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { syntheticTrace } from './sample-trace.ts';
-import { startTraceViewer } from './viewer.ts';
+import { syntheticTrace } from '../sample-trace.ts';
+import { startTraceViewer } from '../viewer.ts';
 
 const [out = 'trace-viewer.png', target = 'trace'] = process.argv.slice(2);
 const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';

@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort } from '@hireflow/testing';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTraceBackend } from '../src/local/traces.ts';
-import { type KnownTrace, LINKED, recordKnownTrace, T0 } from '../src/trace-viewer/known-trace.fixture.ts';
-import { startTraceViewer, type TraceViewer } from '../src/trace-viewer/viewer.ts';
+import { type KnownTrace, LINKED, recordKnownTrace, T0 } from '../src/known-trace.fixture.ts';
+import { oneSpanTrace } from '../src/testing.ts';
+import { startTraceViewer, type TraceViewer } from '../src/viewer.ts';
 
-const root = resolve(import.meta.dirname, '../..');
+const root = resolve(import.meta.dirname, '../../..');
 
 async function exportWith(exporter: JsonExporter | ProtobufExporter, spans: ReadableSpan[]): Promise<void> {
   const result = await new Promise<{ code: number; error?: Error }>((done) => exporter.export(spans, done));
@@ -125,31 +125,6 @@ function expectedTrace(known: KnownTrace) {
 }
 
 /** A small OTLP/JSON trace of one span. */
-function oneSpanTrace(n: number, service = 'media') {
-  const traceId = n.toString(16).padStart(32, 'a');
-  const body = {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId,
-                spanId: n.toString(16).padStart(16, 'b'),
-                name: `op ${n}`,
-                startTimeUnixNano: String(BigInt(T0 + n) * 1_000_000_000n),
-                endTimeUnixNano: String(BigInt(T0 + n) * 1_000_000_000n + 1_000_000n),
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
-  return { traceId, body: JSON.stringify(body) };
-}
-
 const post = (viewer: TraceViewer, body: string | Uint8Array, type: string) =>
   fetch(`${viewer.otlpEndpoint}/v1/traces`, { method: 'POST', headers: { 'content-type': type }, body });
 
@@ -366,7 +341,7 @@ describe('the OTLP receiver', () => {
 
 /** Runs what `pnpm trace` runs. */
 function traceCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(root, 'infra/src/trace-cli.ts'), ...args], {
+  const child = spawn(process.execPath, [join(root, 'tools/trace-viewer/src/cli/trace.ts'), ...args], {
     cwd: root,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -396,7 +371,7 @@ describe('pnpm trace <traceId>', () => {
 
   it('is the root package script', async () => {
     const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
-    expect(pkg.scripts.trace).toBe('node infra/src/trace-cli.ts');
+    expect(pkg.scripts.trace).toBe('node tools/trace-viewer/src/cli/trace.ts');
   });
 
   it('prints the trace as an indented tree', async () => {
@@ -439,67 +414,3 @@ describe('pnpm trace <traceId>', () => {
     expect(badUrl.stderr).toContain('JAEGER_QUERY_URL:');
   });
 });
-
-describe('the launcher’s choice of trace backend', () => {
-  it('uses OTEL_EXPORTER_OTLP_ENDPOINT when the user set it, and starts nothing', async () => {
-    const backend = await startTraceBackend({
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger.example:4318',
-      TRACE_OTLP_PORT: 0,
-      TRACE_UI_PORT: 0,
-    });
-    expect(backend).toMatchObject({ endpoint: 'http://jaeger.example:4318', viewer: undefined });
-  });
-
-  it('uses a collector already listening on TRACE_OTLP_PORT instead of starting a viewer', async () => {
-    const other = await startTraceViewer({ otlpPort: 0, uiPort: 0 });
-    try {
-      const port = Number(new URL(other.otlpEndpoint).port);
-      const backend = await startTraceBackend({
-        OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
-        TRACE_OTLP_PORT: port,
-        TRACE_UI_PORT: 0,
-      });
-      expect(backend).toMatchObject({ endpoint: other.otlpEndpoint, viewer: undefined });
-    } finally {
-      await other.stop();
-    }
-  });
-
-  it('starts the local viewer otherwise, and the services’ endpoint reaches it', async () => {
-    const port = await freePort();
-    const backend = await startTraceBackend({
-      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
-      TRACE_OTLP_PORT: port,
-      TRACE_UI_PORT: 0,
-    });
-    try {
-      expect(backend.viewer).toBeDefined();
-      expect(backend.endpoint).toBe(`http://127.0.0.1:${port}`);
-      const { traceId, body } = oneSpanTrace(40);
-      expect(
-        (
-          await fetch(`${backend.endpoint}/v1/traces`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body,
-          })
-        ).status,
-      ).toBe(200);
-      expect(backend.viewer!.traces().map((t) => t.traceId)).toEqual([traceId]);
-    } finally {
-      await backend.viewer?.stop();
-    }
-  });
-});
-
-/** A port nothing listens on (bound, read, released). */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
