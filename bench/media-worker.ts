@@ -9,7 +9,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { topology } from '@hireflow/contracts';
 import { dropDatabase, ensureDatabase } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
-import { provisionTopology } from '@hireflow/infra';
 import { buildApp } from '@hireflow/media';
 import { applyIssued } from '@hireflow/media/api-keys';
 import { imageLimitsOf, loadConfig } from '@hireflow/media/config';
@@ -17,6 +16,7 @@ import { createImageLimiter } from '@hireflow/media/images';
 import { type ResizeOutcome, startResizeWorker } from '@hireflow/media/resize';
 import { mediaService } from '@hireflow/media/service';
 import { createMediaStore } from '@hireflow/media/storage';
+import { provisionTopology } from '@hireflow/ops';
 import {
   connectDeps,
   createLogger,

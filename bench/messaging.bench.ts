@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { createEvent, type Topology } from '@hireflow/contracts';
 import { createOrm, dropDatabase, type EntityManager, ensureDatabase, migrate } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
-import { provisionTopology } from '@hireflow/infra';
 import {
   enqueueEvent,
   OutboxMessage,
@@ -14,6 +13,7 @@ import {
   SnsPublisher,
   SqsConsumer,
 } from '@hireflow/messaging';
+import { provisionTopology } from '@hireflow/ops';
 import { createSnsClient, createSqsClient } from '@hireflow/runtime';
 import { sqsBaseline, sqsLatencyBaseline } from './baselines/sqs.ts';
 import { type BenchReport, type LatencyRound, latencyChecks, median, percentile, round } from './report.ts';

@@ -10,11 +10,11 @@ import { type CloudEvent, topology } from '@hireflow/contracts';
 import { dropDatabase, ensureDatabase } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { provisionTopology } from '@hireflow/infra';
 import { SnsPublisher } from '@hireflow/messaging';
 import { createMailer, render, type SentEmail } from '@hireflow/notifications/email';
 import { notificationsService } from '@hireflow/notifications/service';
 import { startWorker } from '@hireflow/notifications/worker';
+import { provisionTopology } from '@hireflow/ops';
 import {
   type Closeable,
   connectDeps,

@@ -100,8 +100,8 @@ describe('docker-compose.yml', () => {
     expect(new Set(fromImage.map((s) => s.image)).size).toBe(1);
     for (const svc of fromImage) expect(svc.build).toEqual({ context: '.', dockerfile: 'Dockerfile' });
     expect(service('emulator').command).toEqual(['node', 'tools/emulator/src/cli/emulator.ts']);
-    expect(service('provision').command).toEqual(['node', 'infra/src/provision-cli.ts']);
-    for (const script of ['tools/emulator/src/cli/emulator.ts', 'infra/src/provision-cli.ts']) {
+    expect(service('provision').command).toEqual(['node', 'tools/ops/src/cli/provision.ts']);
+    for (const script of ['tools/emulator/src/cli/emulator.ts', 'tools/ops/src/cli/provision.ts']) {
       expect(existsSync(new URL(script, root)), script).toBe(true);
     }
   });

@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createHireflowClient } from '@hireflow/client';
 import { settingsOrExit } from '@hireflow/config/cli';
+import { findRunning, instanceNames } from '@hireflow/ops';
 import { jobsCli } from '../local/demo-tenant.ts';
-import { findRunning } from '../local/lock.ts';
-import { instanceNames, loadLauncherSettings } from '../local/settings.ts';
+import { loadLauncherSettings } from '../local/settings.ts';
 import { DemoError } from './api.ts';
 import { runDemo } from './story.ts';
 

@@ -1,8 +1,8 @@
 import { appendFile } from 'node:fs/promises';
 import type { WorkerScalingPolicy } from '@hireflow/contracts';
+import { parseMetrics, type Sample, select } from '@hireflow/ops';
 import { decideWorkers, type ScalingState } from '../scaling/decide.ts';
 import type { WorkerPool } from './pool.ts';
-import { parseMetrics, type Sample, select } from './prometheus.ts';
 
 /** What one round saw and did for one service (a line of scaling.jsonl). */
 export interface ScalingRecord {

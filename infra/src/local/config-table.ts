@@ -3,9 +3,9 @@
 // the README in step.
 import { describeConfig } from '@hireflow/config';
 import { SERVICE_NAMES, type ServiceName, servicePort } from '@hireflow/contracts';
+import { replayConfigSchema } from '@hireflow/ops/replay';
 import { serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
-import { replayConfigSchema } from '../replay/config.ts';
 import { launcherSchema } from './settings.ts';
 
 export function markdownTable(schema: z.ZodObject): string {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { topology } from '@hireflow/contracts';
-import { adminEventLog, planReplay, replayEvents, replayTarget } from '../replay/index.ts';
+import { adminEventLog, planReplay, replayEvents, replayTarget } from '@hireflow/ops/replay';
 
 const run = promisify(execFile);
 

@@ -3,4 +3,4 @@
 export type { PlatformOptions, RunningPlatform } from './platform.ts';
 export { startPlatform } from './platform.ts';
 export type { LauncherSettings } from './settings.ts';
-export { instanceNames, loadLauncherSettings } from './settings.ts';
+export { loadLauncherSettings } from './settings.ts';

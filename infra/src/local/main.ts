@@ -1,10 +1,10 @@
 // `pnpm start`: the whole system on one machine, without Docker.
 import { resolve } from 'node:path';
 import { settingsOrExit } from '@hireflow/config/cli';
-import { clearRunning, findRunning, writeRunning } from './lock.ts';
+import { clearRunning, findRunning, instanceNames, writeRunning } from '@hireflow/ops';
 import { startPlatform } from './platform.ts';
 import { preflight } from './preflight.ts';
-import { instanceNames, loadLauncherSettings } from './settings.ts';
+import { loadLauncherSettings } from './settings.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 const write = (line: string) => process.stdout.write(`${line}\n`);

@@ -2,13 +2,13 @@ import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName, servicePort, topology } from '@hireflow/contracts';
 import { ensureDatabase } from '@hireflow/db';
 import { type Emulator, startEmulator } from '@hireflow/emulator';
+import { instanceNames, provisionTopology } from '@hireflow/ops';
 import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
-import { provisionTopology } from '../provision.ts';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { type RunningServices, startServices } from './services.ts';
-import { instanceNames, type LauncherSettings } from './settings.ts';
+import type { LauncherSettings } from './settings.ts';
 import { startTraceBackend, type TraceBackend } from './traces.ts';
 
 export interface RunningPlatform {

@@ -1,6 +1,6 @@
-import { resolve } from 'node:path';
 import { logLevel, otelEndpoint, parseConfig, port, redisUrl } from '@hireflow/config';
 import { PUBLIC_API_PORT, SERVICE_PORT_BASE } from '@hireflow/contracts';
+import { instanceSchema } from '@hireflow/ops';
 import { awsConfigSchema } from '@hireflow/runtime/aws';
 import { traceOtlpPort, traceUiPort } from '@hireflow/trace-viewer';
 import { z } from 'zod';
@@ -9,12 +9,7 @@ const portNumber = (fallback: number, what: string) => port(fallback).describe(w
 
 /** What `pnpm start` reads. Every setting a user passes is honoured. */
 export const launcherSchema = z.object({
-  HIREFLOW_INSTANCE: z
-    .string()
-    .regex(/^[a-z0-9]*$/, 'must contain only lowercase letters and digits')
-    .max(20, 'must be at most 20 characters')
-    .default('')
-    .describe('Runs a separate copy: its own databases, topic/queue prefix, Redis prefix and state dir.'),
+  HIREFLOW_INSTANCE: instanceSchema.shape.HIREFLOW_INSTANCE,
   POSTGRES_URL: z
     .string()
     .url('must be a postgres:// URL')
@@ -76,42 +71,11 @@ export const launcherSchema = z.object({
     .max(600_000, 'must be at most 600000')
     .default(60_000)
     .describe('How long each service may take to start and answer ready before the launcher gives up.'),
-  HIREFLOW_STATE_DIR: z
-    .string()
-    .min(1)
-    .default('.local')
-    .describe('Where the launcher keeps its pid file, mail and demo key.'),
+  HIREFLOW_STATE_DIR: instanceSchema.shape.HIREFLOW_STATE_DIR,
 });
 
 export type LauncherSettings = z.output<typeof launcherSchema>;
 
 export function loadLauncherSettings(env: Record<string, string | undefined>): LauncherSettings {
   return parseConfig(launcherSchema, env);
-}
-
-/** The Redis prefix `pnpm start` gives a service of an instance. */
-export const redisPrefixFor = (instance: string, service: string) =>
-  instance ? `hf-${instance}:${service}` : `hf:${service}`;
-
-/** The names one instance uses, so a second instance (tests) never touches the first's. */
-export function instanceNames(
-  settings: Pick<LauncherSettings, 'HIREFLOW_INSTANCE' | 'HIREFLOW_TOPOLOGY_PREFIX' | 'HIREFLOW_STATE_DIR'> &
-    Partial<Pick<LauncherSettings, 'POSTGRES_URL'>>,
-  root: string,
-) {
-  const instance = settings.HIREFLOW_INSTANCE;
-  const database = (service: string) =>
-    instance ? `hireflow_${instance}_${service}` : `hireflow_${service}`;
-  return {
-    topologyPrefix: settings.HIREFLOW_TOPOLOGY_PREFIX || (instance ? `${instance}-` : ''),
-    database,
-    redisPrefix: (service: string) => redisPrefixFor(instance, service),
-    databaseUrl: (service: string) => {
-      if (!settings.POSTGRES_URL) throw new Error('databaseUrl needs POSTGRES_URL');
-      const url = new URL(settings.POSTGRES_URL);
-      url.pathname = `/${database(service)}`;
-      return url.toString();
-    },
-    stateDir: resolve(root, settings.HIREFLOW_STATE_DIR, instance || 'default'),
-  };
 }

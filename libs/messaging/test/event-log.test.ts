@@ -1,6 +1,6 @@
 import type { AnyEvent } from '@hireflow/contracts';
 import { createOrm, type EntityManager, migrate } from '@hireflow/db';
-import type { ProvisionedTopology } from '@hireflow/infra';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import { createAdminServer, createLogger } from '@hireflow/runtime';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { createTestDatabase, testTopology, waitFor } from '@hireflow/testing';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { AnyEvent } from '@hireflow/contracts';
-import type { ProvisionedTopology } from '@hireflow/infra';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { testTopology, waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseMetrics, select } from '@hireflow/infra';
+import { parseMetrics, select } from '@hireflow/ops';
 
 // What an operator sees, for tests: a process's Prometheus metrics and the
 // alerts it posts to a webhook.

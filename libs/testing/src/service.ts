@@ -1,6 +1,6 @@
 import type { ServiceName } from '@hireflow/contracts';
 import type { SqlMigration } from '@hireflow/db';
-import type { ProvisionedTopology } from '@hireflow/infra';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import { connectDeps, createLogger, type ServiceConfig, type ServiceDeps } from '@hireflow/runtime';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';

@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { topology as defaultTopology, type Topology } from '@hireflow/contracts';
-import { type ProvisionedTopology, provisionTopology } from '@hireflow/infra';
+import { type ProvisionedTopology, provisionTopology } from '@hireflow/ops';
 import { createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
 import { inject } from 'vitest';
 import { uniqueName } from './names.ts';

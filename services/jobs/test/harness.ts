@@ -1,6 +1,6 @@
-import type { ProvisionedTopology } from '@hireflow/infra';
 import { buildApp } from '@hireflow/jobs';
 import { type Config, loadConfig } from '@hireflow/jobs/config';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import type { ServiceDeps } from '@hireflow/runtime';
 import { type TestDatabase, uniqueName } from '@hireflow/testing';
 import { connectServiceUnderTest } from '@hireflow/testing/service';

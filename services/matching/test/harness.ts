@@ -1,10 +1,10 @@
 import type { CloudEvent, EventType } from '@hireflow/contracts';
 import { topicOf } from '@hireflow/contracts';
-import type { ProvisionedTopology } from '@hireflow/infra';
 import { buildAdmin } from '@hireflow/matching';
 import { type Config, loadConfig } from '@hireflow/matching/config';
 import { SnsPublisher, SqsConsumer } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import { type Closeable, connectDeps, createLogger, type ServiceDeps } from '@hireflow/runtime';
 import {
   createTestDatabase,

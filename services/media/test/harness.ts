@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AnyEvent, CloudEvent, EventType } from '@hireflow/contracts';
 import { topicOf } from '@hireflow/contracts';
-import type { ProvisionedTopology } from '@hireflow/infra';
 import { buildAdmin, buildApp } from '@hireflow/media';
 import { type Config, loadConfig } from '@hireflow/media/config';
 import { createMediaStore, type MediaStore } from '@hireflow/media/storage';
 import { startWorker } from '@hireflow/media/worker';
 import { jobIdFor, SnsPublisher } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import { type Closeable, hashApiKey, type ServiceDeps } from '@hireflow/runtime';
 import { type TestDatabase, waitFor } from '@hireflow/testing';
 import { connectServiceUnderTest, useHarness } from '@hireflow/testing/service';

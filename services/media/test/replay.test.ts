@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AnyEvent, createEvent, topology } from '@hireflow/contracts';
-import type { ProvisionedTopology } from '@hireflow/infra';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import {
   adminEventLog,
   CheckpointFile,
@@ -11,7 +11,7 @@ import {
   type ReplayOptions,
   replayEvents,
   replayTarget,
-} from '@hireflow/infra/replay';
+} from '@hireflow/ops/replay';
 import { hashApiKey } from '@hireflow/runtime';
 import { type TestAws, testAws, testTopology } from '@hireflow/testing';
 import { startTestProducer, type TestProducer } from '@hireflow/testing/producer';

@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { Topology } from '@hireflow/contracts';
 import { type CloudEvent, type EventType, topicOf } from '@hireflow/contracts';
-import type { ProvisionedTopology } from '@hireflow/infra';
 import { jobIdFor, SnsPublisher } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
 import { buildAdmin, buildApp } from '@hireflow/notifications';
 import { type Config, loadConfig } from '@hireflow/notifications/config';
+import type { ProvisionedTopology } from '@hireflow/ops';
 import { type Closeable, connectDeps, createLogger, type ServiceDeps } from '@hireflow/runtime';
 import {
   createTestDatabase,

@@ -37,7 +37,7 @@ interface Alert {
 
 /** Runs `pnpm dlq …` (the CLI itself) against this harness's queues and Redis prefix. */
 async function dlq(h: NotificationsHarness, ...args: string[]) {
-  const result = await run(process.execPath, [join(root, 'infra/src/dlq-cli.ts'), ...args], {
+  const result = await run(process.execPath, [join(root, 'tools/ops/src/cli/dlq.ts'), ...args], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AnyEvent, topology } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { adminEventLog, planReplay, replayEvents, replayTarget } from '@hireflow/infra/replay';
+import { adminEventLog, planReplay, replayEvents, replayTarget } from '@hireflow/ops/replay';
 import { startTestProducer, type TestProducer } from '@hireflow/testing/producer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { candidateRegistered, jobPosted, useNotificationsHarness, waitForSent } from './harness.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { peekDeadLetters } from '@hireflow/infra';
 import { DEFAULT_MAX_ATTEMPTS } from '@hireflow/messaging';
+import { peekDeadLetters } from '@hireflow/ops';
 import { describe, expect, it } from 'vitest';
 import {
   candidateRegistered,

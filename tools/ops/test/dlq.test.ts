@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { topology } from '@hireflow/contracts';
-import { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from '@hireflow/infra';
+import { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from '@hireflow/ops';
 import { type TestAws, testAws, testTopology } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

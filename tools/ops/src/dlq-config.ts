@@ -1,7 +1,7 @@
 import { redisUrl } from '@hireflow/config';
 import type { ServiceName } from '@hireflow/contracts';
 import { z } from 'zod';
-import { redisPrefixFor } from './local/settings.ts';
+import { instanceSchema, redisPrefixFor } from './instance/names.ts';
 
 const prefix = (service: string) =>
   z
@@ -13,11 +13,9 @@ const prefix = (service: string) =>
 /** What `pnpm dlq` reads besides the AWS settings. */
 export const dlqCliSchema = z.object({
   REDIS_URL: redisUrl(),
-  HIREFLOW_INSTANCE: z
-    .string()
-    .regex(/^[a-z0-9]*$/, 'must contain only lowercase letters and digits')
-    .default('')
-    .describe('The `pnpm start` instance whose Redis prefixes to use (hf-<instance>:<service>).'),
+  HIREFLOW_INSTANCE: instanceSchema.shape.HIREFLOW_INSTANCE.describe(
+    'The `pnpm start` instance whose Redis prefixes to use (hf-<instance>:<service>).',
+  ),
   REDIS_PREFIX_JOBS: prefix('jobs'),
   REDIS_PREFIX_MATCHING: prefix('matching'),
   REDIS_PREFIX_NOTIFICATIONS: prefix('notifications'),

@@ -9,7 +9,7 @@ import {
   createSnsClient,
   createSqsClient,
 } from '@hireflow/runtime/aws';
-import { provisionTopology } from './provision.ts';
+import { provisionTopology } from '../provision.ts';
 
 const config = parseConfig(awsConfigSchema, process.env);
 const settings = awsSettings(config, process.env);

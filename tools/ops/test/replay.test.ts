@@ -6,15 +6,15 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type AnyEvent, createEvent } from '@hireflow/contracts';
-import type { ProvisionedTopology } from '@hireflow/infra';
-import type { ReplayState } from '@hireflow/infra/replay';
+import type { ProvisionedTopology } from '@hireflow/ops';
+import type { ReplayState } from '@hireflow/ops/replay';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { type TestAws, testAws, testTopology, waitFor } from '@hireflow/testing';
 import { startTestProducer, type TestProducer } from '@hireflow/testing/producer';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-const root = resolve(import.meta.dirname, '../..');
+const root = resolve(import.meta.dirname, '../../..');
 const TOKEN = randomBytes(16).toString('hex');
 
 // `pnpm replay` as a process: a producer of the test's own publishes to one
@@ -71,7 +71,7 @@ interface Run {
 }
 
 function replay(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [join(root, 'infra/src/replay-cli.ts'), ...args], {
+  const child = spawn(process.execPath, [join(root, 'tools/ops/src/cli/replay.ts'), ...args], {
     cwd: root,
     env: {
       ...process.env,

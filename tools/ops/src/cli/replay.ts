@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { ConfigError, parseConfig } from '@hireflow/config';
 import { type ServiceName, topology } from '@hireflow/contracts';
 import { awsSettings, createSqsClient } from '@hireflow/runtime/aws';
-import { findRunning } from './local/lock.ts';
-import { instanceNames } from './local/settings.ts';
+import { instanceNames } from '../instance/names.ts';
+import { findRunning } from '../instance/running.ts';
 import {
   adminEventLog,
   CheckpointFile,
@@ -21,9 +21,9 @@ import {
   replayConfigSchema,
   replayEvents,
   replayTarget,
-} from './replay/index.ts';
+} from '../replay/index.ts';
 
-const root = resolve(import.meta.dirname, '../..');
+const root = resolve(import.meta.dirname, '../../../..');
 
 let args: ReplayArgs;
 let config: ReplayConfig;

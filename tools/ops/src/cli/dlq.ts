@@ -14,9 +14,9 @@ import { parseConfig } from '@hireflow/config';
 import { SERVICE_NAMES, topology } from '@hireflow/contracts';
 import { awsConfigSchema, awsSettings, createSqsClient } from '@hireflow/runtime/aws';
 import { Redis } from 'ioredis';
-import { deadJobQueue, deadJobSets, listDeadJobs, retryDeadJobs, showDeadJob } from './dead-jobs.ts';
-import { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from './dlq.ts';
-import { dlqCliSchema, redisPrefixOf } from './dlq-config.ts';
+import { deadJobQueue, deadJobSets, listDeadJobs, retryDeadJobs, showDeadJob } from '../dead-jobs.ts';
+import { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from '../dlq.ts';
+import { dlqCliSchema, redisPrefixOf } from '../dlq-config.ts';
 
 const USAGE = `usage:
   pnpm dlq                                    depth of every DLQ and BullMQ dead-letter set

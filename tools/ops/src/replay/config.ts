@@ -1,7 +1,7 @@
 import { adminPortFor, type ServiceName, servicePort } from '@hireflow/contracts';
 import { awsConfigSchema } from '@hireflow/runtime/aws';
 import { z } from 'zod';
-import { launcherSchema } from '../local/settings.ts';
+import { instanceSchema } from '../instance/names.ts';
 
 /** Where a service's admin listener is when nothing says otherwise: its port in libs/contracts, on loopback. */
 export const defaultAdminUrl = (service: ServiceName): string =>
@@ -28,8 +28,8 @@ const adminUrl = (whose: string, service: ServiceName) =>
 /** What `pnpm replay` reads from the environment (its options are arguments). */
 export const replayConfigSchema = z.object({
   ...awsConfigSchema.shape,
-  HIREFLOW_INSTANCE: launcherSchema.shape.HIREFLOW_INSTANCE,
-  HIREFLOW_STATE_DIR: launcherSchema.shape.HIREFLOW_STATE_DIR.describe(
+  HIREFLOW_INSTANCE: instanceSchema.shape.HIREFLOW_INSTANCE,
+  HIREFLOW_STATE_DIR: instanceSchema.shape.HIREFLOW_STATE_DIR.describe(
     "The launcher's state dir: checkpoints go under `<dir>/<instance>/replay/`, and a running `pnpm start` there gives the admin URLs and the emulator.",
   ),
   JOBS_ADMIN_URL: adminUrl("jobs'", 'jobs'),

@@ -1,7 +1,7 @@
 import { ListSubscriptionsByTopicCommand } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { topology } from '@hireflow/contracts';
-import { provisionTopology } from '@hireflow/infra';
+import { provisionTopology } from '@hireflow/ops';
 import { type TestAws, testAws, uniqueName } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

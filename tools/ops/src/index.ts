@@ -1,0 +1,10 @@
+export type { DeadLetterQueue, DeadLetterView } from './dlq.ts';
+export { deadLetterDepths, peekDeadLetters, redriveDeadLetters } from './dlq.ts';
+export type { InstanceSettings } from './instance/names.ts';
+export { instanceNames, instanceSchema, redisPrefixFor } from './instance/names.ts';
+export type { RunningInstance } from './instance/running.ts';
+export { clearRunning, findRunning, writeRunning } from './instance/running.ts';
+export type { Sample } from './metrics-text.ts';
+export { parseMetrics, select } from './metrics-text.ts';
+export type { ProvisionedQueue, ProvisionedTopology, ProvisionOptions } from './provision.ts';
+export { provisionTopology } from './provision.ts';
