@@ -1,5 +1,5 @@
+import { buildPublicApiDocument, documentText, readCommittedDocument } from '@hireflow/api-docs';
 import { createHireflowClient, type HireflowClient, HireflowProblem } from '@hireflow/client';
-import { buildPublicApiDocument, documentText, readCommittedDocument } from '@hireflow/infra/public-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PublicApiHarness, startPublicApi } from './public-api-harness.ts';
 

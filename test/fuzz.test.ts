@@ -1,4 +1,4 @@
-import { generatePublicApiDocument } from '@hireflow/infra/public-api';
+import { generatePublicApiDocument } from '@hireflow/api-docs';
 import { fuzzRequests } from '@hireflow/testing/fuzz';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PublicApiHarness, startPublicApi } from './public-api-harness.ts';

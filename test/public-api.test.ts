@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { GENERATED_TYPES, generateTypes } from '@hireflow/client/generate';
-import { loadBalancerPatterns, PUBLIC_ROUTES, routeOf } from '@hireflow/contracts';
 import {
   ASYNCAPI_DOCUMENT,
   describePublicServices,
@@ -12,7 +10,9 @@ import {
   PUBLIC_API_DOCUMENT,
   parseAsyncApi,
   readCommittedDocument,
-} from '@hireflow/infra/public-api';
+} from '@hireflow/api-docs';
+import { GENERATED_TYPES, generateTypes } from '@hireflow/client/generate';
+import { loadBalancerPatterns, PUBLIC_ROUTES, routeOf } from '@hireflow/contracts';
 import type { OpenApiDocument } from '@hireflow/runtime';
 import { beforeAll, describe, expect, it } from 'vitest';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { configTables } from '@hireflow/infra/config-table';
+import { configTables } from '@hireflow/api-docs';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
@@ -23,10 +23,8 @@ describe('README', () => {
     const { sections } = await configTables();
     const rows = tableRows(readme);
     for (const [title, table] of Object.entries(sections)) {
-      expect(readme, `README has no section "${title}": run node scripts/readme-config.ts`).toContain(
-        `### ${title}`,
-      );
-      for (const row of tableRows(table)) expect(rows, `run node scripts/readme-config.ts`).toContain(row);
+      expect(readme, `README has no section "${title}": run pnpm readme:config`).toContain(`### ${title}`);
+      for (const row of tableRows(table)) expect(rows, `run pnpm readme:config`).toContain(row);
     }
   });
 

@@ -2,7 +2,7 @@
 // routes on the load balancer, admin ports never public, and an environment
 // each service's own config accepts in production.
 import { existsSync, readFileSync } from 'node:fs';
-import { describePublicServices } from '@hireflow/infra/public-api';
+import { describePublicServices } from '@hireflow/api-docs';
 import { loadConfig as jobsConfig } from '@hireflow/jobs/config';
 import { loadConfig as matchingConfig } from '@hireflow/matching/config';
 import { loadConfig as mediaConfig } from '@hireflow/media/config';

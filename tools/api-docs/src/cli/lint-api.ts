@@ -2,8 +2,8 @@
 // the AsyncAPI parser on libs/contracts/asyncapi.json; exit 1 on any error
 // or warning.
 import { relative } from 'node:path';
-import { PUBLIC_API_DOCUMENT } from './generate.ts';
-import { ASYNCAPI_DOCUMENT, type LintResult, lintOpenApi, parseAsyncApi } from './lint.ts';
+import { PUBLIC_API_DOCUMENT } from '../generate.ts';
+import { ASYNCAPI_DOCUMENT, type LintResult, lintOpenApi, parseAsyncApi } from '../lint.ts';
 
 let failed = false;
 const report = (file: string, what: string, result: LintResult) => {

@@ -1,5 +1,4 @@
-export type { Gateway } from '../local/gateway.ts';
-export { startGateway } from '../local/gateway.ts';
+export { configTables, markdownTable } from './config-table.ts';
 export { buildPublicApiDocument, INFO, SERVERS, TAGS } from './document.ts';
 export {
   describePublicServices,

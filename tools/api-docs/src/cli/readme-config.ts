@@ -1,10 +1,10 @@
-// Rewrites the README's configuration section from the config schemas:
-// `node scripts/readme-config.ts`. test/readme.test.ts fails when it is stale.
+// `pnpm readme:config`: rewrites the README's configuration section from the
+// config schemas. test/readme.test.ts fails when it is stale.
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { configTables } from '@hireflow/infra/config-table';
+import { configTables } from '../config-table.ts';
 
-const file = resolve(import.meta.dirname, '../README.md');
+const file = resolve(import.meta.dirname, '../../../../README.md');
 const readme = await readFile(file, 'utf8');
 const start = readme.indexOf('<!-- config:start');
 const end = readme.indexOf('<!-- config:end -->');

@@ -1,12 +1,12 @@
 // The README's configuration tables, from the config schemas themselves:
-// `node scripts/readme-config.ts` rewrites them; test/readme.test.ts keeps
-// the README in step.
+// `pnpm readme:config` rewrites them; test/readme.test.ts keeps the README
+// in step.
 import { describeConfig } from '@hireflow/config';
 import { SERVICE_NAMES, type ServiceName, servicePort } from '@hireflow/contracts';
+import { launcherSchema } from '@hireflow/infra/local';
 import { replayConfigSchema } from '@hireflow/ops/replay';
 import { serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
-import { launcherSchema } from './settings.ts';
 
 export function markdownTable(schema: z.ZodObject): string {
   const rows = describeConfig(schema).map(

@@ -2,7 +2,7 @@
 // media (then `pnpm --filter @hireflow/client generate` makes the client's types).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import { documentText, generatePublicApiDocument, PUBLIC_API_DOCUMENT } from './generate.ts';
+import { documentText, generatePublicApiDocument, PUBLIC_API_DOCUMENT } from '../generate.ts';
 
 const document = await generatePublicApiDocument();
 await mkdir(dirname(PUBLIC_API_DOCUMENT), { recursive: true });
