@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { SERVICE_NAMES } from '@hireflow/contracts';
 import { dropDatabase } from '@hireflow/db';
-import { loadLauncherSettings, startPlatform } from '@hireflow/infra/local';
+import { loadLauncherSettings, startPlatform } from '@hireflow/launcher';
 import { instanceNames } from '@hireflow/ops';
 import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 

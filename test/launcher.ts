@@ -14,7 +14,7 @@ export type Launcher = ReturnType<typeof launch>;
  * test passes while a developer's `pnpm start` runs on the default ports.
  */
 export function launch(instance: string, stateDir: string, extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(root, 'infra/src/local/main.ts')], {
+  const child = spawn(process.execPath, [join(root, 'tools/launcher/src/cli/start.ts')], {
     cwd: root,
     env: {
       ...process.env,

@@ -3,10 +3,10 @@
 // know, and, when asked, both listening behind the local gateway at one
 // base URL, with media's worker resizing uploads.
 import { routeOf } from '@hireflow/contracts';
-import { startGateway } from '@hireflow/infra/local';
 import { buildApp as buildJobsApp } from '@hireflow/jobs';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
 import { jobsService } from '@hireflow/jobs/service';
+import { startGateway } from '@hireflow/launcher';
 import { buildApp as buildMediaApp } from '@hireflow/media';
 import { applyIssued } from '@hireflow/media/api-keys';
 import { mediaService } from '@hireflow/media/service';

@@ -5,9 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createHireflowClient } from '@hireflow/client';
 import { settingsOrExit } from '@hireflow/config/cli';
+import { jobsCli, loadLauncherSettings } from '@hireflow/launcher';
 import { findRunning, instanceNames } from '@hireflow/ops';
-import { jobsCli } from '../local/demo-tenant.ts';
-import { loadLauncherSettings } from '../local/settings.ts';
 import { DemoError } from './api.ts';
 import { runDemo } from './story.ts';
 

@@ -3,7 +3,7 @@
 // in step.
 import { describeConfig } from '@hireflow/config';
 import { SERVICE_NAMES, type ServiceName, servicePort } from '@hireflow/contracts';
-import { launcherSchema } from '@hireflow/infra/local';
+import { launcherSchema } from '@hireflow/launcher';
 import { replayConfigSchema } from '@hireflow/ops/replay';
 import { serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';

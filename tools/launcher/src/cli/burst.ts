@@ -21,11 +21,11 @@ import { SnsPublisher } from '@hireflow/messaging';
 import { awsConfigSchema, awsSettings, createSnsClient } from '@hireflow/runtime/aws';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import type { ScalingRecord } from '../local/autoscaler.ts';
-import { type ChartPoint, scalingChart } from './chart.ts';
-import { scaleTime } from './decide.ts';
+import type { ScalingRecord } from '../autoscaler.ts';
+import { type ChartPoint, scalingChart } from '../scaling/chart.ts';
+import { scaleTime } from '../scaling/decide.ts';
 
-const root = resolve(import.meta.dirname, '../../..');
+const root = resolve(import.meta.dirname, '../../../..');
 const { values: args } = parseArgs({
   options: {
     events: { type: 'string', default: '2000' },
@@ -78,7 +78,7 @@ function burstEvents(count: number): CloudEvent[] {
 }
 
 function startLauncher() {
-  const child = spawn(process.execPath, [join(root, 'infra/src/local/main.ts')], {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'start.ts')], {
     cwd: root,
     env: {
       ...process.env,

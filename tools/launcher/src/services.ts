@@ -1,11 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName, workerScaling } from '@hireflow/contracts';
-import { scaleTime } from '../scaling/decide.ts';
 import { startAutoscaler } from './autoscaler.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
 import { capWorkers, LOCAL_POOL_MAX, postgresConnections } from './connections.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
+import { scaleTime } from './scaling/decide.ts';
 import type { LauncherSettings } from './settings.ts';
 
 export interface RunningServices {

@@ -4,7 +4,7 @@ import { freePort } from '@hireflow/testing';
 import { startTraceViewer } from '@hireflow/trace-viewer';
 import { oneSpanTrace } from '@hireflow/trace-viewer/testing';
 import { describe, expect, it } from 'vitest';
-import { startTraceBackend } from '../src/local/traces.ts';
+import { startTraceBackend } from '../src/traces.ts';
 
 describe('the launcher’s choice of trace backend', () => {
   it('uses OTEL_EXPORTER_OTLP_ENDPOINT when the user set it, and starts nothing', async () => {

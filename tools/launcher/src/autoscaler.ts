@@ -1,8 +1,8 @@
 import { appendFile } from 'node:fs/promises';
 import type { WorkerScalingPolicy } from '@hireflow/contracts';
 import { parseMetrics, type Sample, select } from '@hireflow/ops';
-import { decideWorkers, type ScalingState } from '../scaling/decide.ts';
 import type { WorkerPool } from './pool.ts';
+import { decideWorkers, type ScalingState } from './scaling/decide.ts';
 
 /** What one round saw and did for one service (a line of scaling.jsonl). */
 export interface ScalingRecord {
@@ -91,7 +91,7 @@ export interface Autoscaler {
 
 /**
  * Every `intervalMs`, for each pool: read the signal, decide (the shared
- * policy, infra/src/scaling), resize, and append what it saw to `recordTo`.
+ * policy, libs/contracts/src/scaling.ts), resize, and append what it saw to `recordTo`.
  */
 export function startAutoscaler(options: {
   pools: WorkerPool[];

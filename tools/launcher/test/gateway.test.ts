@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startGateway } from '../src/local/gateway.ts';
+import { type Gateway, startGateway } from '../src/gateway.ts';
 
 // The local gateway (`pnpm start`'s one base URL) in front of two stand-in
 // services that say who answered and what they received.

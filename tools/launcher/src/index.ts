@@ -1,6 +1,8 @@
 // The local platform as a library: what `pnpm start` runs, for tools that
-// need whole systems of their own (`pnpm bench tracing`).
+// need whole systems of their own (`pnpm chaos`, `pnpm bench tracing`), and
+// what `pnpm demo` and the README's configuration table read of it.
 
+export { jobsCli } from './demo-tenant.ts';
 export type { Gateway } from './gateway.ts';
 export { startGateway } from './gateway.ts';
 export type { PlatformOptions, RunningPlatform } from './platform.ts';

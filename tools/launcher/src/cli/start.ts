@@ -2,11 +2,11 @@
 import { resolve } from 'node:path';
 import { settingsOrExit } from '@hireflow/config/cli';
 import { clearRunning, findRunning, instanceNames, writeRunning } from '@hireflow/ops';
-import { startPlatform } from './platform.ts';
-import { preflight } from './preflight.ts';
-import { loadLauncherSettings } from './settings.ts';
+import { startPlatform } from '../platform.ts';
+import { preflight } from '../preflight.ts';
+import { loadLauncherSettings } from '../settings.ts';
 
-const root = resolve(import.meta.dirname, '../../..');
+const root = resolve(import.meta.dirname, '../../../..');
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const color = Boolean(process.stdout.isTTY) || process.env.FORCE_COLOR === '1';
 
