@@ -7,7 +7,7 @@
 // A role is done when all its emails are accepted by the system's SMTP server.
 // Rounds alternate between the systems (on, off, off, on, …) after a warm-up.
 import { setTimeout as delay } from 'node:timers/promises';
-import { demoCast } from '@hireflow/infra/demo';
+import { demoCast } from '@hireflow/demo';
 import { type BenchReport, percentile, round } from './report.ts';
 import { type BenchSystem, type OtlpSink, startOtlpSink, startSystem } from './tracing-system.ts';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHireflowClient, type HireflowClient } from '@hireflow/client';
-import { demoCast } from '@hireflow/infra/demo';
+import { demoCast } from '@hireflow/demo';
 import { waitFor } from '@hireflow/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, type Launcher, launch, printedUrls, root } from './launcher.ts';

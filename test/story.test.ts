@@ -161,7 +161,7 @@ function parseDemo(out: string): Printed {
 }
 
 function runDemo(): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [join(root, 'infra/src/demo/main.ts')], {
+  const child = spawn(process.execPath, [join(root, 'tools/demo/src/cli/demo.ts')], {
     cwd: root,
     env: { ...process.env, HIREFLOW_INSTANCE: instance, HIREFLOW_STATE_DIR: stateDir, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

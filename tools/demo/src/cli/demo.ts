@@ -7,10 +7,10 @@ import { createHireflowClient } from '@hireflow/client';
 import { settingsOrExit } from '@hireflow/config/cli';
 import { jobsCli, loadLauncherSettings } from '@hireflow/launcher';
 import { findRunning, instanceNames } from '@hireflow/ops';
-import { DemoError } from './api.ts';
-import { runDemo } from './story.ts';
+import { DemoError } from '../api.ts';
+import { runDemo } from '../story.ts';
 
-const root = resolve(import.meta.dirname, '../../..');
+const root = resolve(import.meta.dirname, '../../../..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const color = (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) || process.env.FORCE_COLOR === '1';
 const TIMEOUT_MS = 60_000;
