@@ -27,7 +27,7 @@ describe('chaos soak (seed 18, 300 events, a fault every 3.5 s)', () => {
     const running = spawn(
       process.execPath,
       [
-        join(root, 'infra/src/chaos/cli.ts'),
+        join(root, 'tools/chaos/src/cli/chaos.ts'),
         ...['--events', '300', '--seed', '18', '--fault-every', '3.5', '--duration', '25'],
         ...['--max-drain', '60', '--out', out],
       ],

@@ -128,7 +128,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
         ? {
             CHAOS_BROKEN: options.broken,
             NODE_OPTIONS:
-              `${process.env.NODE_OPTIONS ?? ''} --import ${join(root, 'infra/src/chaos/broken/register.ts')}`.trim(),
+              `${process.env.NODE_OPTIONS ?? ''} --import ${join(import.meta.dirname, 'broken/register.ts')}`.trim(),
           }
         : {}),
     };

@@ -3,8 +3,8 @@
 // every sink (docs/chaos.md). Exits 1 when anything is lost or duplicated.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { FaultKind } from './faults.ts';
-import { runChaos } from './run.ts';
+import type { FaultKind } from '../faults.ts';
+import { runChaos } from '../run.ts';
 
 const { values } = parseArgs({
   options: {
