@@ -1,14 +1,17 @@
 # syntax=docker/dockerfile:1
 
-# One image runs every Hireflow process: the four services (SERVICE=jobs,
-# matching, notifications or media) and, through a command override, the
-# SNS/SQS emulator and the topology provisioner (docker-compose.yml).
+# Two images. The default target, `runtime`, runs every Hireflow process:
+# the four services (SERVICE=jobs, matching, notifications or media) and,
+# through a command override, the topology provisioner of the operations
+# tools (`@hireflow/ops`). The `emulator` target runs the SNS/SQS/S3
+# emulator on its own, so the runtime image carries no fauxqs
+# (docker-compose.yml builds both).
 #
 # TypeScript runs under Node's type stripping, which skips files inside
-# node_modules, so the image keeps the workspace layout (libs/*, services/*,
-# infra linked by pnpm) instead of a `pnpm deploy` bundle.
+# node_modules, so the images keep the workspace layout (libs/*, services/*,
+# tools/* linked by pnpm) instead of a `pnpm deploy` bundle.
 
-# Keep in step with .nvmrc (infra/test/compose.test.ts checks it).
+# Keep in step with .nvmrc (test/compose.test.ts checks it).
 FROM node:24.22.3-bookworm-slim AS base
 WORKDIR /app
 
@@ -21,22 +24,44 @@ ENV CI=true
 
 # The lockfile alone decides what is downloaded into pnpm's store, so this
 # layer stays cached until a dependency changes. It is fetched in a folder of
-# its own: /app/node_modules then holds only what the install below links.
+# its own: /app/node_modules then holds only what the installs below link.
 WORKDIR /fetch
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch --prod
-
-# The services and infra (emulator, provisioner) with their dependency
-# closure; bench and the test helpers (vitest) stay out. Native packages
-# (sharp, msgpackr-extract) come as prebuilt per-platform packages.
 WORKDIR /app
 COPY . .
-RUN pnpm install --prefer-offline --prod --frozen-lockfile \
-      --filter '@hireflow/jobs...' \
-      --filter '@hireflow/matching...' \
-      --filter '@hireflow/notifications...' \
-      --filter '@hireflow/media...' \
-      --filter '@hireflow/infra...'
+
+# ---------------------------------------------------------------------------
+FROM deps AS install
+# The services and the operations tools (the provisioner) with their
+# run-time dependency closure, nothing else: `--filter-prod` follows
+# `dependencies` only, where `--filter` would follow every package's
+# devDependencies too and bring in the test helpers, the benchmarks and,
+# through them, the other tools and fauxqs. The emulator's folder leaves
+# first: it has a stage of its own. test/compose.test.ts asks pnpm what these
+# filters select. Native packages (sharp, msgpackr-extract) come as prebuilt
+# per-platform packages.
+RUN rm -rf tools/emulator && pnpm install --prefer-offline --prod --frozen-lockfile \
+      --filter-prod '@hireflow/jobs...' \
+      --filter-prod '@hireflow/matching...' \
+      --filter-prod '@hireflow/notifications...' \
+      --filter-prod '@hireflow/media...' \
+      --filter-prod '@hireflow/ops...'
+
+# ---------------------------------------------------------------------------
+FROM deps AS emulator-install
+RUN pnpm install --prefer-offline --prod --frozen-lockfile --filter-prod '@hireflow/emulator...'
+
+# ---------------------------------------------------------------------------
+# `docker compose` builds this target for its `emulator` service. In memory:
+# a restart loses queues and messages.
+FROM base AS emulator
+ENV NODE_ENV=production EMULATOR_HOST=0.0.0.0
+COPY --from=emulator-install /app/node_modules /app/node_modules
+COPY --from=emulator-install /app/tools/emulator /app/tools/emulator
+USER node
+EXPOSE 4566
+CMD ["node", "tools/emulator/src/cli/emulator.ts"]
 
 # ---------------------------------------------------------------------------
 FROM base AS runtime
@@ -80,7 +105,7 @@ esac
 EOF
 
 # Owned by root and read-only to the process: it cannot rewrite its own code.
-COPY --from=deps /app /app
+COPY --from=install /app /app
 USER node
 # The services' ports (libs/contracts; test/compose.test.ts checks them).
 EXPOSE 3001 3002 3003 3004

@@ -22,15 +22,8 @@ export default defineConfig({
           name: 'suite',
           // Unit specs sit beside their code (`src/**/*.spec.ts`); integration tests in `test/`.
           include: [
-            '{libs,services}/*/src/**/*.spec.ts',
-            'tools/*/src/**/*.spec.ts',
-            'infra/src/**/*.spec.ts',
-            'infra/*/src/**/*.spec.ts',
-            'clients/*/src/**/*.spec.ts',
-            '{libs,services,infra}/*/test/**/*.test.ts',
-            'tools/*/test/**/*.test.ts',
-            'infra/test/**/*.test.ts',
-            'clients/*/test/**/*.test.ts',
+            '{libs,services,tools,deploy,clients}/*/src/**/*.spec.ts',
+            '{libs,services,tools,deploy,clients}/*/test/**/*.test.ts',
             'test/**/*.test.ts',
           ],
           exclude: [...configDefaults.exclude, ...SOAK],

@@ -1,6 +1,6 @@
 // An SVG chart of a load curve: achieved throughput and p99 latency against
 // offered load, for the project's path and its baseline. Plain SVG text, no
-// dependency (as infra/src/scaling/chart.ts): committed to docs/ and read on GitHub.
+// dependency (as tools/launcher/src/scaling/chart.ts): committed to docs/ and read on GitHub.
 
 export interface LoadPoint {
   /** Requests per second offered (autocannon overallRate). */

@@ -2,7 +2,8 @@
 // (docs/design.md, "Topology"): which service owns which topic, queue and
 // bucket, and which event types each subscription takes. It is a contract,
 // like the catalog: services read it to find their channels, and the tooling
-// (infra/) applies it to the emulator and turns it into the AWS stack.
+// (tools/ops provisions it on the emulator or AWS; deploy/aws turns it into
+// the AWS stack).
 // Subscriptions are typed by the catalog, so the compiler refuses a type that
 // is not published on the topic subscribed to.
 import type { EventTypeOn, ServiceName, TopicName } from './events.ts';

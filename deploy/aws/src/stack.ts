@@ -45,7 +45,7 @@ export class HireflowStack extends Stack {
   constructor(scope: Construct, id: string, props: HireflowStackProps) {
     super(scope, id, {
       description:
-        'Hireflow: topology from libs/contracts/src/topology.ts, services on ECS Fargate (infra/aws)',
+        'Hireflow: topology from libs/contracts/src/topology.ts, services on ECS Fargate (deploy/aws)',
       ...props,
     });
     const { settings } = props;
@@ -157,6 +157,8 @@ export class HireflowStack extends Stack {
         new ecrAssets.DockerImageAsset(this, 'Image', {
           directory: REPO_ROOT,
           file: 'Dockerfile',
+          // The services' image; the Dockerfile's `emulator` target is for docker-compose only.
+          target: 'runtime',
           platform: ecrAssets.Platform.LINUX_AMD64,
         }),
       );

@@ -1,5 +1,5 @@
 // "One definition, used locally and on AWS": the emulator gets the topology
-// from infra/src/provision.ts, the stack from the CDK. Both are read back here
+// from tools/ops/src/provision.ts, the stack from the CDK. Both are read back here
 // (the emulator through its API, the stack from its template) and compared;
 // nothing is listed twice.
 import {

@@ -279,10 +279,10 @@ describe('the image', () => {
     const assembly = app.synth();
     const manifest = JSON.parse(readFileSync(`${assembly.directory}/hireflow.assets.json`, 'utf8'));
     const images = Object.values(manifest.dockerImages) as {
-      source: { directory: string; dockerFile?: string; platform?: string };
+      source: { directory: string; dockerFile?: string; dockerBuildTarget?: string; platform?: string };
     }[];
     expect(images).toHaveLength(1);
-    expect(images[0]!.source).toMatchObject({ platform: 'linux/amd64' });
+    expect(images[0]!.source).toMatchObject({ platform: 'linux/amd64', dockerBuildTarget: 'runtime' });
     const context = `${assembly.directory}/${images[0]!.source.directory}`;
     // The staged context is the repository minus .dockerignore: the Dockerfile and the workspace, no node_modules.
     for (const needed of [
@@ -290,10 +290,11 @@ describe('the image', () => {
       'pnpm-lock.yaml',
       'pnpm-workspace.yaml',
       'services/jobs/src/main.ts',
+      'tools/ops/src/cli/provision.ts',
     ]) {
       expect(existsSync(`${context}/${needed}`), needed).toBe(true);
     }
-    for (const left of ['node_modules', 'infra/aws', '.git'])
+    for (const left of ['node_modules', 'deploy/aws', 'tools/launcher', 'tools/chaos', '.git'])
       expect(existsSync(`${context}/${left}`), left).toBe(false);
   });
 

@@ -1,5 +1,5 @@
 // The topology (libs/contracts/src/topology.ts) on AWS: the same names,
-// attributes, redrive and filter policies that infra/src/provision.ts applies
+// attributes, redrive and filter policies that tools/ops/src/provision.ts applies
 // to the emulator, so a service configured for one finds its channels on the
 // other. Plus what only AWS has: encryption at rest, TLS-only access, an
 // alarm on every dead-letter queue and the topic those alarms notify.
