@@ -1,3 +1,5 @@
+import { percentile } from '@hireflow/testing';
+
 export interface BenchReport {
   /** What was compared, in a sentence. */
   description: string;
@@ -96,12 +98,8 @@ export function printSummary(checks: { bench: string; check: Check }[]): boolean
   return failed === 0;
 }
 
-/** Percentile (0..100) of a list of numbers, nearest-rank. */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
-}
+// One nearest-rank percentile for benchmarks and tests alike, kept with the test
+// helpers: a service's test cannot import bench, which imports the services.
+export { percentile };
 
 export const round = (n: number, digits = 2): number => Number(n.toFixed(digits));

@@ -1,7 +1,17 @@
 // The architecture's rules (docs/architecture.md), each a function from
 // sources to violations, so a test can show each one catching a violation.
-import { readFileSync } from 'node:fs';
-import { importsOf, isBuiltin, packageNameOf, rel, resolveImport, type WorkspacePackage } from './source.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  importsOf,
+  isBuiltin,
+  isTestFile,
+  packageNameOf,
+  rel,
+  resolveImport,
+  type WorkspacePackage,
+  workspacePackages,
+} from './source.ts';
 
 export interface SourceFile {
   /** Path relative to the repository root. */
@@ -9,14 +19,13 @@ export interface SourceFile {
   text: string;
 }
 
+/** The tooling: every package under `tools/` and `deploy/`, and the benchmarks. */
+export const TOOLING = workspacePackages()
+  .filter((p) => /^(tools|deploy)\/|^bench$/.test(rel(p.dir)))
+  .map((p) => p.name);
+
 /** What production code (a service's or library's `src/`, not its specs) may never import. */
-export const FORBIDDEN_IN_PRODUCTION = [
-  '@hireflow/infra',
-  '@hireflow/testing',
-  'fauxqs',
-  'smtp-server',
-  'vitest',
-];
+export const FORBIDDEN_IN_PRODUCTION = [...TOOLING, '@hireflow/testing', 'fauxqs', 'smtp-server', 'vitest'];
 
 /** Files the production rules apply to: `libs/*\/src`, `services/*\/src` and `clients/*\/src`, specs and the test helpers lib aside. */
 export function isProductionSource(path: string): boolean {
@@ -43,15 +52,40 @@ export function dependencyViolations(files: SourceFile[]): string[] {
   return violations;
 }
 
-const SQL_CALL = /\.(execute|createQueryBuilder|qb|getKnex)\s*[(<]/;
+/** Whatever runs or composes SQL, on any client: what each looks like in code. */
+const SQL_SHAPES: { what: string; pattern: RegExp }[] = [
+  { what: 'a query call', pattern: /\.query\s*(<[^>]*>)?\s*\(/ },
+  { what: 'an execute call', pattern: /\bexecute(Prepared)?\s*(<[^>]*>)?\s*\(/ },
+  { what: 'a sql`…` template', pattern: /\bsql(\.\w+)?\s*`/ },
+  {
+    what: 'a query builder',
+    pattern:
+      /\.(createQueryBuilder|qb|getKnex|selectFrom|insertInto|updateTable|deleteFrom)\s*(<[^>]*>)?\s*\(/,
+  },
+  // SQL composed as text, to be run elsewhere.
+  {
+    what: 'SQL text',
+    pattern: /\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+[a-z_]+\s+SET|SELECT\s[^;]*?\bFROM)\b/,
+  },
+];
 
-/** SQL lives in each module's data-access file (`store.ts`); libs/db is the data layer itself. */
+/** Code without its comments (block comments and whole-line `//` comments). */
+const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+
+/**
+ * SQL lives in each module's data-access file (`store.ts`); libs/db is the
+ * data layer itself, and schema migrations (`migrations.ts`) are SQL by nature.
+ */
 export function sqlViolations(files: SourceFile[]): string[] {
-  return files
-    .filter((f) => isProductionSource(f.path) && !f.path.startsWith('libs/db/'))
-    .filter((f) => !f.path.endsWith('/store.ts'))
-    .filter((f) => SQL_CALL.test(f.text.replace(/^\s*(\/\/|\*).*$/gm, '')))
-    .map((f) => `${f.path} runs SQL outside a store.ts`);
+  const violations: string[] = [];
+  for (const file of files) {
+    if (!isProductionSource(file.path) || file.path.startsWith('libs/db/')) continue;
+    if (/\/(store|migrations)\.ts$/.test(file.path)) continue;
+    const text = code(file.text);
+    const found = SQL_SHAPES.filter((shape) => shape.pattern.test(text)).map((shape) => shape.what);
+    if (found.length > 0) violations.push(`${file.path} runs SQL outside a store.ts (${found.join(', ')})`);
+  }
+  return violations;
 }
 
 /** One logger per process: only runtime's logger.ts makes one, only runService calls it. */
@@ -70,7 +104,10 @@ export function loggerViolations(files: SourceFile[]): string[] {
   return violations;
 }
 
-/** Every bare import of a package's files is declared in its package.json. */
+/**
+ * Every bare import of a package's files is declared in its package.json;
+ * what its non-test files import, as a dependency (not a devDependency).
+ */
 export function undeclaredImports(pkg: WorkspacePackage, files: SourceFile[]): string[] {
   const declared = new Set([
     pkg.name,
@@ -78,14 +115,24 @@ export function undeclaredImports(pkg: WorkspacePackage, files: SourceFile[]): s
     ...Object.keys(pkg.manifest.devDependencies ?? {}),
     ...Object.keys(pkg.manifest.peerDependencies ?? {}),
   ]);
+  // What a process of the package loads must be there in a production install (`--prod`).
+  const runTime = new Set([
+    ...Object.keys(pkg.manifest.dependencies ?? {}),
+    ...Object.keys(pkg.manifest.peerDependencies ?? {}),
+  ]);
+  const tools = scriptFiles(pkg);
   const missing: string[] = [];
   for (const file of files) {
+    // Tests, a package's `scripts/` and what its own scripts run are development tools: devDependencies do.
+    const dev = isTestFile(file.path) || tools.has(file.path) || /^[^/]+\/[^/]+\/scripts\//.test(file.path);
     for (const specifier of importsOf(file.text)) {
       if (isBuiltin(specifier)) continue;
       const name = packageNameOf(specifier);
       if (name && !declared.has(name))
         missing.push(`${file.path} imports ${name}, undeclared in ${pkg.name}`);
-      if (specifier.startsWith('.') && /\.\.\/(libs|services|clients|infra|bench)\//.test(specifier)) {
+      else if (name && name !== pkg.name && !dev && !runTime.has(name))
+        missing.push(`${file.path} imports ${name} at run time; ${pkg.name} declares it only for its tests`);
+      if (specifier.startsWith('.') && /\.\.\/(libs|services|clients|tools|deploy|bench)\//.test(specifier)) {
         missing.push(`${file.path} reaches into another package by path: ${specifier}`);
       }
     }
@@ -119,4 +166,44 @@ export function importGraph(
     }
   }
   return { files, externals };
+}
+
+/** Files the package's own `scripts` run with node: development tools (generators), not a production process. */
+function scriptFiles(pkg: WorkspacePackage): Set<string> {
+  const files = new Set<string>();
+  for (const script of Object.values(pkg.manifest.scripts ?? {}))
+    for (const m of script.matchAll(/\bnode\s+(\S+\.ts)\b/g)) files.add(rel(join(pkg.dir, m[1]!)));
+  return files;
+}
+
+/** The commands a dependency installs (`node_modules/.bin`), when its package is there to read. */
+function binsOf(pkg: WorkspacePackage, dependency: string): string[] {
+  const manifest = join(pkg.dir, 'node_modules', dependency, 'package.json');
+  if (!existsSync(manifest)) return [];
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: string | Record<string, string> };
+  return typeof bin === 'string' ? [dependency.split('/').at(-1)!] : Object.keys(bin ?? {});
+}
+
+/**
+ * Nothing declared that nothing uses: a bare import, a `resolve('…')` of
+ * the package (a CLI it runs, a file it reads), or a command of it that one
+ * of the package's scripts runs; type packages aside.
+ */
+export function unusedDependencies(pkg: WorkspacePackage, files: SourceFile[]): string[] {
+  const used = new Set<string>();
+  for (const file of files) {
+    for (const specifier of importsOf(file.text)) used.add(packageNameOf(specifier) ?? '');
+    for (const m of file.text.matchAll(/\.resolve\(\s*['"]([^'"]+)['"]/g))
+      used.add(packageNameOf(m[1]!) ?? '');
+  }
+  const declared = [
+    ...Object.keys(pkg.manifest.dependencies ?? {}),
+    ...Object.keys(pkg.manifest.devDependencies ?? {}),
+  ];
+  const scripts = Object.values(pkg.manifest.scripts ?? {}).join('\n');
+  const runs = (name: string) =>
+    binsOf(pkg, name).some((bin) => new RegExp(`(^|[\\s;&|])${bin}\\b`).test(scripts));
+  return declared
+    .filter((name) => !name.startsWith('@types/') && !used.has(name) && !runs(name))
+    .map((name) => `${pkg.name} declares ${name}, which none of its files uses`);
 }

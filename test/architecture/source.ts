@@ -14,6 +14,7 @@ export interface WorkspacePackage {
   manifest: {
     name: string;
     exports?: Record<string, string>;
+    scripts?: Record<string, string>;
     dependencies?: Record<string, string>;
     devDependencies?: Record<string, string>;
     peerDependencies?: Record<string, string>;
@@ -42,7 +43,7 @@ export function workspacePackages(): WorkspacePackage[] {
 
 const SKIP = new Set(['node_modules', '.git', '.local', '.toolchain', 'cdk.out']);
 
-/** The `.ts` files of a package: only its own, not those of packages nested in its folder (infra/aws in infra). */
+/** The `.ts` files of a package: only its own, not those of a package nested in its folder. */
 export function packageFiles(pkg: WorkspacePackage): string[] {
   if (pkg.dir === ROOT) {
     // The architecture tests' own fixtures are import statements inside strings.
@@ -66,14 +67,23 @@ function walk(dir: string): string[] {
 }
 
 const IMPORT =
-  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport(?:\.meta\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
-/** The module specifiers a source text imports (static, side-effect and literal dynamic imports). */
+/**
+ * The module specifiers a source text imports: static, side-effect and
+ * literal dynamic imports, and `import.meta.resolve('…')` (a CLI of another
+ * package run as a process depends on that package as much as an import).
+ */
 export function importsOf(source: string): string[] {
   const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
   const found: string[] = [];
   for (const m of text.matchAll(IMPORT)) found.push((m[1] ?? m[2] ?? m[3])!);
   return found;
+}
+
+/** A test's file, not a process's: under a `test/` folder, a spec or a fixture beside the code, or the root package's. */
+export function isTestFile(path: string): boolean {
+  return /(^|\/)test\//.test(path) || /\.(spec|fixture)\.ts$/.test(path) || path === 'vitest.config.ts';
 }
 
 const BUILTIN = new Set(builtinModules);

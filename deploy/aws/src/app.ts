@@ -1,4 +1,4 @@
-// The CDK app: one stack from the settings in context. `main.ts` synthesizes
+// The CDK app: one stack from the settings in context. `cli/synth.ts` synthesizes
 // it for the CLI; tests build it in-process with the same context (cdk.json).
 import { App, type AppProps } from 'aws-cdk-lib';
 import { settingsFromContext, stackNameOf } from './config.ts';

@@ -36,7 +36,7 @@ export {
 export type { EventLogPage, LoggedEvent } from './event-log/routes.ts';
 export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.ts';
 export type { Logger } from './logger.ts';
-export { enqueueEvent, outboxInsert } from './outbox/enqueue.ts';
+export { enqueueEvent, outboxInsertStatement } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';
 export { OutboxMessage } from './outbox/entity.ts';
 export { OUTBOX_CHANNEL, outboxMigrations } from './outbox/migrations.ts';

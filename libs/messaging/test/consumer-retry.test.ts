@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import type { ProvisionedQueue } from '@hireflow/ops';
+import type { ProvisionedQueue } from '@hireflow/testing';
 import { startTcpProxy, testTopology } from '@hireflow/testing';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';

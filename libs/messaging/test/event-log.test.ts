@@ -1,8 +1,8 @@
 import type { AnyEvent } from '@hireflow/contracts';
 import { createOrm, type EntityManager, migrate } from '@hireflow/db';
-import type { ProvisionedTopology } from '@hireflow/ops';
 import { createAdminServer, createLogger } from '@hireflow/runtime';
 import { startTestTracing } from '@hireflow/telemetry/testing';
+import type { ProvisionedTopology } from '@hireflow/testing';
 import { createTestDatabase, testTopology, waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +12,7 @@ import {
   enqueueEvent,
   OutboxMessage,
   OutboxRelay,
-  outboxInsert,
+  outboxInsertStatement,
   outboxMigrations,
   pruneEventLog,
   registerEventLogRoutes,
@@ -100,7 +100,7 @@ describe('the event log', () => {
   it('logs a re-announced event once, however often it is published', async () => {
     const event = jobClosed();
     for (let i = 0; i < 3; i++) {
-      const insert = outboxInsert(event, { republish: true });
+      const insert = outboxInsertStatement(event, { republish: true });
       await em().execute(insert.sql, insert.params);
       await relayAll(relay());
     }

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { AnyEvent } from '@hireflow/contracts';
-import type { ProvisionedTopology } from '@hireflow/ops';
 import { startTestTracing } from '@hireflow/telemetry/testing';
+import type { ProvisionedTopology } from '@hireflow/testing';
 import { testTopology, waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
 import pg from 'pg';
@@ -12,7 +12,7 @@ import {
   OUTBOX_CHANNEL,
   OutboxRelay,
   type OutgoingEvent,
-  outboxInsert,
+  outboxInsertStatement,
   type PublishResult,
   pruneOutbox,
   SnsPublisher,
@@ -267,16 +267,16 @@ describe('transactional outbox', () => {
     );
   });
 
-  it('composes the outbox row into the state change as one statement (outboxInsert)', async () => {
+  it('composes the outbox row into the state change as one statement (outboxInsertStatement)', async () => {
     const topo = await testTopology(env.aws, 'outbox-sql', smallTopology());
     await em().execute('CREATE TABLE IF NOT EXISTS thing (id uuid PRIMARY KEY)');
     const written = jobClosed();
-    const insert = outboxInsert(written, { from: 'thing_row' });
+    const insert = outboxInsertStatement(written, { from: 'thing_row' });
     const thingId = written.data.jobId;
     const sql = `WITH thing_row AS (INSERT INTO thing (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id) ${insert.sql}`;
     await em().execute(sql, [thingId, ...insert.params]);
     // The same state change again inserts nothing, so it emits nothing.
-    const again = outboxInsert(jobClosed(), { from: 'thing_row' });
+    const again = outboxInsertStatement(jobClosed(), { from: 'thing_row' });
     await em().execute(
       `WITH thing_row AS (INSERT INTO thing (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id) ${again.sql}`,
       [thingId, ...again.params],
@@ -291,7 +291,7 @@ describe('transactional outbox', () => {
     const topo = await testTopology(env.aws, 'outbox-republish', smallTopology());
     const event = jobClosed();
     const insert = () => {
-      const statement = outboxInsert(event, { republish: true });
+      const statement = outboxInsertStatement(event, { republish: true });
       return em().execute(statement.sql, statement.params);
     };
     await insert();
@@ -305,7 +305,7 @@ describe('transactional outbox', () => {
       event.id,
     ]);
     // Without the option, a second row with the same event id is refused.
-    const plain = outboxInsert(event);
+    const plain = outboxInsertStatement(event);
     await expect(em().execute(plain.sql, plain.params)).rejects.toThrow(/duplicate key/);
   });
 

@@ -7,6 +7,9 @@ import { createS3Client, createSnsClient, createSqsClient } from '@hireflow/runt
 import { inject } from 'vitest';
 import { uniqueName } from './names.ts';
 
+// The provisioned names, for tests of what the ops tools depend on (messaging), which cannot import them back.
+export type { ProvisionedQueue, ProvisionedTopology } from '@hireflow/ops';
+
 export interface TestAws {
   endpoint: string;
   region: string;

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { percentile } from '@hireflow/bench/report';
 import { topology } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { waitFor } from '@hireflow/testing';
+import { percentile, waitFor } from '@hireflow/testing';
 import { keyDigest } from '@hireflow/testing/smtp';
 import { describe, expect, it } from 'vitest';
 import { candidateRegistered, spawnWorkerProcess, useNotificationsHarness, waitForSent } from './harness.ts';

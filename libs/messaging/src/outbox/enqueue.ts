@@ -2,6 +2,7 @@ import { type AnyEvent, type CloudEvent, parseEvent, topicOf } from '@hireflow/c
 import type { EntityManager } from '@mikro-orm/core';
 import { injectTrace } from '../trace.ts';
 import { OutboxMessage, type OutboxMessageEntity } from './entity.ts';
+import { insertStatement, type OutboxRow, type OutboxStatement } from './store.ts';
 
 /**
  * Adds the event to the outbox in `em`'s unit of work: it is written by the
@@ -10,17 +11,7 @@ import { OutboxMessage, type OutboxMessageEntity } from './entity.ts';
  * The event is validated again here: an invalid event never leaves the service.
  */
 export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): OutboxMessageEntity {
-  const valid = parseEvent(event);
-  const trace = injectTrace();
-  const row = em.create(OutboxMessage, {
-    eventId: valid.id,
-    topic: topicOf(valid.type),
-    type: valid.type,
-    payload: valid,
-    traceparent: trace.traceparent ?? null,
-    tracestate: trace.tracestate ?? null,
-    baggage: trace.baggage ?? null,
-  });
+  const row = em.create(OutboxMessage, outboxRow(event));
   em.persist(row);
   return row;
 }
@@ -30,35 +21,32 @@ export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): O
  * for hot paths where one statement beats a unit of work: e.g.
  * `WITH posting AS (INSERT … RETURNING id) <sql> FROM posting`, which writes
  * both rows atomically in a single round trip (or neither, when `from` yields
- * no row). Validates the event and captures the active trace like `enqueueEvent`.
+ * no row). Validates the event and captures the active trace like
+ * `enqueueEvent`; the statement's text is the outbox store's.
  *
  * `republish: true` is for events whose id derives from what they announce
  * (a re-announcement of the same fact): a row with that event id is reset to
  * pending instead of refused, so the relay publishes it again, and consumers,
  * idempotent by event id, apply it once wherever they already had it.
  */
-export function outboxInsert(
+export function outboxInsertStatement(
   event: CloudEvent | AnyEvent,
   options: { from?: string; republish?: boolean } = {},
-): { sql: string; params: unknown[] } {
+): OutboxStatement {
+  return insertStatement(outboxRow(event), options);
+}
+
+/** The row an event is written as: validated again, with the active trace context. */
+function outboxRow(event: CloudEvent | AnyEvent): OutboxRow {
   const valid = parseEvent(event);
   const trace = injectTrace();
   return {
-    sql: `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
-          SELECT ?::uuid, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}${options.republish ? REPUBLISH : ''}`,
-    params: [
-      valid.id,
-      topicOf(valid.type),
-      valid.type,
-      JSON.stringify(valid),
-      trace.traceparent ?? null,
-      trace.tracestate ?? null,
-      trace.baggage ?? null,
-    ],
+    eventId: valid.id,
+    topic: topicOf(valid.type),
+    type: valid.type,
+    payload: valid,
+    traceparent: trace.traceparent ?? null,
+    tracestate: trace.tracestate ?? null,
+    baggage: trace.baggage ?? null,
   };
 }
-
-const REPUBLISH = `
-          ON CONFLICT (event_id) DO UPDATE
-            SET payload = EXCLUDED.payload, traceparent = EXCLUDED.traceparent, tracestate = EXCLUDED.tracestate,
-                baggage = EXCLUDED.baggage, sent_at = NULL, attempts = 0, last_error = NULL, next_attempt_at = NULL`;

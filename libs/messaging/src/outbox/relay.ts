@@ -6,9 +6,17 @@ import { DEFAULT_EVENT_LOG_RETENTION_MS, pruneEventLog } from '../event-log/prun
 import { type Logger, resolveLogger } from '../logger.ts';
 import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/publisher.ts';
 import { Wakeup } from '../wake.ts';
-import { OUTBOX_CHANNEL, OUTBOX_RELAY_ASLEEP_LOCK } from './migrations.ts';
 import { DEFAULT_OUTBOX_RETENTION_MS, pruneOutbox } from './prune.ts';
-import { claimPending, markAndCommit, type PendingRow } from './store.ts';
+import {
+  claimPending,
+  commitClaim,
+  listenForCommits,
+  markAndCommit,
+  type PendingRow,
+  releaseSleepLock,
+  rollbackClaim,
+  takeSleepLock,
+} from './store.ts';
 
 export const DEFAULT_RELAY_BATCH_SIZE = 100;
 export const DEFAULT_RELAY_POLL_INTERVAL_MS = 1000;
@@ -126,7 +134,7 @@ export class OutboxRelay {
     try {
       const rows = await claimPending(client, this.#options.batchSize);
       if (rows.length === 0) {
-        await client.query('COMMIT');
+        await commitClaim(client);
         return { claimed: 0, published: 0, failed: 0 };
       }
       const results = await Promise.all(this.#chunks(rows).map((chunk) => this.#publish(chunk)));
@@ -137,7 +145,7 @@ export class OutboxRelay {
         this.#log.warn({ failed: failures.length }, 'outbox rows not published; will retry');
       return { claimed: rows.length, published: sent.length, failed: failures.length };
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollback: Error) => {
+      await rollbackClaim(client).catch((rollback: Error) => {
         broken = rollback;
       });
       throw error;
@@ -242,7 +250,7 @@ export class OutboxRelay {
     const poll = this.#options.pollIntervalMs;
     if (!idle || !listener) return this.#wake.wait(poll);
     try {
-      await listener.query('SELECT pg_advisory_lock($1)', [OUTBOX_RELAY_ASLEEP_LOCK]);
+      await takeSleepLock(listener);
     } catch {
       return this.#wake.wait(poll);
     }
@@ -256,7 +264,7 @@ export class OutboxRelay {
       // Not awaited: the claim that follows need not wait for it, and the next
       // lock queues behind it on the same connection. Lost with its connection
       // otherwise: the producers stop NOTIFYing and the relay polls.
-      listener.query('SELECT pg_advisory_unlock($1)', [OUTBOX_RELAY_ASLEEP_LOCK]).catch(() => undefined);
+      releaseSleepLock(listener).catch(() => undefined);
     }
   }
 
@@ -288,8 +296,7 @@ export class OutboxRelay {
     });
     await client.connect();
     // A relay waits at most a poll interval for the sleep lock (another relay may hold it).
-    await client.query(`SET lock_timeout = '${Math.max(1, Math.round(this.#options.pollIntervalMs))}ms'`);
-    await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    await listenForCommits(client, this.#options.pollIntervalMs);
     if (this.#closing) {
       // close() ran while this (re)connect was under way: it cannot see this client.
       await client.end().catch(() => undefined);

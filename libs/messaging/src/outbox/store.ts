@@ -1,8 +1,52 @@
 import type { AnyEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import type pg from 'pg';
+import { OUTBOX_CHANNEL, OUTBOX_RELAY_ASLEEP_LOCK } from './migrations.ts';
 
-// The outbox table's SQL, in one place: the relay and pruning call these.
+// The outbox table's SQL, in one place: enqueueing (as a statement to
+// compose), the relay's claim, mark and sleep, and pruning call these.
+
+/** An outbox row's values, as `enqueueEvent` writes them. */
+export interface OutboxRow {
+  eventId: string;
+  topic: string;
+  type: string;
+  payload: AnyEvent;
+  traceparent: string | null;
+  tracestate: string | null;
+  baggage: string | null;
+}
+
+/** A statement for MikroORM's `execute` (`?` placeholders). */
+export interface OutboxStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** The INSERT of one outbox row, from `from`'s rows when given (see `outboxInsertStatement`). */
+export function insertStatement(
+  row: OutboxRow,
+  options: { from?: string; republish?: boolean },
+): OutboxStatement {
+  return {
+    sql: `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
+          SELECT ?::uuid, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}${options.republish ? REPUBLISH : ''}`,
+    params: [
+      row.eventId,
+      row.topic,
+      row.type,
+      JSON.stringify(row.payload),
+      row.traceparent,
+      row.tracestate,
+      row.baggage,
+    ],
+  };
+}
+
+const REPUBLISH = `
+          ON CONFLICT (event_id) DO UPDATE
+            SET payload = EXCLUDED.payload, traceparent = EXCLUDED.traceparent, tracestate = EXCLUDED.tracestate,
+                baggage = EXCLUDED.baggage, sent_at = NULL, attempts = 0, last_error = NULL, next_attempt_at = NULL`;
 
 export interface PendingRow {
   id: string;
@@ -71,6 +115,35 @@ export async function markAndCommit(
   }
   statements.push('COMMIT');
   await client.query(statements.join(';\n'));
+}
+
+/** Ends a claim's transaction that took no row. */
+export async function commitClaim(client: pg.PoolClient): Promise<void> {
+  await client.query('COMMIT');
+}
+
+/** Rolls a claim's transaction back: its rows are pending again. */
+export async function rollbackClaim(client: pg.PoolClient): Promise<void> {
+  await client.query('ROLLBACK');
+}
+
+/**
+ * Readies the relay's dedicated connection: it waits at most `lockTimeoutMs`
+ * for the sleep lock (another relay may hold it), and hears the producers'
+ * NOTIFY on OUTBOX_CHANNEL.
+ */
+export async function listenForCommits(listener: pg.Client, lockTimeoutMs: number): Promise<void> {
+  await listener.query(`SET lock_timeout = '${Math.max(1, Math.round(lockTimeoutMs))}ms'`);
+  await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+}
+
+/** Takes OUTBOX_RELAY_ASLEEP_LOCK on the listener: producers NOTIFY only while a relay holds it. */
+export async function takeSleepLock(listener: pg.Client): Promise<void> {
+  await listener.query('SELECT pg_advisory_lock($1)', [OUTBOX_RELAY_ASLEEP_LOCK]);
+}
+
+export async function releaseSleepLock(listener: pg.Client): Promise<void> {
+  await listener.query('SELECT pg_advisory_unlock($1)', [OUTBOX_RELAY_ASLEEP_LOCK]);
 }
 
 /** A row id as it may be written into a statement's text. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
-import { enqueueEvent, outboxInsert } from '@hireflow/messaging';
+import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
 import type { JobPostingEntity } from '../../db/entities.ts';
 import { insertPostingWithEvent, lockPosting, overduePostings } from './store.ts';
 
@@ -51,7 +51,7 @@ export async function postJob(
   const created = await insertPostingWithEvent(
     em,
     { id, tenantId, ...input, contactEmail, postedAt, closeAt },
-    outboxInsert(event, { from: 'posting' }),
+    outboxInsertStatement(event, { from: 'posting' }),
   );
   return { id, created };
 }

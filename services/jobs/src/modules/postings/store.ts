@@ -21,7 +21,7 @@ export interface PostingRow {
 
 /**
  * Inserts the posting and, in the same statement, the outbox row that
- * announces it (`outbox` is `outboxInsert(event, { from: 'posting' })`): a
+ * announces it (`outbox` is `outboxInsertStatement(event, { from: 'posting' })`): a
  * CTE writes both or neither in one round trip. A posting whose id exists
  * already is left as it is and nothing is emitted: false.
  */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
-import { enqueueEvent, outboxInsert } from '@hireflow/messaging';
+import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
 import { hashApiKey } from '@hireflow/runtime';
 import { ApiKey, Tenant } from '../../db/entities.ts';
 import { allApiKeys, writeOutbox } from './store.ts';
@@ -105,7 +105,7 @@ export async function announceApiKeys(em: EntityManager): Promise<{ issued: numb
               time: key.createdAt.toISOString(),
             },
           );
-      await writeOutbox(tx, outboxInsert(event, { republish: true }));
+      await writeOutbox(tx, outboxInsertStatement(event, { republish: true }));
       counts[key.revokedAt ? 'revoked' : 'issued']++;
     }
     return counts;

@@ -26,7 +26,7 @@ export function allApiKeys(em: EntityManager): Promise<ApiKeyEntity[]> {
   return em.find(ApiKey, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 
-/** Runs an outbox statement (`outboxInsert`) on its own. */
+/** Runs an outbox statement (`outboxInsertStatement`) on its own. */
 export async function writeOutbox(
   em: EntityManager,
   outbox: { sql: string; params: unknown[] },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
-import { type Logger, outboxInsert } from '@hireflow/messaging';
+import { type Logger, outboxInsertStatement } from '@hireflow/messaging';
 import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.ts';
 import { type ImageLimits, inspectImage } from '../images/index.ts';
 import { enqueueResize, type ResizeQueue } from '../resize/queue.ts';
@@ -114,7 +114,7 @@ export function finishReady(
     em,
     upload.id,
     { status: 'ready', variants },
-    outboxInsert(event, { from: 'finished' }),
+    outboxInsertStatement(event, { from: 'finished' }),
   );
 }
 
@@ -125,5 +125,10 @@ export function finishFailed(em: EntityManager, upload: UploadEntity, reason: st
     { uploadId: upload.id, tenantId: upload.tenantId, reason },
     { source: SOURCE, subject: upload.id },
   );
-  return finishUpload(em, upload.id, { status: 'failed', reason }, outboxInsert(event, { from: 'finished' }));
+  return finishUpload(
+    em,
+    upload.id,
+    { status: 'failed', reason },
+    outboxInsertStatement(event, { from: 'finished' }),
+  );
 }

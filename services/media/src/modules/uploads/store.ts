@@ -63,7 +63,7 @@ export type Outcome = { status: 'ready'; variants: StoredVariant[] } | { status:
 
 /**
  * Finishes a pending upload and, in the same statement, writes its event to
- * the outbox (`outbox` is `outboxInsert(event, { from: 'finished' })`): a
+ * the outbox (`outbox` is `outboxInsertStatement(event, { from: 'finished' })`): a
  * CTE writes both or neither. An upload no longer pending (a redelivered or
  * re-run job, a racing worker) changes nothing and emits nothing: false.
  */

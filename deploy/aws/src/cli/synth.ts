@@ -1,8 +1,8 @@
-// `pnpm synth` (cdk.json: `node src/main.ts`): writes cdk.out/<stack>.template.json.
+// `pnpm synth` (cdk.json: `node src/cli/synth.ts`): writes cdk.out/<stack>.template.json.
 // Offline: no account, no region, no lookups (the stack is environment-agnostic).
 
-import { buildApp } from './app.ts';
-import { ConfigError } from './config.ts';
+import { buildApp } from '../app.ts';
+import { ConfigError } from '../config.ts';
 
 try {
   buildApp().app.synth();
