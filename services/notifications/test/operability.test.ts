@@ -95,11 +95,16 @@ describe('the queue gauges on /metrics', () => {
     expect(counts).toEqual({ waiting: 2, active: 0, failed: 0 });
 
     const metric = (name: string, labels: Record<string, string>) => scrapeMetric(api.adminUrl, name, labels);
+    // One sample sets the SQS gauges, then (after more round trips) BullMQ's: a scrape may fall between.
     await waitFor(
       async () =>
         (await metric('hireflow_sqs_messages', { queue: INBOX, state: 'visible' })) === 3 &&
-        (await metric('hireflow_sqs_messages', { queue: `${INBOX}-dlq`, state: 'visible' })) === 1,
-      { timeoutMs: 15_000, message: 'the SQS gauges at 3 visible in the inbox, 1 in its DLQ' },
+        (await metric('hireflow_sqs_messages', { queue: `${INBOX}-dlq`, state: 'visible' })) === 1 &&
+        (await metric('hireflow_bullmq_jobs', { queue: 'email', state: 'waiting' })) === 2,
+      {
+        timeoutMs: 15_000,
+        message: 'the SQS gauges at 3 visible in the inbox, 1 in its DLQ; 2 emails waiting',
+      },
     );
     expect(await metric('hireflow_sqs_messages', { queue: INBOX, state: 'inflight' })).toBe(0);
     expect(await metric('hireflow_dead_letters', { queue: INBOX, kind: 'sqs' })).toBe(1);
