@@ -42,7 +42,13 @@ describe('JobQueue.addBulk', () => {
       await waitFor(() => seen.size === 3, { timeoutMs: 10_000 });
       expect(await queue.queue.getJobCounts('completed')).toEqual({ completed: 3 });
 
-      const spans = tracing.exporter.getFinishedSpans();
+      // A job's process span ends after its processor returns: wait until all three are exported.
+      const finished = () => tracing.exporter.getFinishedSpans();
+      await waitFor(() => finished().filter((s) => s.name === `process ${name}`).length >= 3, {
+        timeoutMs: 10_000,
+        message: 'three process spans ended',
+      });
+      const spans = finished();
       for (const { n, span } of callers) {
         const traceId = span.spanContext().traceId;
         expect(seen.get(n)).toBe(traceId);
