@@ -4,18 +4,18 @@ export type { BackoffOptions, RandomSource } from './backoff.ts';
 export { backoffBound, fullJitter } from './backoff.ts';
 export type { RedisConnection } from './bullmq/connection.ts';
 export {
-  DEFAULT_JOB_ATTEMPTS,
-  DEFAULT_JOB_BACKOFF,
   DEFAULT_REMOVE_ON_COMPLETE,
   DEFAULT_REMOVE_ON_FAIL,
+  DEFAULT_TASK_ATTEMPTS,
+  DEFAULT_TASK_BACKOFF,
   FULL_JITTER,
 } from './bullmq/defaults.ts';
-export { jobIdFor } from './bullmq/job-id.ts';
-export type { BulkJob, DeadLetter, JobQueue, JobQueueOptions } from './bullmq/queue.ts';
-export { createJobQueue } from './bullmq/queue.ts';
-export type { JobWorker, JobWorkerOptions } from './bullmq/worker.ts';
+export type { BulkTask, DeadLetter, TaskQueue, TaskQueueOptions } from './bullmq/queue.ts';
+export { createTaskQueue } from './bullmq/queue.ts';
+export { taskIdFor } from './bullmq/task-id.ts';
+export type { TaskWorker, TaskWorkerOptions } from './bullmq/worker.ts';
 export {
-  createJobWorker,
+  createTaskWorker,
   DEFAULT_WORKER_CLOSE_TIMEOUT_MS,
   DEFAULT_WORKER_CONCURRENCY,
 } from './bullmq/worker.ts';

@@ -1,6 +1,6 @@
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJobQueue, createJobWorker } from '../src/index.ts';
+import { createTaskQueue, createTaskWorker } from '../src/index.ts';
 
 const REDIS = 'redis://127.0.0.1:6379';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -17,14 +17,14 @@ describe('a job whose workers die holding it', () => {
   it('is taken back after a second stall too, and completes', async () => {
     const name = uniqueName('stalled');
     const prefix = `hftest-${uniqueName('bull')}`;
-    const queue = createJobQueue<{ n: number }>({ name, connection: REDIS, prefix });
+    const queue = createTaskQueue<{ n: number }>({ name, connection: REDIS, prefix });
     cleanups.push(async () => {
       await queue.queue.obliterate({ force: true });
       await queue.close();
     });
     let taken = 0;
     const start = (processor: () => Promise<unknown>, closeTimeoutMs?: number) => {
-      const worker = createJobWorker<{ n: number }>({
+      const worker = createTaskWorker<{ n: number }>({
         ...{ name, prefix, connection: REDIS, processor },
         ...{ lockDurationMs: 500, stalledIntervalMs: 300, closeTimeoutMs },
       });

@@ -49,7 +49,8 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
           // Batches of 100 until none is overdue (bounded: a burst of postings closes in one round).
           for (let batch = 0; batch < 100; batch++) {
             const closed = await closeOverduePostings(deps.orm.em.fork(), AUTO_CLOSE_BATCH);
-            for (const jobId of closed) await feed.notify({ jobId, status: 'closed', matchCount: null }, log);
+            for (const postingId of closed)
+              await feed.notify({ postingId, status: 'closed', matchCount: null }, log);
             if (closed.length < AUTO_CLOSE_BATCH) break;
           }
         },
@@ -60,7 +61,7 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
     log,
   );
 
-  // Order: stop taking new messages and jobs, then flush what is committed to SNS.
+  // Order: stop taking new messages and tasks, then flush what is committed to SNS.
   return [
     housekeeping,
     { name: 'sqs-consumer', close: () => consumer.close() },

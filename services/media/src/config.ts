@@ -39,23 +39,23 @@ export const configSchema = serviceConfigSchema('media', 3004).extend({
     64,
   ),
   RESIZE_CONCURRENCY: positiveInt(
-    'Resize jobs one worker process runs at once (S3 reads and writes overlap the image work).',
+    'Resize tasks one worker process runs at once (S3 reads and writes overlap the image work).',
     8,
     256,
   ),
   RESIZE_ATTEMPTS: positiveInt(
-    'Attempts of a resize job on transient failures (S3, Postgres); bad images fail at once.',
+    'Attempts of a resize task on transient failures (S3, Postgres); bad images fail at once.',
     8,
     100,
   ),
   RESIZE_BACKOFF_BASE_MS: positiveInt(
-    'First retry delay bound of a resize job (full jitter).',
+    'First retry delay bound of a resize task (full jitter).',
     1000,
     600_000,
   ),
   RESIZE_BACKOFF_CAP_MS: positiveInt('Largest retry delay bound of a resize job.', 600_000, 3_600_000),
   RESIZE_SWEEP_AFTER_MS: positiveInt(
-    'An upload still pending this long has its resize job added again if it was lost (checked every half of it).',
+    'An upload still pending this long has its resize task added again if it was lost (checked every half of it).',
     60_000,
     24 * 3_600_000,
   ),

@@ -87,7 +87,7 @@ export async function startWorker(
     log,
   );
 
-  // Order: stop taking messages and jobs, let running resizes finish, then flush their events to SNS.
+  // Order: stop taking messages and tasks, let running resizes finish, then flush their events to SNS.
   return [
     housekeeping,
     { name: 'sqs-consumer', close: () => consumer.close() },

@@ -7,8 +7,8 @@ import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
 import { releaseHeldEmails } from './modules/email/release-held.ts';
 import { requeueStuckEmails } from './modules/email/sweep.ts';
-import { notificationHandlers } from './modules/notifications/consumers.ts';
-import { pruneNotificationLog } from './modules/notifications/store.ts';
+import { notificationHandlers } from './modules/intents/consumers.ts';
+import { pruneNotificationLog } from './modules/intents/store.ts';
 import { unsubscribeTokens } from './modules/suppression/token.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
@@ -97,7 +97,7 @@ export async function startWorker(
           }),
       },
       {
-        // An intent whose job was lost or failed by BullMQ (not by us) is sent anyway.
+        // An intent whose task was lost or failed by BullMQ (not by us) is sent anyway.
         name: 'requeue-stuck-emails',
         intervalMs: config.EMAIL_SWEEP_INTERVAL_MS,
         run: () =>

@@ -3,7 +3,7 @@ import { type Job, type Processor, Worker } from 'bullmq';
 import { type BackoffOptions, fullJitter, type RandomSource } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
-import { DEFAULT_JOB_BACKOFF, telemetry } from './defaults.ts';
+import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
 
 export const DEFAULT_WORKER_CONCURRENCY = 10;
 export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
@@ -15,7 +15,7 @@ export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
  */
 export const JOB_MAX_STALLED = 5;
 
-export interface JobWorkerOptions<Data, Result> {
+export interface TaskWorkerOptions<Data, Result> {
   name: string;
   connection: RedisConnection;
   prefix?: string;
@@ -36,7 +36,7 @@ export interface JobWorkerOptions<Data, Result> {
   logger?: Logger;
 }
 
-export interface JobWorker<Data, Result> {
+export interface TaskWorker<Data, Result> {
   readonly worker: Worker<Data, Result>;
   /** Waits up to `closeTimeoutMs` for running jobs, then forces; returns whether it had to force. */
   close(): Promise<{ forced: boolean }>;
@@ -47,12 +47,12 @@ export interface JobWorker<Data, Result> {
  * strategy registered, tracing, and a close that cannot hang on a stuck job.
  * Throw `PermanentError` (or BullMQ's `UnrecoverableError`) to skip retries.
  */
-export function createJobWorker<Data, Result = unknown>(
-  options: JobWorkerOptions<Data, Result>,
-): JobWorker<Data, Result> {
+export function createTaskWorker<Data, Result = unknown>(
+  options: TaskWorkerOptions<Data, Result>,
+): TaskWorker<Data, Result> {
   const connection = openConnection(options.connection, true);
   const log = resolveLogger(options.logger, 'job-worker').child({ queue: options.name });
-  const cap = options.backoff?.cap ?? DEFAULT_JOB_BACKOFF.cap;
+  const cap = options.backoff?.cap ?? DEFAULT_TASK_BACKOFF.cap;
   const worker = new Worker<Data, Result>(options.name, options.processor, {
     connection: connection.redis,
     prefix: options.prefix,
@@ -68,8 +68,8 @@ export function createJobWorker<Data, Result = unknown>(
         const backoff = job?.opts.backoff;
         const base =
           typeof backoff === 'object'
-            ? (backoff.delay ?? DEFAULT_JOB_BACKOFF.base)
-            : (backoff ?? DEFAULT_JOB_BACKOFF.base);
+            ? (backoff.delay ?? DEFAULT_TASK_BACKOFF.base)
+            : (backoff ?? DEFAULT_TASK_BACKOFF.base);
         return fullJitter(attemptsMade - 1, { base, cap }, options.random);
       },
     },

@@ -44,7 +44,7 @@ export const notificationsMigrations = [
   ]),
   defineSqlMigration('1002-notifications-intent-horizon', [
     // Each intent's record is kept until no event can ask for it again
-    // (modules/notifications/retention.ts); rows from before this migration
+    // (modules/intents/retention.ts); rows from before this migration
     // get the longest horizon a posting's summary can need.
     'ALTER TABLE notification_log ADD COLUMN keep_until timestamptz',
     "UPDATE notification_log SET keep_until = created_at + interval '400 days'",

@@ -27,18 +27,17 @@ export function postingHandlers(
     : `${options.mediaPublicUrl}/`;
   return {
     'job.matched.v1': async (event: CloudEvent<'job.matched.v1'>) => {
+      const { jobId: postingId, tenantId, matchCount, computedAt } = event.data;
       const changed = await idempotent(orm, { key: event.id, transactional: true }, (em) =>
-        applyMatched(em, event.data),
+        applyMatched(em, { postingId, tenantId, matchCount, computedAt }),
       );
-      if (changed) {
-        const { jobId, matchCount } = event.data;
-        await feed.notify({ jobId, status: 'matched', matchCount }, log);
-      }
+      if (changed) await feed.notify({ postingId, status: 'matched', matchCount }, log);
     },
 
     'match.found.v1': async (event: CloudEvent<'match.found.v1'>) => {
       await idempotent(orm, { key: event.id, transactional: true }, async (em) => {
-        await upsertMatch(em, { ...event.data, foundAt: event.time });
+        const { jobId: postingId, ...match } = event.data;
+        await upsertMatch(em, { ...match, postingId, foundAt: event.time });
         return true;
       });
     },
@@ -56,7 +55,7 @@ export function postingHandlers(
       const image = { uploadId, variants };
       await idempotent(orm, { key: event.id, transactional: true }, (em) =>
         ownerType === 'job'
-          ? setLogo(em, { tenantId, jobId: ownerId, logo: image, uploadedAt })
+          ? setLogo(em, { tenantId, postingId: ownerId, logo: image, uploadedAt })
           : setPhoto(em, { tenantId, candidateId: ownerId, photo: image, uploadedAt }),
       );
     },

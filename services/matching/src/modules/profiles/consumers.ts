@@ -16,7 +16,7 @@ const HANDLER_LEASE_MS = 10_000;
  * the idempotency wrapper, in one transaction with its write; a posting or
  * candidate then becomes a computation on the `match` queue. The add runs on
  * every delivery, also when a redelivery finds the event handled (the
- * process may have died between the commit and the add): its job id derives
+ * process may have died between the commit and the add): its task id derives
  * from the event, so adding it twice is a no-op.
  */
 export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }): EventHandlers {
@@ -26,11 +26,11 @@ export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }):
 
   return {
     'job.posted.v1': async (event) => {
-      const { jobId, tenantId, title, description, skills, postedAt } = event.data;
+      const { jobId: postingId, tenantId, title, description, skills, postedAt } = event.data;
       await once(event.id, (em) =>
-        insertPosting(em, { jobId, tenantId, title, description, skills, postedAt, eventId: event.id }),
+        insertPosting(em, { postingId, tenantId, title, description, skills, postedAt, eventId: event.id }),
       );
-      await queue.add({ kind: 'posting', tenantId, jobId }, event.id);
+      await queue.add({ kind: 'posting', tenantId, postingId }, event.id);
     },
 
     // Only what matching reads: never the candidate's name or email.
@@ -48,7 +48,8 @@ export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }):
     'job.closed.v1': async (event) => {
       await once(event.id, async (tx) => {
         await lockTenant(tx, event.data.tenantId);
-        return closePosting(tx, event.data);
+        const { jobId: postingId, tenantId, closedAt } = event.data;
+        return closePosting(tx, { postingId, tenantId, closedAt });
       });
     },
   };

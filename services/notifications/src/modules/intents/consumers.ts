@@ -45,7 +45,7 @@ const HANDLER_LEASE_MS = 10_000;
  * (projection, notification log row); the emails it decided on are then
  * enqueued, also when a redelivery finds the event already handled, since the
  * process may have died between the commit and the enqueue. Enqueueing a key
- * twice is a no-op, and the email job sends a key at most once.
+ * twice is a no-op, and the email task sends a key at most once.
  *
  * A `match.found.v1` or `job.matched.v1` that names a candidate or posting not
  * known yet waits for it: the message is re-sent to the inbox with a growing
@@ -99,23 +99,24 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       postedAt,
       replayHorizonMs: options.replayHorizonMs,
     });
-    const job = [{ key: intent.key, template: intent.template }];
+    const request = [{ key: intent.key, template: intent.template }];
     if (await recordIntent(em, { ...intent, keepUntil })) {
       const refusal = await admit(em, intent, options.admission, options.log);
-      if (!refusal) return job; // recorded `queued` by this transaction and admitted
+      if (!refusal) return request; // recorded `queued` by this transaction and admitted
       await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
       refused.push({ outcome: refusal.status, template: intent.template });
       return [];
     }
-    // Recorded before: only a queued intent gets a job (again, after a crash before the enqueue).
+    // Recorded before: only a queued intent gets its task (again, after a crash before the enqueue).
     const status = await intentStatus(em, intent.key);
-    return status === 'queued' ? job : [];
+    return status === 'queued' ? request : [];
   };
 
   return {
     'job.posted.v1': (event, context) =>
       handle(event, context, async (em) => {
-        await upsertPosting(em, event.data);
+        const { jobId: postingId, tenantId, title, contactEmail, postedAt } = event.data;
+        await upsertPosting(em, { postingId, tenantId, title, contactEmail, postedAt });
         return [];
       }),
 
@@ -135,12 +136,12 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
 
     'match.found.v1': (event, context) =>
       handle(event, context, async (em, refused) => {
-        const { jobId, candidateId, tenantId, score } = event.data;
+        const { jobId: postingId, candidateId, tenantId, score } = event.data;
         const [candidate, posting] = await Promise.all([
           findCandidate(em, candidateId),
-          findPosting(em, jobId),
+          findPosting(em, postingId),
         ]);
-        const missing = [!candidate && `candidate ${candidateId}`, !posting && `posting ${jobId}`].filter(
+        const missing = [!candidate && `candidate ${candidateId}`, !posting && `posting ${postingId}`].filter(
           Boolean,
         );
         if (!candidate || !posting) throw waitFor(context, missing.join(' and '));
@@ -150,7 +151,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
           );
         }
         return intend(em, refused, {
-          key: idempotencyKey('match-email', jobId, candidateId),
+          key: idempotencyKey('match-email', postingId, candidateId),
           tenantId,
           eventId: event.id,
           recipient: candidate.email,
@@ -161,9 +162,9 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
 
     'job.matched.v1': (event, context) =>
       handle(event, context, async (em, refused) => {
-        const { jobId, tenantId, matchCount, computedAt } = event.data;
-        const posting = await findPosting(em, jobId);
-        if (!posting) throw waitFor(context, `posting ${jobId}`);
+        const { jobId: postingId, tenantId, matchCount, computedAt } = event.data;
+        const posting = await findPosting(em, postingId);
+        if (!posting) throw waitFor(context, `posting ${postingId}`);
         if (posting.tenantId !== tenantId) {
           throw new PermanentError(`job.matched.v1 ${event.id} names a posting of another tenant`);
         }
@@ -173,7 +174,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
           em,
           refused,
           {
-            key: idempotencyKey('job-matched', jobId),
+            key: idempotencyKey('job-matched', postingId),
             tenantId,
             eventId: event.id,
             recipient: posting.contactEmail,
