@@ -19,15 +19,7 @@ export {
   DEFAULT_WORKER_CLOSE_TIMEOUT_MS,
   DEFAULT_WORKER_CONCURRENCY,
 } from './bullmq/worker.ts';
-export {
-  DeferError,
-  isDependencyUnavailable,
-  isPermanent,
-  MessagingError,
-  PermanentError,
-  RetryLaterError,
-  retryAfterMs,
-} from './errors.ts';
+export { isDependencyUnavailable, isPermanent, MessagingError, PermanentError } from './errors.ts';
 export {
   DEFAULT_EVENT_LOG_RETENTION_DAYS,
   DEFAULT_EVENT_LOG_RETENTION_MS,
@@ -50,6 +42,18 @@ export {
   OutboxRelay,
 } from './outbox/relay.ts';
 export { outboxStats } from './outbox/store.ts';
+export type { RetryLaterOptions } from './retry-later.ts';
+export {
+  DeferError,
+  HANDLER_LEASE_MS,
+  RETRY_LATER_BASE_MS,
+  RETRY_LATER_CAP_MS,
+  RETRY_LATER_MIN_MS,
+  RetryLaterError,
+  retryLater,
+  retryLaterDelayMs,
+  retryLaterOf,
+} from './retry-later.ts';
 export type { OutgoingEvent, PublishFailure, PublishResult } from './sns/publisher.ts';
 export { SNS_MAX_BATCH, SnsPublisher } from './sns/publisher.ts';
 export { SqsConsumer } from './sqs/consumer.ts';

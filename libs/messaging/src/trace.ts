@@ -7,7 +7,7 @@ import {
   type SpanOptions,
   SpanStatusCode,
 } from '@opentelemetry/api';
-import { DeferError } from './errors.ts';
+import { DeferError } from './retry-later.ts';
 
 /** The W3C trace context as carried on an outbox row and in message attributes. */
 export interface TraceCarrier {

@@ -1,7 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { testTopology } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
-import { DeferError, PermanentError, RetryLaterError, SqsConsumer } from '../src/index.ts';
+import { DeferError, PermanentError, retryLater, SqsConsumer } from '../src/index.ts';
 import { HandlerSpy } from '../src/testing.ts';
 import { jobClosed, jobPosted, receiveCount, sendEvent, smallTopology, useAws } from './helpers.ts';
 
@@ -139,12 +139,12 @@ describe('SQS consumer: poison and typed outcomes', () => {
     }
   });
 
-  it('on RetryLaterError re-sends it with the asked delay (no receive burnt), then handles the copy', async () => {
+  it('on retryLater(reason, afterMs) re-sends it with the asked delay (no receive burnt), then handles the copy', async () => {
     let runs = 0;
     const { queue, spy, consumer } = await harness('retry-later', {
       'job.closed.v1': () => {
         runs += 1;
-        if (runs === 1) throw new RetryLaterError(1000, 'projection not ready');
+        if (runs === 1) throw retryLater('projection not ready', 1000);
       },
     });
     const event = jobClosed();
@@ -174,6 +174,39 @@ describe('SQS consumer: poison and typed outcomes', () => {
     expect(
       env.calls.filter((c) => c.name === 'ChangeMessageVisibilityCommand' && c.input.QueueUrl === queue.url),
     ).toHaveLength(0);
+  });
+
+  it("brings a message held by another delivery back after the rule's 1 s, not its whole lease, and counts no failure", async () => {
+    let runs = 0;
+    const { queue, spy, consumer } = await harness('in-progress', {
+      'job.closed.v1': () => {
+        runs += 1;
+        // As @hireflow/idempotency throws it: retryable, the holder's remaining lease as the hint.
+        if (runs === 1)
+          throw Object.assign(new Error('held by another holder'), { retryable: true, retryAfterMs: 30_000 });
+      },
+    });
+    const event = jobClosed();
+    try {
+      await sendEvent(env.aws.sqs, queue.url, event);
+      await spy.waitForHandled(event.id, 20_000);
+    } finally {
+      await consumer.close();
+    }
+    const later = spy.all({ eventId: event.id, outcome: 'retry-later' });
+    expect(later.map((r) => [r.delaySeconds, r.failedCount])).toEqual([[1, undefined]]);
+    const resent = env.calls.filter(
+      (c) =>
+        c.name === 'SendMessageCommand' &&
+        c.input.QueueUrl === queue.url &&
+        c.input.DelaySeconds !== undefined,
+    );
+    expect(
+      resent.map((c) => [
+        c.input.DelaySeconds,
+        (c.input.MessageAttributes as Record<string, unknown> | undefined)?.['failed-count'],
+      ]),
+    ).toEqual([[1, undefined]]);
   });
 
   it('defers without burning receives, then dead-letters once the bounded wait is over', async () => {

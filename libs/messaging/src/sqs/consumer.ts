@@ -4,8 +4,9 @@ import { signals, untraced } from '@hireflow/telemetry';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ATTR_FAILED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
-import { DeferError, isDependencyUnavailable, isPermanent, retryAfterMs } from '../errors.ts';
+import { isDependencyUnavailable, isPermanent } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
+import { DeferError, retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { extractTrace, processSpanOptions, recordHandlerFailure } from '../trace.ts';
 import { Wakeup } from '../wake.ts';
 import { deadLetter } from './dead-letter.ts';
@@ -290,32 +291,23 @@ export class SqsConsumer {
       return { outcome: 'dead-lettered', reason, error };
     }
     const maxDeferMs = this.#options.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
-    if (failure instanceof DeferError) {
-      const deferred = await this.#settle(entry, () =>
-        deferMessage(this.#options.sqs, this.#target(), message, {
-          delayMs: failure.delayMs,
-          reason: failure.message,
-          maxDeferMs,
-        }),
-      );
-      return { ...deferred, error };
-    }
-    const laterMs = retryAfterMs(failure);
-    if (laterMs !== undefined) {
-      // Waiting for a lease held elsewhere (or a retry-after) is a wait, not a
-      // failure: re-sent like a deferral, within the same bound.
+    const later = retryLaterOf(failure);
+    if (later) {
+      // Coming back later is a wait, not a failure: re-sent with the rule's
+      // delay (retry-later.ts), within the same bound as every wait.
+      const delayMs = retryLaterDelayMs(later, decoded.deferredCount);
       const waited = await this.#settle(entry, () =>
         deferMessage(this.#options.sqs, this.#target(), message, {
-          delayMs: laterMs,
-          reason: error.message,
+          delayMs,
+          reason: later.message,
           maxDeferMs,
         }),
       );
       if (waited.outcome === 'dead-lettered') return { ...waited, error };
       return {
-        outcome: 'retry-later',
-        delaySeconds: Math.ceil(laterMs / 1000),
-        reason: error.message,
+        outcome: later instanceof DeferError ? 'deferred' : 'retry-later',
+        delaySeconds: Math.ceil(delayMs / 1000),
+        reason: later.message,
         error,
       };
     }

@@ -1,15 +1,8 @@
 import type { MikroORM } from '@hireflow/db';
 import { idempotent } from '@hireflow/idempotency';
-import type { EventHandlers } from '@hireflow/messaging';
+import { type EventHandlers, HANDLER_LEASE_MS } from '@hireflow/messaging';
 import type { MatchQueue } from '../matches/queue.ts';
 import { closePosting, insertCandidate, insertPosting, lockTenant } from './store.ts';
-
-/**
- * A handler's transaction is a statement or two: its holder commits within
- * milliseconds or its session dies and rolls back. The lease only bounds a
- * frozen holder; a duplicate that meets a live one is told to come back.
- */
-const HANDLER_LEASE_MS = 10_000;
 
 /**
  * The matching service's inbox handlers. Each runs once per event id through

@@ -1,17 +1,17 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { MikroORM } from '@hireflow/db';
-import { IdempotencyInProgressError, IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
-import type { Logger } from '@hireflow/messaging';
+import { IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
 import {
   createTaskWorker,
   fullJitter,
   isPermanent,
+  type Logger,
   PermanentError,
+  retryLaterOf,
   type TaskWorker,
   type TaskWorkerOptions,
 } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
-import { DelayedError } from 'bullmq';
 import type { TemplateName } from '../../db/entities.ts';
 import { findSendable, markAttemptFailed, markSentStatement, setIntentStatus } from '../intents/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
@@ -87,7 +87,7 @@ export function emailProcessor(
   options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs' | 'unsubscribeUrl'>,
 ) {
   const { orm, mailer, log } = options;
-  return async (task: EmailTaskOf, token?: string): Promise<SendResult> => {
+  return async (task: EmailTaskOf): Promise<SendResult> => {
     const { key } = task.data;
     try {
       return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em, claim) => {
@@ -124,12 +124,8 @@ export function emailProcessor(
       });
     } catch (error) {
       // Another holder is sending this key, or took it over: not an attempt of
-      // ours. Come back when its lease ends, without spending an attempt.
-      if (error instanceof IdempotencyInProgressError || error instanceof IdempotencyLeaseLostError) {
-        const waitMs = error instanceof IdempotencyInProgressError ? error.retryAfterMs : SEND_LEASE_MS;
-        await task.moveToDelayed(Date.now() + Math.max(250, waitMs), token);
-        throw new DelayedError();
-      }
+      // ours, nothing to record. The worker's retry-later rule brings it back.
+      if (retryLaterOf(error)) throw error;
       const final = isPermanent(error) || task.attemptsMade + 1 >= (task.opts.attempts ?? 1);
       const reason = (error as Error)?.message ?? String(error);
       const template = await markAttemptFailed(orm.em.fork(), key, reason, final).catch(

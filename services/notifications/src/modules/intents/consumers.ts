@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotencyInProgressError, IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
+import { IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
 import {
   backoffBound,
   DeferError,
   type EventHandlers,
+  HANDLER_LEASE_MS,
   type Logger,
   type MessageContext,
   PermanentError,
   type RandomSource,
-  RetryLaterError,
 } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
 import type { EmailQueue, EmailRequest } from '../email/queue.ts';
@@ -31,13 +31,6 @@ export interface NotificationHandlersOptions {
   log: Logger;
   random?: RandomSource;
 }
-
-/**
- * A handler's transaction is short (a few statements): its holder commits
- * within milliseconds or its session dies and rolls back. The lease only
- * bounds a frozen holder; a duplicate that meets a live one comes back soon.
- */
-const HANDLER_LEASE_MS = 10_000;
 
 /**
  * The notifications service's event handlers. Each runs once per event id
@@ -73,10 +66,9 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
 
   const handle = async (
     event: Pick<CloudEvent, 'id'>,
-    context: MessageContext,
     work: (em: EntityManager, refused: Decided['refused']) => Promise<EmailRequest[]>,
   ): Promise<void> => {
-    const decided = await once(batcher, event.id, context, async (em) => {
+    const decided = await once(batcher, event.id, async (em) => {
       const refused: Decided['refused'] = [];
       return { requests: await work(em, refused), refused };
     });
@@ -113,15 +105,15 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   };
 
   return {
-    'job.posted.v1': (event, context) =>
-      handle(event, context, async (em) => {
+    'job.posted.v1': (event) =>
+      handle(event, async (em) => {
         const { jobId: postingId, tenantId, title, contactEmail, postedAt } = event.data;
         await upsertPosting(em, { postingId, tenantId, title, contactEmail, postedAt });
         return [];
       }),
 
-    'candidate.registered.v1': (event, context) =>
-      handle(event, context, async (em, refused) => {
+    'candidate.registered.v1': (event) =>
+      handle(event, async (em, refused) => {
         const { candidateId, tenantId, name, email } = event.data;
         await upsertCandidate(em, event.data);
         return intend(em, refused, {
@@ -135,7 +127,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'match.found.v1': (event, context) =>
-      handle(event, context, async (em, refused) => {
+      handle(event, async (em, refused) => {
         const { jobId: postingId, candidateId, tenantId, score } = event.data;
         const [candidate, posting] = await Promise.all([
           findCandidate(em, candidateId),
@@ -161,7 +153,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'job.matched.v1': (event, context) =>
-      handle(event, context, async (em, refused) => {
+      handle(event, async (em, refused) => {
         const { jobId: postingId, tenantId, matchCount, computedAt } = event.data;
         const posting = await findPosting(em, postingId);
         if (!posting) throw waitFor(context, `posting ${postingId}`);
@@ -196,34 +188,24 @@ interface Once {
 /**
  * The work once per event id, in one transaction with the claim (shared with
  * the other messages of its receive batch). A duplicate delivered while the
- * first runs is told to come back shortly (1 s, doubling with each retry,
- * at most the lease) rather than after the full lease. `fresh`: this call ran
- * the work (not a stored result of an earlier delivery).
+ * first runs gets idempotency's "in progress", which the consumer's
+ * retry-later rule turns into a short wait. `fresh`: this call ran the work
+ * (not a stored result of an earlier delivery).
  */
 async function once<T extends object>(
   batcher: IdempotentBatcher,
   eventId: string,
-  context: MessageContext,
   work: (em: EntityManager) => Promise<T>,
 ): Promise<Partial<T> & Once> {
-  try {
-    // Each run of the work marks its result: the stored one is this call's own
-    // when it carries the mark of this call's last run (a batch rolled back and
-    // retried alone runs the work twice; a duplicate gets another's result).
-    let lastRun = '';
-    const result = await batcher.run(eventId, async (em) => {
-      lastRun = randomUUID();
-      return { ...(await work(em)), run: lastRun };
-    });
-    if (Array.isArray(result)) return { stored: result, fresh: false } as unknown as Partial<T> & Once;
-    const { run, ...rest } = result;
-    return { ...(rest as unknown as T), fresh: run === lastRun };
-  } catch (error) {
-    if (!(error instanceof IdempotencyInProgressError)) throw error;
-    // Each retry is a re-sent copy (deferred-count + 1), so that count doubles the wait.
-    const delayMs = Math.min(HANDLER_LEASE_MS, 1000 * 2 ** context.deferredCount);
-    throw new RetryLaterError(delayMs, `event ${eventId} is being handled by another delivery`, {
-      cause: error,
-    });
-  }
+  // Each run of the work marks its result: the stored one is this call's own
+  // when it carries the mark of this call's last run (a batch rolled back and
+  // retried alone runs the work twice; a duplicate gets another's result).
+  let lastRun = '';
+  const result = await batcher.run(eventId, async (em) => {
+    lastRun = randomUUID();
+    return { ...(await work(em)), run: lastRun };
+  });
+  if (Array.isArray(result)) return { stored: result, fresh: false } as unknown as Partial<T> & Once;
+  const { run, ...rest } = result;
+  return { ...(rest as unknown as T), fresh: run === lastRun };
 }
