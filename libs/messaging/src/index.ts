@@ -27,6 +27,8 @@ export {
 } from './event-log/prune.ts';
 export type { EventLogPage, LoggedEvent } from './event-log/routes.ts';
 export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.ts';
+export type { Inbox, InboxOptions } from './inbox.ts';
+export { IDEMPOTENCY_PRUNE_INTERVAL_MS, startInbox, VISIBILITY_RESIZE_INTERVAL_MS } from './inbox.ts';
 export type { Logger } from './logger.ts';
 export { enqueueEvent, outboxInsert } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';
