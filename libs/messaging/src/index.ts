@@ -12,6 +12,7 @@ export {
 } from './bullmq/defaults.ts';
 export type { BulkTask, DeadLetter, TaskQueue, TaskQueueOptions } from './bullmq/queue.ts';
 export { createTaskQueue } from './bullmq/queue.ts';
+export { dropRetiredQueue } from './bullmq/retired.ts';
 export { taskIdFor } from './bullmq/task-id.ts';
 export type { TaskWorker, TaskWorkerOptions } from './bullmq/worker.ts';
 export {

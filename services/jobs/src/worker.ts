@@ -1,7 +1,7 @@
 import { startInbox } from '@hireflow/messaging';
 import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import { dropRetiredAutoCloseQueue } from './compat/retired-auto-close-queue.ts';
 import type { Config } from './config.ts';
-import { startAutoCloseWorker } from './modules/postings/auto-close.ts';
 import { postingHandlers } from './modules/postings/consumers.ts';
 import { closeOverduePostings } from './modules/postings/service.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
@@ -12,13 +12,6 @@ const AUTO_CLOSE_BATCH = 100;
 export async function startWorker(config: Config, deps: ServiceDeps): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
   const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
-  const autoClose = startAutoCloseWorker({
-    orm: deps.orm,
-    redisUrl: config.REDIS_URL,
-    prefix: config.REDIS_PREFIX,
-    feed,
-    log,
-  });
   const inbox = await startInbox(deps, {
     handlers: postingHandlers(deps.orm, feed, log, { mediaPublicUrl: config.MEDIA_PUBLIC_URL }),
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
@@ -37,11 +30,9 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
           }
         },
       },
+      dropRetiredAutoCloseQueue(deps.redis, config.REDIS_PREFIX),
     ],
     log,
   });
-  return inbox.closeables([
-    { name: 'auto-close-worker', close: async () => void (await autoClose.close()) },
-    { name: 'status-feed', close: () => feed.close() },
-  ]);
+  return inbox.closeables([{ name: 'status-feed', close: () => feed.close() }]);
 }

@@ -3,6 +3,7 @@ import { createEvent } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
 import type { MessageContext } from '@hireflow/messaging';
 import { describe, expect, it } from 'vitest';
+import { INBOX_RESULTS_AS_DECISIONS } from '../src/db/migrations.ts';
 import { notificationHandlers } from '../src/modules/intents/consumers.ts';
 import { jobPosted, useNotificationsHarness, waitForSent } from './harness.ts';
 
@@ -67,7 +68,7 @@ describe('the posting summary', () => {
 });
 
 describe('a redelivery of an event handled before decisions carried their refusals', () => {
-  it('queues the emails of the stored result (a bare list of requests) again', async () => {
+  it('queues the emails of the stored result (a bare list of requests), once migration 1004 converted it', async () => {
     const queued: { key: string; template: string }[] = [];
     const handlers = notificationHandlers({
       orm: h.deps.orm,
@@ -84,6 +85,8 @@ describe('a redelivery of an event handled before decisions carried their refusa
        VALUES (?, 'completed', nextval('processed_message_fencing_token_seq'), ?::jsonb, now(), now(), now() + interval '1 day')`,
       [posted.id, JSON.stringify(stored)],
     );
+    // The service ran its migrations at start, before this row existed: the one step again.
+    await h.deps.orm.em.fork().execute(INBOX_RESULTS_AS_DECISIONS);
     await handlers['job.posted.v1']!(posted, context);
     expect(queued).toEqual(stored);
   });

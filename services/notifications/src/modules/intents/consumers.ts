@@ -73,11 +73,8 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       return { requests: await work(em, refused), refused };
     });
     // A duplicate gets the stored decision: its refusals were reported by the delivery that made it.
-    if (decided.fresh) for (const refusal of decided.refused ?? []) signals.email.publish(refusal);
-    // Results stored before decisions carried refusals are the list of requests itself.
-    await emails.enqueue(
-      Array.isArray(decided.stored) ? (decided.stored as EmailRequest[]) : (decided.requests ?? []),
-    );
+    if (decided.fresh) for (const refusal of decided.refused) signals.email.publish(refusal);
+    await emails.enqueue(decided.requests);
   };
 
   const intend = async (
@@ -179,12 +176,6 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   };
 }
 
-/** How a call of `once` got its result; `stored`: a result stored by an earlier version (a bare list). */
-interface Once {
-  fresh: boolean;
-  stored?: unknown[];
-}
-
 /**
  * The work once per event id, in one transaction with the claim (shared with
  * the other messages of its receive batch). A duplicate delivered while the
@@ -196,7 +187,7 @@ async function once<T extends object>(
   batcher: IdempotentBatcher,
   eventId: string,
   work: (em: EntityManager) => Promise<T>,
-): Promise<Partial<T> & Once> {
+): Promise<T & { fresh: boolean }> {
   // Each run of the work marks its result: the stored one is this call's own
   // when it carries the mark of this call's last run (a batch rolled back and
   // retried alone runs the work twice; a duplicate gets another's result).
@@ -205,7 +196,6 @@ async function once<T extends object>(
     lastRun = randomUUID();
     return { ...(await work(em)), run: lastRun };
   });
-  if (Array.isArray(result)) return { stored: result, fresh: false } as unknown as Partial<T> & Once;
   const { run, ...rest } = result;
   return { ...(rest as unknown as T), fresh: run === lastRun };
 }
