@@ -28,6 +28,7 @@ export {
 } from './event-log/prune.ts';
 export type { EventLogPage, LoggedEvent } from './event-log/routes.ts';
 export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.ts';
+export { HANDLER_LEASE_MS, handleOnce } from './handle-once.ts';
 export type { Inbox, InboxOptions } from './inbox.ts';
 export { IDEMPOTENCY_PRUNE_INTERVAL_MS, startInbox, VISIBILITY_RESIZE_INTERVAL_MS } from './inbox.ts';
 export type { Logger } from './logger.ts';
@@ -48,7 +49,6 @@ export { outboxStats } from './outbox/store.ts';
 export type { RetryLaterOptions } from './retry-later.ts';
 export {
   DeferError,
-  HANDLER_LEASE_MS,
   RETRY_LATER_BASE_MS,
   RETRY_LATER_CAP_MS,
   RETRY_LATER_MIN_MS,

@@ -6,14 +6,6 @@
 // `maxRetryLaters`). The delay is decided here, once.
 import { MessagingError } from './errors.ts';
 
-/**
- * The lease of an inbox handler's idempotency claim: its transaction is a few
- * statements, so its holder commits within milliseconds or its session dies
- * and rolls back. The lease only bounds a frozen holder; a duplicate that
- * meets a live one comes back later (`RETRY_LATER_*`), well before it ends.
- */
-export const HANDLER_LEASE_MS = 10_000;
-
 /** The first wait of a retry-later that asks for no delay; each wait after it doubles. */
 export const RETRY_LATER_BASE_MS = 1000;
 /** The longest wait of a retry-later that asks for no delay. */

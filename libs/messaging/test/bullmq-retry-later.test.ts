@@ -1,31 +1,17 @@
-import { uniqueName, waitFor } from '@hireflow/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTaskQueue, createTaskWorker, retryLater } from '../src/index.ts';
+import { waitFor } from '@hireflow/testing';
+import { describe, expect, it } from 'vitest';
+import { createTaskWorker, retryLater } from '../src/index.ts';
+import { REDIS, useTaskQueues } from './task-queues.ts';
 
 // The retry-later rule on the BullMQ side: a task that asks to come back
 // later is moved to delayed, spends no attempt and is no failure; a task
 // that never stops asking ends as a dead letter all the same.
 
-const REDIS = 'redis://127.0.0.1:6379';
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-function setup(label: string, attempts: number) {
-  const name = uniqueName(label);
-  const prefix = `hftest-${uniqueName('bull')}`;
-  const queue = createTaskQueue<{ n: number }>({ name, connection: REDIS, prefix, attempts });
-  cleanups.push(async () => {
-    await queue.queue.obliterate({ force: true });
-    await queue.close();
-  });
-  return { name, prefix, queue };
-}
+const { setup, cleanups } = useTaskQueues();
 
 describe('BullMQ worker: retry later', () => {
   it('moves a task that asks to come back later to delayed, without spending an attempt', async () => {
-    const { name, prefix, queue } = setup('retry-later', 1);
+    const { name, prefix, queue } = setup<{ n: number }>('retry-later', { attempts: 1 });
     const runs: { attemptsMade: number; startedAt: number }[] = [];
     const failed: string[] = [];
     const worker = createTaskWorker<{ n: number }>({
@@ -57,7 +43,7 @@ describe('BullMQ worker: retry later', () => {
   });
 
   it('counts a retry-later as a failed attempt once the task has waited maxRetryLaters times', async () => {
-    const { name, prefix, queue } = setup('retry-later-bound', 1);
+    const { name, prefix, queue } = setup<{ n: number }>('retry-later-bound', { attempts: 1 });
     let runs = 0;
     const worker = createTaskWorker<{ n: number }>({
       name,

@@ -1,28 +1,11 @@
-import { uniqueName, waitFor } from '@hireflow/testing';
+import { waitFor } from '@hireflow/testing';
 import type { Job } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backoffBound } from '../src/backoff.ts';
-import { createTaskQueue, createTaskWorker, PermanentError, taskIdFor } from '../src/index.ts';
+import { createTaskWorker, PermanentError, taskIdFor } from '../src/index.ts';
+import { REDIS, useTaskQueues } from './task-queues.ts';
 
-const REDIS = 'redis://127.0.0.1:6379';
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-function setup<Data>(
-  label: string,
-  options: { attempts?: number; backoff?: { base: number; cap: number } } = {},
-) {
-  const name = uniqueName(label);
-  const prefix = `hftest-${uniqueName('bull')}`;
-  const queue = createTaskQueue<Data>({ name, connection: REDIS, prefix, ...options });
-  cleanups.push(async () => {
-    await queue.queue.obliterate({ force: true });
-    await queue.close();
-  });
-  return { name, prefix, queue };
-}
+const { setup, cleanups } = useTaskQueues();
 
 describe('BullMQ conventions', () => {
   it('derives job ids from intent keys: no colons, stable, collision-free, and a duplicate add is a no-op', async () => {

@@ -27,6 +27,29 @@ async function harness(
   return { queue, spy, consumer };
 }
 
+/** A handler that throws `error` on its first run and handles the copy: what was reported and re-sent. */
+async function firstRunThrows(label: string, error: Error) {
+  let runs = 0;
+  const { queue, spy, consumer } = await harness(label, {
+    'job.closed.v1': () => {
+      runs += 1;
+      if (runs === 1) throw error;
+    },
+  });
+  const event = jobClosed();
+  try {
+    await sendEvent(env.aws.sqs, queue.url, event);
+    await spy.waitForHandled(event.id, 20_000);
+  } finally {
+    await consumer.close();
+  }
+  const resent = env.calls.filter(
+    (c) =>
+      c.name === 'SendMessageCommand' && c.input.QueueUrl === queue.url && c.input.DelaySeconds !== undefined,
+  );
+  return { queue, records: spy.all({ eventId: event.id }), resent };
+}
+
 describe('SQS consumer: poison and typed outcomes', () => {
   it('dead-letters a malformed body and an unknown type at once, with a reason, never retried', async () => {
     const { queue, spy, consumer } = await harness('poison', { 'job.closed.v1': () => undefined });
@@ -140,36 +163,15 @@ describe('SQS consumer: poison and typed outcomes', () => {
   });
 
   it('on retryLater(reason, afterMs) re-sends it with the asked delay (no receive burnt), then handles the copy', async () => {
-    let runs = 0;
-    const { queue, spy, consumer } = await harness('retry-later', {
-      'job.closed.v1': () => {
-        runs += 1;
-        if (runs === 1) throw retryLater('projection not ready', 1000);
-      },
-    });
-    const event = jobClosed();
-    try {
-      await sendEvent(env.aws.sqs, queue.url, event);
-      await spy.waitForHandled(event.id, 20_000);
-    } finally {
-      await consumer.close();
-    }
+    const { queue, records, resent } = await firstRunThrows(
+      'retry-later',
+      retryLater('projection not ready', 1000),
+    );
     // Reported once the re-send settled (its copy comes back a second later): sorted.
-    expect(
-      spy
-        .all({ eventId: event.id })
-        .map((r) => [r.outcome, r.receiveCount])
-        .sort(),
-    ).toEqual([
+    expect(records.map((r) => [r.outcome, r.receiveCount]).sort()).toEqual([
       ['handled', 1],
       ['retry-later', 1],
     ]);
-    const resent = env.calls.filter(
-      (c) =>
-        c.name === 'SendMessageCommand' &&
-        c.input.QueueUrl === queue.url &&
-        c.input.DelaySeconds !== undefined,
-    );
     expect(resent.map((c) => c.input.DelaySeconds)).toEqual([1]);
     expect(
       env.calls.filter((c) => c.name === 'ChangeMessageVisibilityCommand' && c.input.QueueUrl === queue.url),
@@ -177,36 +179,18 @@ describe('SQS consumer: poison and typed outcomes', () => {
   });
 
   it("brings a message held by another delivery back after the rule's 1 s, not its whole lease, and counts no failure", async () => {
-    let runs = 0;
-    const { queue, spy, consumer } = await harness('in-progress', {
-      'job.closed.v1': () => {
-        runs += 1;
-        // As @hireflow/idempotency throws it: retryable, the holder's remaining lease as the hint.
-        if (runs === 1)
-          throw Object.assign(new Error('held by another holder'), { retryable: true, retryAfterMs: 30_000 });
-      },
+    // As @hireflow/idempotency throws it: retryable, the holder's remaining lease as the hint.
+    const held = Object.assign(new Error('held by another holder'), {
+      retryable: true,
+      retryAfterMs: 30_000,
     });
-    const event = jobClosed();
-    try {
-      await sendEvent(env.aws.sqs, queue.url, event);
-      await spy.waitForHandled(event.id, 20_000);
-    } finally {
-      await consumer.close();
-    }
-    const later = spy.all({ eventId: event.id, outcome: 'retry-later' });
+    const { records, resent } = await firstRunThrows('in-progress', held);
+    const later = records.filter((r) => r.outcome === 'retry-later');
     expect(later.map((r) => [r.delaySeconds, r.failedCount])).toEqual([[1, undefined]]);
-    const resent = env.calls.filter(
-      (c) =>
-        c.name === 'SendMessageCommand' &&
-        c.input.QueueUrl === queue.url &&
-        c.input.DelaySeconds !== undefined,
-    );
-    expect(
-      resent.map((c) => [
-        c.input.DelaySeconds,
-        (c.input.MessageAttributes as Record<string, unknown> | undefined)?.['failed-count'],
-      ]),
-    ).toEqual([[1, undefined]]);
+    const attributes = (c: (typeof resent)[number]) => c.input.MessageAttributes as Record<string, unknown>;
+    expect(resent.map((c) => [c.input.DelaySeconds, attributes(c)['failed-count']])).toEqual([
+      [1, undefined],
+    ]);
   });
 
   it('defers without burning receives, then dead-letters once the bounded wait is over', async () => {

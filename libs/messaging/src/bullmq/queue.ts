@@ -64,6 +64,16 @@ export interface TaskQueue<Data> {
    * trace it was added in, never another job's.
    */
   addBulk(jobs: BulkTask<Data>[]): Promise<string[]>;
+  /**
+   * For a sweep that adds lost work again: gets the intent key's id ready for
+   * a new add. `free`: no task holds it (none, or a completed or orphaned
+   * one, now removed: BullMQ ignores an add whose id exists); `failed`: a dead letter
+   * holds it (`retryDeadLetter`, or leave it to be read); `pending`: waiting,
+   * delayed or running, it will run.
+   */
+  makeRoom(intentKey: string): Promise<'free' | 'failed' | 'pending'>;
+  /** Runs the dead letter of an intent key again (BullMQ's retry of a failed job). */
+  retryDeadLetter(intentKey: string): Promise<void>;
   /** Jobs that failed for good (attempts exhausted or permanent failure). */
   deadLetterCount(): Promise<number>;
   deadLetters(start?: number, end?: number): Promise<DeadLetter<Data>[]>;
@@ -139,6 +149,19 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
       } finally {
         for (const { span } of traced) span.end();
       }
+    },
+    async makeRoom(intentKey) {
+      const job = await queue.getJob(taskIdFor(intentKey));
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'failed') return 'failed';
+      if (state !== 'completed' && state !== 'missing' && state !== 'unknown') return 'pending';
+      // A completed task, or one in no state (its hash orphaned): either would swallow the add.
+      // Another sweeper may have removed it (and added it again) meanwhile: harmless either way.
+      if (job) await job.remove().catch(() => undefined);
+      return 'free';
+    },
+    async retryDeadLetter(intentKey) {
+      await (await queue.getJob(taskIdFor(intentKey)))?.retry('failed');
     },
     deadLetterCount: () => queue.getFailedCount(),
     async deadLetters(start = 0, end = 99) {

@@ -6,7 +6,6 @@
 // Waiting, delayed and active tasks are left to run. Adding is idempotent by
 // task id, so workers sweeping at once do no harm.
 import type { EntityManager } from '@hireflow/db';
-import { taskIdFor } from '@hireflow/messaging';
 import { uncomputed } from '../profiles/store.ts';
 import { computationKey, type MatchQueue, type MatchTask } from './queue.ts';
 
@@ -22,11 +21,8 @@ export async function requeueUncomputed(
       row.kind === 'posting'
         ? { kind: 'posting', tenantId: row.tenant_id, postingId: row.id }
         : { kind: 'candidate', tenantId: row.tenant_id, candidateId: row.id };
-    const existing = await queue.tasks.queue.getJob(taskIdFor(computationKey(row.kind, row.event_id)));
-    const state = existing ? await existing.getState() : 'missing';
-    if (state !== 'completed' && state !== 'missing' && state !== 'unknown') continue;
-    // A completed task of this id ran before the row needed it again: BullMQ would ignore a new one.
-    if (existing && state === 'completed') await existing.remove().catch(() => undefined);
+    // A completed task of this id ran before the row needed it again: makeRoom removes it.
+    if ((await queue.tasks.makeRoom(computationKey(row.kind, row.event_id))) !== 'free') continue;
     await queue.add(task, row.event_id);
     requeued.push(`${row.kind}:${row.id}`);
   }

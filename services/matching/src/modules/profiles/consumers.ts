@@ -1,6 +1,5 @@
 import type { MikroORM } from '@hireflow/db';
-import { idempotent } from '@hireflow/idempotency';
-import { type EventHandlers, HANDLER_LEASE_MS } from '@hireflow/messaging';
+import { type EventHandlers, handleOnce } from '@hireflow/messaging';
 import type { MatchQueue } from '../matches/queue.ts';
 import { closePosting, insertCandidate, insertPosting, lockTenant } from './store.ts';
 
@@ -14,13 +13,11 @@ import { closePosting, insertCandidate, insertPosting, lockTenant } from './stor
  */
 export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }): EventHandlers {
   const { orm, queue } = options;
-  const once = <T>(eventId: string, work: Parameters<typeof idempotent<T>>[2]) =>
-    idempotent(orm, { key: eventId, transactional: true, leaseMs: HANDLER_LEASE_MS }, work);
 
   return {
     'job.posted.v1': async (event) => {
       const { jobId: postingId, tenantId, title, description, skills, postedAt } = event.data;
-      await once(event.id, (em) =>
+      await handleOnce(orm, event, (em) =>
         insertPosting(em, { postingId, tenantId, title, description, skills, postedAt, eventId: event.id }),
       );
       await queue.add({ kind: 'posting', tenantId, postingId }, event.id);
@@ -29,7 +26,7 @@ export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }):
     // Only what matching reads: never the candidate's name or email.
     'candidate.registered.v1': async (event) => {
       const { candidateId, tenantId, headline, skills } = event.data;
-      await once(event.id, (em) =>
+      await handleOnce(orm, event, (em) =>
         insertCandidate(em, { candidateId, tenantId, headline, skills, eventId: event.id }),
       );
       await queue.add({ kind: 'candidate', tenantId, candidateId }, event.id);
@@ -39,7 +36,7 @@ export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }):
     // learns at its next sync, and a posting closed before its computation
     // never gets one.
     'job.closed.v1': async (event) => {
-      await once(event.id, async (tx) => {
+      await handleOnce(orm, event, async (tx) => {
         await lockTenant(tx, event.data.tenantId);
         const { jobId: postingId, tenantId, closedAt } = event.data;
         return closePosting(tx, { postingId, tenantId, closedAt });

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@hireflow/db';
-import { taskIdFor } from '@hireflow/messaging';
 import { finishFailed } from '../uploads/service.ts';
 import { findUploadById, stalePendingUploads } from '../uploads/store.ts';
 import { enqueueResize, type ResizeQueue, resizeIntent } from './queue.ts';
@@ -21,11 +20,9 @@ export async function sweepPendingUploads(
 ): Promise<{ requeued: string[]; failed: string[] }> {
   const result = { requeued: [] as string[], failed: [] as string[] };
   for (const row of await stalePendingUploads(em, options.olderThanMs, options.limit ?? 100)) {
-    const task = await queue.queue.getJob(taskIdFor(resizeIntent(row.id)));
-    const state = task ? await task.getState() : 'missing';
-    if (state === 'missing' || state === 'completed') {
-      // A completed task of a pending upload cannot finish it again: make room for a new one.
-      if (task) await task.remove();
+    // A completed task of a pending upload cannot finish it again: makeRoom removes it.
+    const state = await queue.makeRoom(resizeIntent(row.id));
+    if (state === 'free') {
       await enqueueResize(queue, { uploadId: row.id, tenantId: row.tenant_id });
       result.requeued.push(row.id);
     } else if (state === 'failed') {

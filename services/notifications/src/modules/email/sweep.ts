@@ -1,5 +1,4 @@
 import type { EntityManager } from '@hireflow/db';
-import { taskIdFor } from '@hireflow/messaging';
 import { stuckIntents } from '../intents/store.ts';
 import type { EmailQueue } from './queue.ts';
 
@@ -22,18 +21,11 @@ export async function requeueStuckEmails(
   const stuck = await stuckIntents(em, { olderThanMs: options.olderThanMs, limit: options.limit ?? 100 });
   const requeued: string[] = [];
   for (const { key, template } of stuck) {
-    const task = await emails.tasks.queue.getJob(taskIdFor(key));
-    const state = task ? await task.getState() : 'missing';
-    if (state === 'failed') {
-      await task!.retry('failed');
-    } else if (state === 'completed' || state === 'missing' || state === 'unknown') {
-      // A completed task under this id belongs to an earlier record of the key:
-      // BullMQ would ignore a new task with its id, so it goes first.
-      if (task && state === 'completed') await task.remove().catch(() => undefined);
-      await emails.enqueue([{ key, template }]);
-    } else {
-      continue; // waiting, delayed, active, prioritized: it will run
-    }
+    // A completed task under this id belongs to an earlier record of the key: makeRoom removes it.
+    const state = await emails.tasks.makeRoom(key);
+    if (state === 'failed') await emails.tasks.retryDeadLetter(key);
+    else if (state === 'free') await emails.enqueue([{ key, template }]);
+    else continue; // waiting, delayed, active: it will run
     requeued.push(key);
   }
   return requeued;
