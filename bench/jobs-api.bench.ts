@@ -7,7 +7,7 @@
 // rate-limit in Redis, validate, and one transaction writing the posting and
 // its outbox row in one statement (auto-close is the worker's sweep).
 import autocannon from 'autocannon';
-import { jobBody as body, startTargets } from './jobs-targets.ts';
+import { postingBody as body, startTargets } from './jobs-targets.ts';
 import { type BenchReport, round } from './report.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -66,7 +66,10 @@ export default async function jobsApiBench(): Promise<BenchReport> {
     non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
   });
   const bareRow = summary('bare Fastify + 1 pg INSERT (pool 10)', runs.bare);
-  const workRow = summary("bare Fastify + POST /v1/jobs' database work (postJob, jobs' pool)", runs.work);
+  const workRow = summary(
+    "bare Fastify + POST /v1/jobs' database work (createPosting, jobs' pool)",
+    runs.work,
+  );
   const jobsRow = summary(
     'POST /v1/jobs (auth, rate limit, validation, one statement: posting + outbox)',
     runs.jobs,

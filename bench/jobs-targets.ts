@@ -1,13 +1,13 @@
 // The HTTP targets compared on the main path: the jobs API (POST /v1/jobs,
 // role api, its own database and Redis prefix), a bare Fastify route doing
 // one Postgres INSERT (pool 10, like the jobs process), and a bare route doing
-// only POST /v1/jobs' database work (postJob: the posting and its outbox row,
+// only POST /v1/jobs' database work (createPosting: the posting and its outbox row,
 // the same statement on the jobs process' own pool), which splits the gap
 // between the first two into the database work and everything around it.
 // Used by the jobs-api bench and by the load curve (bench/load-curve.ts).
 import { randomBytes } from 'node:crypto';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
-import { postJob } from '@hireflow/jobs/postings';
+import { createPosting } from '@hireflow/jobs/postings';
 import { jobsService } from '@hireflow/jobs/service';
 import { connectDeps, createLogger } from '@hireflow/runtime';
 import Fastify from 'fastify';
@@ -15,7 +15,7 @@ import pg from 'pg';
 
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 
-export const jobBody = JSON.stringify({
+export const postingBody = JSON.stringify({
   title: 'Backend engineer',
   description: 'Node.js, Postgres, event-driven systems.',
   skills: ['node', 'postgres'],
@@ -69,10 +69,10 @@ export async function startTargets(): Promise<Targets> {
     return { id: rows[0].id };
   });
   bare.post('/posting', async (request, reply) => {
-    const posting = await postJob(
+    const posting = await createPosting(
       deps.orm.em.fork(),
       { tenantId: issued.tenantId, contactEmail: 'bench@example.test' },
-      request.body as Parameters<typeof postJob>[2],
+      request.body as Parameters<typeof createPosting>[2],
       config.JOB_AUTO_CLOSE_AFTER_MS,
     );
     reply.code(202);

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { type LoadPoint, loadChart } from './chart.ts';
-import { jobBody, startTargets } from './jobs-targets.ts';
+import { postingBody, startTargets } from './jobs-targets.ts';
 
 const label = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'after';
 const RATES = (process.env.BENCH_RATES ?? '100,200,400,600,800,1000,1300,1600,2000').split(',').map(Number);
@@ -23,7 +23,7 @@ async function step(
     url: target.url,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...target.headers },
-    body: jobBody,
+    body: postingBody,
     connections: CONNECTIONS,
     overallRate: rate,
     duration: DURATION_S,

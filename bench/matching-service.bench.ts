@@ -83,10 +83,10 @@ async function measure(orm: MikroORM, client: pg.Client, size: number) {
   const out = new Float32Array(size);
   for (let i = 0; i <= COMPUTATIONS; i++) {
     const text = makePosting(random);
-    const jobId = randomUUID();
+    const postingId = randomUUID();
     const [query] = await embedder.embedPostings([text]);
     await insertPosting(orm.em.fork(), {
-      jobId,
+      postingId,
       tenantId,
       ...text,
       skills: [...text.skills],
@@ -96,7 +96,7 @@ async function measure(orm: MikroORM, client: pg.Client, size: number) {
     const [scan] = await time(() =>
       cache.use(tenantId, async (state) => state.candidates.dotAll(query!.vector, out)),
     );
-    const [compute, result] = await time(() => computePosting(context, tenantId, jobId));
+    const [compute, result] = await time(() => computePosting(context, tenantId, postingId));
     if (i === 0) continue; // the first one loads the tenant
     bareScan.push(scan);
     computation.push(compute);

@@ -41,11 +41,11 @@ const topology: Topology = {
 };
 
 function closedEvent() {
-  const jobId = randomUUID();
+  const postingId = randomUUID();
   return createEvent(
     'job.closed.v1',
-    { jobId, tenantId: randomUUID(), closedAt: new Date().toISOString() },
-    { source: 'hireflow/jobs', subject: jobId },
+    { jobId: postingId, tenantId: randomUUID(), closedAt: new Date().toISOString() },
+    { source: 'hireflow/jobs', subject: postingId },
   );
 }
 

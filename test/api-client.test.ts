@@ -107,15 +107,15 @@ describe('@hireflow/client through the one base URL', () => {
   });
 
   it('uploads an image to media and fetches its variant, through the same base URL', async () => {
-    const { id: jobId } = await client.jobs.post(job('With a logo'));
+    const { id: postingId } = await client.jobs.post(job('With a logo'));
     const upload = await client.uploads.create(PNG, {
       filename: 'logo.png',
-      owner: { type: 'job', id: jobId },
+      owner: { type: 'job', id: postingId },
       idempotencyKey: crypto.randomUUID(),
     });
     expect(upload.status).toBe('pending');
     const ready = await client.uploads.waitUntilFinished(upload.id, { intervalMs: 50, timeoutMs: 30_000 });
-    expect(ready).toMatchObject({ status: 'ready', ownerType: 'job', ownerId: jobId });
+    expect(ready).toMatchObject({ status: 'ready', ownerType: 'job', ownerId: postingId });
     const thumb = ready.variants.find((variant) => variant.name === 'thumb')!;
     expect(thumb.url.startsWith(`${h.baseUrl}/media/`)).toBe(true);
     const bytes = await fetch(thumb.url);

@@ -48,7 +48,7 @@ const KNOWN_FOLDER_CYCLES = [
   'folder cycle in @hireflow/matching: src/modules/embedding → src/modules/skills → src/modules/embedding',
   'folder cycle in @hireflow/matching: src/modules/matches → src/modules/profiles → src/modules/matches',
   'folder cycle in @hireflow/media: src/modules/resize → src/modules/uploads → src/modules/resize',
-  'folder cycle in @hireflow/notifications: src/modules/email → src/modules/notifications → src/modules/email',
+  'folder cycle in @hireflow/notifications: src/modules/email → src/modules/intents → src/modules/email',
 ];
 
 describe('each rule catches a violation', () => {

@@ -113,7 +113,7 @@ describe('pnpm start (the launcher)', () => {
     // The demo tenant's key works through the one base URL with the typed client, and the 202's
     // traceId names a trace the jobs process exported.
     const { client } = await demoClient(launcher.lines);
-    const { id: jobId, traceId } = await client.jobs.post(
+    const { id: postingId, traceId } = await client.jobs.post(
       { title: 'Boot', description: 'd', skills: [], location: 'x', remote: false },
       { idempotencyKey: `boot-${instance}` },
     );
@@ -126,10 +126,13 @@ describe('pnpm start (the launcher)', () => {
           { idempotencyKey: `boot-${instance}` },
         )
       ).id,
-    ).toBe(jobId);
-    for await (const change of client.jobs.events(jobId, { reconnect: false })) {
+    ).toBe(postingId);
+    for await (const change of client.jobs.events(postingId, { reconnect: false })) {
       // processing, or matched already: matching may have run before the stream opened.
-      expect(change).toMatchObject({ jobId, status: expect.stringMatching(/^(processing|matched)$/) });
+      expect(change).toMatchObject({
+        jobId: postingId,
+        status: expect.stringMatching(/^(processing|matched)$/),
+      });
       break;
     }
     await waitFor(() => otlp!.spans.some((s) => s.service === 'jobs' && s.traceId === traceId), {
@@ -170,7 +173,7 @@ describe('pnpm start (the launcher)', () => {
 
     // media, through the same base URL and key: an upload for the posting becomes its logo through
     // the whole path (media API → S3 → resize worker → outbox → SNS → jobs' inbox), in one trace.
-    const { upload, ready } = await uploadReady(client, { type: 'job', id: jobId });
+    const { upload, ready } = await uploadReady(client, { type: 'job', id: postingId });
     const uploadTrace = upload.traceId!;
     const thumb = ready.variants.find((v) => v.name === 'thumb')!;
     // Variant URLs are under the one base URL too.
@@ -178,9 +181,9 @@ describe('pnpm start (the launcher)', () => {
     const served = await fetch(thumb.url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/webp');
-    await waitFor(async () => (await client.jobs.get(jobId)).logo?.uploadId === upload.id, {
+    await waitFor(async () => (await client.jobs.get(postingId)).logo?.uploadId === upload.id, {
       timeoutMs: 30_000,
-      message: `the logo of ${jobId}`,
+      message: `the logo of ${postingId}`,
     });
     await waitFor(
       () => {

@@ -34,9 +34,9 @@ const unfitting = [
 const emailOf = (name: string) => [...fitting, ...unfitting].find((p) => p.name === name)!.email;
 
 /** Follows the posting's event stream until it says `matched`; returns the statuses seen. */
-async function followUntilMatched(client: HireflowClient, jobId: string): Promise<string[]> {
+async function followUntilMatched(client: HireflowClient, postingId: string): Promise<string[]> {
   const statuses: string[] = [];
-  for await (const change of client.jobs.events(jobId, { signal: AbortSignal.timeout(60_000) })) {
+  for await (const change of client.jobs.events(postingId, { signal: AbortSignal.timeout(60_000) })) {
     statuses.push(change.status);
     if (change.status === 'matched') break;
   }
@@ -65,23 +65,23 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
       expect(registered.created).toBe(true);
       ids.set(person.name, registered.id);
     }
-    const { id: jobId } = await client.jobs.post(role, { idempotencyKey: `e2e-${tag}` });
-    const statuses = await followUntilMatched(client, jobId);
+    const { id: postingId } = await client.jobs.post(role, { idempotencyKey: `e2e-${tag}` });
+    const statuses = await followUntilMatched(client, postingId);
     // processing first, unless matching was done before the stream opened
     expect(statuses.at(-1)).toBe('matched');
     expect(statuses.filter((s) => s !== 'processing')).toEqual(['matched']);
 
-    expect(await client.jobs.get(jobId)).toMatchObject({ status: 'matched', matchCount: 3 });
+    expect(await client.jobs.get(postingId)).toMatchObject({ status: 'matched', matchCount: 3 });
     // The read model is fed by match.found.v1 events, which may trail job.matched.v1.
     const matches = await waitFor(async () => {
-      const page = await client.jobs.matches(jobId);
+      const page = await client.jobs.matches(postingId);
       return page.items.length >= 3 ? page.items : undefined;
     });
     expect(matches.map((m) => m.candidate?.name)).toEqual(fitting.map((p) => p.name));
     expect(matches.map((m) => m.candidateId)).toEqual(fitting.map((p) => ids.get(p.name)));
     expect(matches.map((m) => m.score)).toEqual(matches.map((m) => m.score).sort((a, b) => b - a));
     const internal = (await (
-      await fetch(`${adminUrls.matching}/internal/matches?jobId=${jobId}`)
+      await fetch(`${adminUrls.matching}/internal/matches?postingId=${postingId}`)
     ).json()) as {
       items: { candidateId: string }[];
     };

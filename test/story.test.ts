@@ -270,7 +270,7 @@ describe('pnpm demo', () => {
     const published = jobTrace.spans.find((s) => s.operationName.startsWith('publish '));
     expect(published?.tags).toEqual(
       expect.arrayContaining([
-        { key: 'hireflow.job_id', type: 'string', value: printed.job.id },
+        { key: 'hireflow.posting_id', type: 'string', value: printed.job.id },
         { key: 'cloudevents.event_type', type: 'string', value: 'job.posted.v1' },
       ]),
     );

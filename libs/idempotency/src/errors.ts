@@ -37,7 +37,7 @@ export class IdempotencyConflictError extends Error {
 /**
  * This holder's lease expired and another holder claimed the key, so its
  * completion was refused (fenced). Retryable: the next attempt sees the other
- * holder's outcome, so a consumer treats it like any transient failure.
+ * holder's outcome, so a consumer comes back later (not a failure of its own).
  */
 export class IdempotencyLeaseLostError extends Error {
   readonly code = 'IDEMPOTENCY_LEASE_LOST';

@@ -4,30 +4,23 @@ export type { BackoffOptions, RandomSource } from './backoff.ts';
 export { backoffBound, fullJitter } from './backoff.ts';
 export type { RedisConnection } from './bullmq/connection.ts';
 export {
-  DEFAULT_JOB_ATTEMPTS,
-  DEFAULT_JOB_BACKOFF,
   DEFAULT_REMOVE_ON_COMPLETE,
   DEFAULT_REMOVE_ON_FAIL,
+  DEFAULT_TASK_ATTEMPTS,
+  DEFAULT_TASK_BACKOFF,
   FULL_JITTER,
 } from './bullmq/defaults.ts';
-export { jobIdFor } from './bullmq/job-id.ts';
-export type { BulkJob, DeadLetter, JobQueue, JobQueueOptions } from './bullmq/queue.ts';
-export { createJobQueue } from './bullmq/queue.ts';
-export type { JobWorker, JobWorkerOptions } from './bullmq/worker.ts';
+export type { BulkTask, DeadLetter, TaskQueue, TaskQueueOptions } from './bullmq/queue.ts';
+export { createTaskQueue } from './bullmq/queue.ts';
+export { dropRetiredQueue } from './bullmq/retired.ts';
+export { taskIdFor } from './bullmq/task-id.ts';
+export type { TaskWorker, TaskWorkerOptions } from './bullmq/worker.ts';
 export {
-  createJobWorker,
+  createTaskWorker,
   DEFAULT_WORKER_CLOSE_TIMEOUT_MS,
   DEFAULT_WORKER_CONCURRENCY,
 } from './bullmq/worker.ts';
-export {
-  DeferError,
-  isDependencyUnavailable,
-  isPermanent,
-  MessagingError,
-  PermanentError,
-  RetryLaterError,
-  retryAfterMs,
-} from './errors.ts';
+export { isDependencyUnavailable, isPermanent, MessagingError, PermanentError } from './errors.ts';
 export {
   DEFAULT_EVENT_LOG_RETENTION_DAYS,
   DEFAULT_EVENT_LOG_RETENTION_MS,
@@ -35,6 +28,9 @@ export {
 } from './event-log/prune.ts';
 export type { EventLogPage, LoggedEvent } from './event-log/routes.ts';
 export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.ts';
+export { HANDLER_LEASE_MS, handleOnce } from './handle-once.ts';
+export type { Inbox, InboxOptions } from './inbox.ts';
+export { IDEMPOTENCY_PRUNE_INTERVAL_MS, startInbox, VISIBILITY_RESIZE_INTERVAL_MS } from './inbox.ts';
 export type { Logger } from './logger.ts';
 export { enqueueEvent, outboxInsertStatement } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';
@@ -50,6 +46,17 @@ export {
   OutboxRelay,
 } from './outbox/relay.ts';
 export { outboxStats } from './outbox/store.ts';
+export type { RetryLaterOptions } from './retry-later.ts';
+export {
+  DeferError,
+  RETRY_LATER_BASE_MS,
+  RETRY_LATER_CAP_MS,
+  RETRY_LATER_MIN_MS,
+  RetryLaterError,
+  retryLater,
+  retryLaterDelayMs,
+  retryLaterOf,
+} from './retry-later.ts';
 export type { OutgoingEvent, PublishFailure, PublishResult } from './sns/publisher.ts';
 export { SNS_MAX_BATCH, SnsPublisher } from './sns/publisher.ts';
 export { SqsConsumer } from './sqs/consumer.ts';

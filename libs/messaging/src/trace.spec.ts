@@ -1,7 +1,7 @@
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeferError } from './errors.ts';
+import { DeferError } from './retry-later.ts';
 import { eventSpanAttributes, recordHandlerFailure } from './trace.ts';
 
 let tracing: ReturnType<typeof startTestTracing>;

@@ -7,7 +7,7 @@ import {
   type SpanOptions,
   SpanStatusCode,
 } from '@opentelemetry/api';
-import { DeferError } from './errors.ts';
+import { DeferError } from './retry-later.ts';
 
 /** The W3C trace context as carried on an outbox row and in message attributes. */
 export interface TraceCarrier {
@@ -34,7 +34,7 @@ export function extractTrace(carrier: TraceCarrier, base: Context = context.acti
 /** Ids of the event's `data` worth a span attribute: never a name, an email or a text. */
 const ID_FIELDS = {
   tenantId: 'hireflow.tenant_id',
-  jobId: 'hireflow.job_id',
+  jobId: 'hireflow.posting_id',
   candidateId: 'hireflow.candidate_id',
   matchId: 'hireflow.match_id',
   uploadId: 'hireflow.upload_id',

@@ -2,7 +2,7 @@ import { startTestTracing } from '@hireflow/telemetry/testing';
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobQueue, createJobWorker, jobIdFor } from '../src/index.ts';
+import { createTaskQueue, createTaskWorker, taskIdFor } from '../src/index.ts';
 
 const REDIS = 'redis://127.0.0.1:6379';
 let tracing: ReturnType<typeof startTestTracing>;
@@ -11,13 +11,13 @@ beforeAll(() => {
 });
 afterAll(() => tracing.stop());
 
-describe('JobQueue.addBulk', () => {
+describe('TaskQueue.addBulk', () => {
   it("adds the jobs of several callers at once, each job in its own caller's trace", async () => {
     const name = uniqueName('bulk');
     const prefix = `hftest-${uniqueName('bull')}`;
-    const queue = createJobQueue<{ n: number }>({ name, connection: REDIS, prefix });
+    const queue = createTaskQueue<{ n: number }>({ name, connection: REDIS, prefix });
     const seen = new Map<number, string | undefined>();
-    const worker = createJobWorker<{ n: number }>({
+    const worker = createTaskWorker<{ n: number }>({
       name,
       prefix,
       connection: REDIS,
@@ -35,7 +35,7 @@ describe('JobQueue.addBulk', () => {
       const ids = await queue.addBulk(
         callers.map(({ n, ctx }) => ({ name: 'send', data: { n }, intentKey: `bulk:${n}`, context: ctx })),
       );
-      expect(ids).toEqual([1, 2, 3].map((n) => jobIdFor(`bulk:${n}`)));
+      expect(ids).toEqual([1, 2, 3].map((n) => taskIdFor(`bulk:${n}`)));
       // A key added again (in bulk or alone) is a no-op, as with add.
       await queue.addBulk([{ name: 'send', data: { n: 1 }, intentKey: 'bulk:1', context: callers[0]!.ctx }]);
       for (const { span } of callers) span.end();
@@ -63,7 +63,7 @@ describe('JobQueue.addBulk', () => {
         // The job's processing is a child of its own add span, in its caller's trace.
         expect(adds.map((a) => a.spanContext().spanId)).toContain(processing[0]!.parentSpanContext?.spanId);
         expect(adds[0]!.kind).toBe(SpanKind.PRODUCER);
-        expect(adds[0]!.attributes['messaging.message.id']).toBe(jobIdFor(`bulk:${n}`));
+        expect(adds[0]!.attributes['messaging.message.id']).toBe(taskIdFor(`bulk:${n}`));
       }
       // The bulk itself records no span of its own.
       expect(spans.some((s) => s.name.startsWith('addBulk'))).toBe(false);

@@ -1,12 +1,9 @@
-import { uniqueName, waitFor } from '@hireflow/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createJobQueue, createJobWorker } from '../src/index.ts';
+import { waitFor } from '@hireflow/testing';
+import { describe, expect, it } from 'vitest';
+import { createTaskWorker } from '../src/index.ts';
+import { REDIS, useTaskQueues } from './task-queues.ts';
 
-const REDIS = 'redis://127.0.0.1:6379';
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const { setup, cleanups } = useTaskQueues();
 
 // Found by the chaos soak (docs/chaos.md): BullMQ takes a job back from a
 // worker that died holding it once (maxStalledCount 1); the second time it
@@ -15,16 +12,10 @@ afterEach(async () => {
 // job made a dead letter of a computation nothing was wrong with.
 describe('a job whose workers die holding it', () => {
   it('is taken back after a second stall too, and completes', async () => {
-    const name = uniqueName('stalled');
-    const prefix = `hftest-${uniqueName('bull')}`;
-    const queue = createJobQueue<{ n: number }>({ name, connection: REDIS, prefix });
-    cleanups.push(async () => {
-      await queue.queue.obliterate({ force: true });
-      await queue.close();
-    });
+    const { name, prefix, queue } = setup<{ n: number }>('stalled');
     let taken = 0;
     const start = (processor: () => Promise<unknown>, closeTimeoutMs?: number) => {
-      const worker = createJobWorker<{ n: number }>({
+      const worker = createTaskWorker<{ n: number }>({
         ...{ name, prefix, connection: REDIS, processor },
         ...{ lockDurationMs: 500, stalledIntervalMs: 300, closeTimeoutMs },
       });

@@ -1,35 +1,18 @@
-import { uniqueName, waitFor } from '@hireflow/testing';
+import { waitFor } from '@hireflow/testing';
 import type { Job } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backoffBound } from '../src/backoff.ts';
-import { createJobQueue, createJobWorker, jobIdFor, PermanentError } from '../src/index.ts';
+import { createTaskWorker, PermanentError, taskIdFor } from '../src/index.ts';
+import { REDIS, useTaskQueues } from './task-queues.ts';
 
-const REDIS = 'redis://127.0.0.1:6379';
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-function setup<Data>(
-  label: string,
-  options: { attempts?: number; backoff?: { base: number; cap: number } } = {},
-) {
-  const name = uniqueName(label);
-  const prefix = `hftest-${uniqueName('bull')}`;
-  const queue = createJobQueue<Data>({ name, connection: REDIS, prefix, ...options });
-  cleanups.push(async () => {
-    await queue.queue.obliterate({ force: true });
-    await queue.close();
-  });
-  return { name, prefix, queue };
-}
+const { setup, cleanups } = useTaskQueues();
 
 describe('BullMQ conventions', () => {
   it('derives job ids from intent keys: no colons, stable, collision-free, and a duplicate add is a no-op', async () => {
-    expect(jobIdFor('welcome-email:42')).toBe(jobIdFor('welcome-email:42'));
-    expect(jobIdFor('welcome-email:42')).not.toContain(':');
-    expect(jobIdFor('a:b')).not.toBe(jobIdFor('a_b'));
-    expect(jobIdFor('x'.repeat(500)).length).toBeLessThanOrEqual(120);
+    expect(taskIdFor('welcome-email:42')).toBe(taskIdFor('welcome-email:42'));
+    expect(taskIdFor('welcome-email:42')).not.toContain(':');
+    expect(taskIdFor('a:b')).not.toBe(taskIdFor('a_b'));
+    expect(taskIdFor('x'.repeat(500)).length).toBeLessThanOrEqual(120);
     const { queue } = setup<{ n: number }>('jobid');
     const first = await queue.add('send', { n: 1 }, { intentKey: 'welcome-email:cand-1' });
     const second = await queue.add('send', { n: 2 }, { intentKey: 'welcome-email:cand-1' });
@@ -40,7 +23,7 @@ describe('BullMQ conventions', () => {
   it('does not retry a permanent failure; keeps it as a counted dead letter', async () => {
     const { name, prefix, queue } = setup<{ n: number }>('permanent');
     let runs = 0;
-    const worker = createJobWorker<{ n: number }>({
+    const worker = createTaskWorker<{ n: number }>({
       name,
       prefix,
       connection: REDIS,
@@ -67,7 +50,7 @@ describe('BullMQ conventions', () => {
     const { name, prefix, queue } = setup<{ n: number }>('exhaust', { attempts: 4, backoff });
     const delays: { attemptsMade: number; delay: number }[] = [];
     const draws = [0.5, 0.99, 0.99];
-    const worker = createJobWorker<{ n: number }>({
+    const worker = createTaskWorker<{ n: number }>({
       name,
       prefix,
       connection: REDIS,
@@ -99,7 +82,7 @@ describe('BullMQ conventions', () => {
   it('close() returns within its timeout while a job is stuck', async () => {
     const { name, prefix, queue } = setup<{ n: number }>('stuck');
     let started = false;
-    const worker = createJobWorker<{ n: number }>({
+    const worker = createTaskWorker<{ n: number }>({
       name,
       prefix,
       connection: REDIS,

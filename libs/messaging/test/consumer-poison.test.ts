@@ -1,7 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { testTopology } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
-import { DeferError, PermanentError, RetryLaterError, SqsConsumer } from '../src/index.ts';
+import { DeferError, PermanentError, retryLater, SqsConsumer } from '../src/index.ts';
 import { HandlerSpy } from '../src/testing.ts';
 import { jobClosed, jobPosted, receiveCount, sendEvent, smallTopology, useAws } from './helpers.ts';
 
@@ -25,6 +25,29 @@ async function harness(
   });
   await consumer.start();
   return { queue, spy, consumer };
+}
+
+/** A handler that throws `error` on its first run and handles the copy: what was reported and re-sent. */
+async function firstRunThrows(label: string, error: Error) {
+  let runs = 0;
+  const { queue, spy, consumer } = await harness(label, {
+    'job.closed.v1': () => {
+      runs += 1;
+      if (runs === 1) throw error;
+    },
+  });
+  const event = jobClosed();
+  try {
+    await sendEvent(env.aws.sqs, queue.url, event);
+    await spy.waitForHandled(event.id, 20_000);
+  } finally {
+    await consumer.close();
+  }
+  const resent = env.calls.filter(
+    (c) =>
+      c.name === 'SendMessageCommand' && c.input.QueueUrl === queue.url && c.input.DelaySeconds !== undefined,
+  );
+  return { queue, records: spy.all({ eventId: event.id }), resent };
 }
 
 describe('SQS consumer: poison and typed outcomes', () => {
@@ -139,41 +162,35 @@ describe('SQS consumer: poison and typed outcomes', () => {
     }
   });
 
-  it('on RetryLaterError re-sends it with the asked delay (no receive burnt), then handles the copy', async () => {
-    let runs = 0;
-    const { queue, spy, consumer } = await harness('retry-later', {
-      'job.closed.v1': () => {
-        runs += 1;
-        if (runs === 1) throw new RetryLaterError(1000, 'projection not ready');
-      },
-    });
-    const event = jobClosed();
-    try {
-      await sendEvent(env.aws.sqs, queue.url, event);
-      await spy.waitForHandled(event.id, 20_000);
-    } finally {
-      await consumer.close();
-    }
+  it('on retryLater(reason, afterMs) re-sends it with the asked delay (no receive burnt), then handles the copy', async () => {
+    const { queue, records, resent } = await firstRunThrows(
+      'retry-later',
+      retryLater('projection not ready', 1000),
+    );
     // Reported once the re-send settled (its copy comes back a second later): sorted.
-    expect(
-      spy
-        .all({ eventId: event.id })
-        .map((r) => [r.outcome, r.receiveCount])
-        .sort(),
-    ).toEqual([
+    expect(records.map((r) => [r.outcome, r.receiveCount]).sort()).toEqual([
       ['handled', 1],
       ['retry-later', 1],
     ]);
-    const resent = env.calls.filter(
-      (c) =>
-        c.name === 'SendMessageCommand' &&
-        c.input.QueueUrl === queue.url &&
-        c.input.DelaySeconds !== undefined,
-    );
     expect(resent.map((c) => c.input.DelaySeconds)).toEqual([1]);
     expect(
       env.calls.filter((c) => c.name === 'ChangeMessageVisibilityCommand' && c.input.QueueUrl === queue.url),
     ).toHaveLength(0);
+  });
+
+  it("brings a message held by another delivery back after the rule's 1 s, not its whole lease, and counts no failure", async () => {
+    // As @hireflow/idempotency throws it: retryable, the holder's remaining lease as the hint.
+    const held = Object.assign(new Error('held by another holder'), {
+      retryable: true,
+      retryAfterMs: 30_000,
+    });
+    const { records, resent } = await firstRunThrows('in-progress', held);
+    const later = records.filter((r) => r.outcome === 'retry-later');
+    expect(later.map((r) => [r.delaySeconds, r.failedCount])).toEqual([[1, undefined]]);
+    const attributes = (c: (typeof resent)[number]) => c.input.MessageAttributes as Record<string, unknown>;
+    expect(resent.map((c) => [c.input.DelaySeconds, attributes(c)['failed-count']])).toEqual([
+      [1, undefined],
+    ]);
   });
 
   it('defers without burning receives, then dead-letters once the bounded wait is over', async () => {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ATTR_DEAD_LETTER_REASON, ATTR_FAILED_COUNT } from '../src/attributes.ts';
 import { backoffBound } from '../src/backoff.ts';
-import { RetryLaterError, SqsConsumer } from '../src/index.ts';
+import { retryLater, SqsConsumer } from '../src/index.ts';
 import { HandlerSpy } from '../src/testing.ts';
 import { jobClosed, receiveCount, sendEvent, smallTopology, useAws } from './helpers.ts';
 
@@ -178,7 +178,7 @@ describe('SQS consumer retries', () => {
       handlers: {
         'job.closed.v1': (_event, context) => {
           deferred.push(context.deferredCount);
-          if (deferred.length <= 4) throw new RetryLaterError(0, 'held by another delivery');
+          if (deferred.length <= 4) throw retryLater('held by another delivery', 0);
         },
       },
     });

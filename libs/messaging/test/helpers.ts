@@ -10,20 +10,20 @@ import { OutboxMessage, outboxMigrations } from '../src/index.ts';
 import type { TraceCarrier } from '../src/trace.ts';
 
 export function jobClosed(): CloudEvent<'job.closed.v1'> {
-  const jobId = randomUUID();
+  const postingId = randomUUID();
   return createEvent(
     'job.closed.v1',
-    { jobId, tenantId: randomUUID(), closedAt: new Date().toISOString() },
-    { source: 'hireflow/jobs', subject: jobId },
+    { jobId: postingId, tenantId: randomUUID(), closedAt: new Date().toISOString() },
+    { source: 'hireflow/jobs', subject: postingId },
   );
 }
 
 export function jobPosted(): CloudEvent<'job.posted.v1'> {
-  const jobId = randomUUID();
+  const postingId = randomUUID();
   return createEvent(
     'job.posted.v1',
     {
-      jobId,
+      jobId: postingId,
       tenantId: randomUUID(),
       title: 'Backend engineer',
       description: 'Queues all day.',
@@ -33,7 +33,7 @@ export function jobPosted(): CloudEvent<'job.posted.v1'> {
       contactEmail: 'jobs@example.com',
       postedAt: new Date().toISOString(),
     },
-    { source: 'hireflow/jobs', subject: jobId },
+    { source: 'hireflow/jobs', subject: postingId },
   );
 }
 

@@ -126,12 +126,25 @@ export type ServiceConfig = z.output<ReturnType<typeof serviceConfigSchema>>;
 export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSchema>>(
   schema: S,
   env: Record<string, string | undefined>,
+  options: {
+    /** URL variables that must be https:// with NODE_ENV=production (links handed to the public). */
+    httpsInProduction?: (keyof z.output<S> & string)[];
+  } = {},
 ): z.output<S> {
   const config = parseConfig(schema, env);
-  if (config.NODE_ENV === 'production' && !config.ADMIN_TOKEN) {
+  if (config.NODE_ENV !== 'production') return config;
+  if (!config.ADMIN_TOKEN) {
     throw new ConfigError([
       { variable: 'ADMIN_TOKEN', message: 'is required when NODE_ENV=production (it guards the admin port)' },
     ]);
+  }
+  const plain = (options.httpsInProduction ?? []).filter(
+    (variable) => !String(config[variable]).startsWith('https://'),
+  );
+  if (plain.length > 0) {
+    throw new ConfigError(
+      plain.map((variable) => ({ variable, message: 'must be an https:// URL when NODE_ENV=production' })),
+    );
   }
   return config;
 }

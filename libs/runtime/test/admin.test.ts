@@ -1,6 +1,7 @@
 import { ConfigError } from '@hireflow/config';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   adminPortOf,
   createAdminServer,
@@ -81,6 +82,18 @@ describe('admin configuration', () => {
     expect(parseServiceConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: TOKEN }).ADMIN_TOKEN).toBe(
       TOKEN,
     );
+  });
+
+  it('refuses, with NODE_ENV=production, a public link variable that is not https://, naming it', () => {
+    const withLink = schema.extend({ PUBLIC_LINK: z.string().default('http://127.0.0.1:3000') });
+    const production = { NODE_ENV: 'production', ADMIN_TOKEN: TOKEN };
+    const options = { httpsInProduction: ['PUBLIC_LINK' as const] };
+    expect(() => parseServiceConfig(withLink, production, options)).toThrow(
+      /PUBLIC_LINK: must be an https:\/\/ URL when NODE_ENV=production/,
+    );
+    const https = { ...production, PUBLIC_LINK: 'https://api.example.test' };
+    expect(parseServiceConfig(withLink, https, options).PUBLIC_LINK).toBe('https://api.example.test');
+    expect(parseServiceConfig(withLink, {}, options).PUBLIC_LINK).toBe('http://127.0.0.1:3000');
   });
 
   it('refuses a token too short to guard anything', () => {

@@ -27,37 +27,37 @@ export function candidateRegistered(
 }
 
 export function jobPosted(tenantId: string, data: Partial<EventData<'job.posted.v1'>> = {}) {
-  const jobId = data.jobId ?? randomUUID();
+  const postingId = data.jobId ?? randomUUID();
   return createEvent(
     'job.posted.v1',
     {
-      jobId,
+      jobId: postingId,
       tenantId,
       title: 'Backend engineer',
       description: 'Node.js, Postgres, event-driven systems.',
       skills: ['node', 'postgres'],
       location: 'Berlin',
       remote: true,
-      contactEmail: `recruiter-${jobId.slice(0, 8)}@example.test`,
+      contactEmail: `recruiter-${postingId.slice(0, 8)}@example.test`,
       postedAt: new Date().toISOString(),
       ...data,
     },
-    { source: source.jobs, subject: jobId },
+    { source: source.jobs, subject: postingId },
   );
 }
 
-export function matchFound(tenantId: string, jobId: string, candidateId: string, score = 0.87) {
+export function matchFound(tenantId: string, postingId: string, candidateId: string, score = 0.87) {
   return createEvent(
     'match.found.v1',
-    { matchId: randomUUID(), jobId, candidateId, tenantId, score },
-    { source: source.matching, subject: jobId },
+    { matchId: randomUUID(), jobId: postingId, candidateId, tenantId, score },
+    { source: source.matching, subject: postingId },
   );
 }
 
-export function jobMatched(tenantId: string, jobId: string, matchCount: number) {
+export function jobMatched(tenantId: string, postingId: string, matchCount: number) {
   return createEvent(
     'job.matched.v1',
-    { jobId, tenantId, matchCount, computedAt: new Date().toISOString() },
-    { source: source.matching, subject: jobId },
+    { jobId: postingId, tenantId, matchCount, computedAt: new Date().toISOString() },
+    { source: source.matching, subject: postingId },
   );
 }

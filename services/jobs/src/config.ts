@@ -1,4 +1,4 @@
-import { ConfigError, eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
@@ -37,11 +37,5 @@ export const configSchema = serviceConfigSchema('jobs').extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const config = parseServiceConfig(configSchema, env);
-  if (config.NODE_ENV === 'production' && !config.MEDIA_PUBLIC_URL.startsWith('https://')) {
-    throw new ConfigError([
-      { variable: 'MEDIA_PUBLIC_URL', message: 'must be an https:// URL when NODE_ENV=production' },
-    ]);
-  }
-  return config;
+  return parseServiceConfig(configSchema, env, { httpsInProduction: ['MEDIA_PUBLIC_URL'] });
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../src/modules/tenants/api-keys.ts';
-import { type JobsHarness, startJobsHarness, validCandidate, validJob } from './harness.ts';
+import { type JobsHarness, startJobsHarness, validCandidate, validPosting } from './harness.ts';
 
 let h: JobsHarness;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ const outbox = (type: string) =>
       [type],
     );
 
-async function postJob(auth = h.tenants.a.auth, body: object = validJob) {
+async function createPosting(auth = h.tenants.a.auth, body: object = validPosting) {
   const res = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers: auth, payload: body });
   expect(res.statusCode).toBe(202);
   return res.json<{ id: string; status: string; traceId: string | null }>();
@@ -30,7 +30,7 @@ describe('POST /v1/jobs', () => {
       method: 'POST',
       url: '/v1/jobs',
       headers: h.tenants.a.auth,
-      payload: validJob,
+      payload: validPosting,
     });
     expect(res.statusCode).toBe(202);
     const body = res.json();
@@ -46,7 +46,7 @@ describe('POST /v1/jobs', () => {
     expect(got.json()).toMatchObject({
       id: body.id,
       status: 'processing',
-      title: validJob.title,
+      title: validPosting.title,
       contactEmail: `${await tenantName(h.tenants.a.tenantId)}@example.test`,
       matchCount: null,
     });
@@ -55,12 +55,15 @@ describe('POST /v1/jobs', () => {
     expect(events[0]!.payload.data).toMatchObject({
       jobId: body.id,
       tenantId: h.tenants.a.tenantId,
-      skills: validJob.skills,
+      skills: validPosting.skills,
     });
   });
 
   it('uses the given contactEmail over the tenant contact', async () => {
-    const { id } = await postJob(h.tenants.a.auth, { ...validJob, contactEmail: 'hiring@acme.test' });
+    const { id } = await createPosting(h.tenants.a.auth, {
+      ...validPosting,
+      contactEmail: 'hiring@acme.test',
+    });
     const got = await h.app.inject({ method: 'GET', url: `/v1/jobs/${id}`, headers: h.tenants.a.auth });
     expect(got.json().contactEmail).toBe('hiring@acme.test');
   });
@@ -120,10 +123,10 @@ describe('authentication', () => {
 });
 
 describe('tenant isolation: a foreign id is 404 on every route', () => {
-  let jobId: string;
+  let postingId: string;
   let candidateId: string;
   beforeAll(async () => {
-    jobId = (await postJob()).id;
+    postingId = (await createPosting()).id;
     const res = await h.app.inject({
       method: 'POST',
       url: '/v1/candidates',
@@ -141,7 +144,7 @@ describe('tenant isolation: a foreign id is 404 on every route', () => {
     ['GET', '/v1/candidates/:candidate'],
     ['GET', '/v1/candidates/:candidate/matches'],
   ] as const)('%s %s', async (method, route) => {
-    const url = route.replace(':job', jobId).replace(':candidate', candidateId);
+    const url = route.replace(':job', postingId).replace(':candidate', candidateId);
     const foreign = await h.app.inject({ method, url, headers: h.tenants.b.auth });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
@@ -153,7 +156,7 @@ describe('tenant isolation: a foreign id is 404 on every route', () => {
 
   it('lists only the own tenant’s postings and candidates', async () => {
     const jobs = await h.app.inject({ method: 'GET', url: '/v1/jobs?limit=100', headers: h.tenants.b.auth });
-    expect(jobs.json().items.map((j: { id: string }) => j.id)).not.toContain(jobId);
+    expect(jobs.json().items.map((j: { id: string }) => j.id)).not.toContain(postingId);
     const candidates = await h.app.inject({
       method: 'GET',
       url: '/v1/candidates?limit=100',
@@ -165,7 +168,7 @@ describe('tenant isolation: a foreign id is 404 on every route', () => {
 
 describe('POST /v1/jobs/:id/close', () => {
   it('closes once and emits job.closed.v1 once', async () => {
-    const { id } = await postJob();
+    const { id } = await createPosting();
     for (let i = 0; i < 2; i++) {
       const res = await h.app.inject({
         method: 'POST',
@@ -232,8 +235,8 @@ describe('POST /v1/candidates', () => {
 describe('Idempotency-Key', () => {
   it('replays the first response for a retry with the same key and body', async () => {
     const headers = { ...h.tenants.a.auth, 'idempotency-key': 'post-job-1' };
-    const first = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob });
-    const retry = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob });
+    const first = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validPosting });
+    const retry = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validPosting });
     expect(retry.statusCode).toBe(202);
     expect(retry.body).toBe(first.body);
     expect(retry.headers['idempotent-replayed']).toBe('true');
@@ -245,12 +248,12 @@ describe('Idempotency-Key', () => {
 
   it('answers 422 for the same key with another body', async () => {
     const headers = { ...h.tenants.a.auth, 'idempotency-key': 'post-job-2' };
-    await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob });
+    await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validPosting });
     const other = await h.app.inject({
       method: 'POST',
       url: '/v1/jobs',
       headers,
-      payload: { ...validJob, title: 'Other' },
+      payload: { ...validPosting, title: 'Other' },
     });
     expect(other.statusCode).toBe(422);
     expect(other.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -260,7 +263,7 @@ describe('Idempotency-Key', () => {
     const headers = { ...h.tenants.a.auth, 'idempotency-key': 'post-job-3' };
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
-        h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob }),
+        h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validPosting }),
       ),
     );
     const codes = results.map((r) => r.statusCode);
@@ -279,13 +282,13 @@ describe('Idempotency-Key', () => {
       method: 'POST',
       url: '/v1/jobs',
       headers: { ...h.tenants.a.auth, ...key },
-      payload: validJob,
+      payload: validPosting,
     });
     const b = await h.app.inject({
       method: 'POST',
       url: '/v1/jobs',
       headers: { ...h.tenants.b.auth, ...key },
-      payload: validJob,
+      payload: validPosting,
     });
     expect(a.statusCode).toBe(202);
     expect(b.statusCode).toBe(202);
@@ -304,7 +307,7 @@ describe('pagination', () => {
           method: 'POST',
           url: '/v1/jobs',
           headers: p.tenants.a.auth,
-          payload: validJob,
+          payload: validPosting,
         });
         ids.push(res.json().id);
       }
@@ -373,11 +376,11 @@ describe('rate limit per API key', () => {
 describe('review fixes', () => {
   it('a retry whose Idempotency-Key claim was lost (expired lease, crash before storing) finds the same posting', async () => {
     const headers = { ...h.tenants.a.auth, 'idempotency-key': 'lost-claim' };
-    const first = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob });
+    const first = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validPosting });
     expect(first.statusCode).toBe(202);
     // the stored response is gone, as after a crash between commit and recording it
     await h.deps.orm.em.fork().execute(`DELETE FROM processed_message WHERE key LIKE '%lost-claim%'`);
-    const retry = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validJob });
+    const retry = await h.app.inject({ method: 'POST', url: '/v1/jobs', headers, payload: validPosting });
     expect(retry.statusCode).toBe(202);
     expect(retry.json().id).toBe(first.json().id);
     expect((await outbox('job.posted.v1')).filter((e) => e.payload.subject === first.json().id)).toHaveLength(
@@ -386,7 +389,7 @@ describe('review fixes', () => {
   });
 
   it('authenticates by the matched route, not the raw URL', async () => {
-    const res = await h.app.inject({ method: 'POST', url: '/%761/jobs', payload: validJob });
+    const res = await h.app.inject({ method: 'POST', url: '/%761/jobs', payload: validPosting });
     expect(res.statusCode).toBe(401);
   });
 
@@ -424,7 +427,7 @@ describe('ROLE=worker', () => {
         method: 'POST',
         url: '/v1/jobs',
         headers: h.tenants.a.auth,
-        payload: validJob,
+        payload: validPosting,
       });
       expect(api.statusCode).toBe(404);
     } finally {

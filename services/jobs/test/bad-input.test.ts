@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobsHarness, startJobsHarness, validCandidate, validJob } from './harness.ts';
+import { type JobsHarness, startJobsHarness, validCandidate, validPosting } from './harness.ts';
 
 let h: JobsHarness;
 beforeAll(async () => {
@@ -128,7 +128,7 @@ describe('POST /v1/jobs rejects bad input with a 4xx problem naming the field', 
         method: 'POST',
         url: '/v1/jobs',
         headers: h.tenants.a.auth,
-        payload: withField(validJob, field, value),
+        payload: withField(validPosting, field, value),
       });
       await expectProblem(res, 400, field);
     });
@@ -179,12 +179,12 @@ describe('request-level bad input', () => {
   });
 
   it.each(['/v1/jobs', '/v1/candidates'])('%s: an oversized body → 413', async (url) => {
-    const huge = JSON.stringify({ ...validJob, description: 'x'.repeat(70 * 1024) });
+    const huge = JSON.stringify({ ...validPosting, description: 'x'.repeat(70 * 1024) });
     await expectProblem(await post(url, huge), 413, 'body');
   });
 
   it('unknown fields → 400 naming each', async () => {
-    const res = await post('/v1/jobs', JSON.stringify({ ...validJob, salary: 1, admin: true }));
+    const res = await post('/v1/jobs', JSON.stringify({ ...validPosting, salary: 1, admin: true }));
     await expectProblem(res, 400, 'salary');
     expect(res.json().errors.map((e: { field: string }) => e.field)).toContain('admin');
   });
@@ -227,7 +227,7 @@ describe('request-level bad input', () => {
       url: '/v1/jobs',
       headers: h.tenants.a.auth,
       payload: {
-        ...validJob,
+        ...validPosting,
         title: 'Ingeniera 👩‍💻 مهندس',
         description: 'e\u0301 — “quotes” \n line two',
         location: 'Zürich',

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postingHandlers } from '../src/modules/postings/consumers.ts';
 import { StatusFeed } from '../src/modules/postings/status-feed.ts';
-import { type JobsHarness, startJobsHarness, validCandidate, validJob } from './harness.ts';
+import { type JobsHarness, startJobsHarness, validCandidate, validPosting } from './harness.ts';
 
 let h: JobsHarness;
 let feed: StatusFeed;
@@ -30,32 +30,32 @@ async function deliver<T extends EventType>(event: CloudEvent<T>) {
   await handler(event, context);
 }
 
-async function newJob() {
+async function newPosting() {
   const res = await h.app.inject({
     method: 'POST',
     url: '/v1/jobs',
     headers: h.tenants.a.auth,
-    payload: validJob,
+    payload: validPosting,
   });
   return res.json<{ id: string }>().id;
 }
 
-const getJob = async (id: string) =>
+const getPosting = async (id: string) =>
   (await h.app.inject({ method: 'GET', url: `/v1/jobs/${id}`, headers: h.tenants.a.auth })).json();
 
-const matched = (jobId: string, matchCount: number, computedAt: string) =>
+const matched = (postingId: string, matchCount: number, computedAt: string) =>
   createEvent(
     'job.matched.v1',
-    { jobId, tenantId: h.tenants.a.tenantId, matchCount, computedAt },
-    { source: 'hireflow/matching', subject: jobId },
+    { jobId: postingId, tenantId: h.tenants.a.tenantId, matchCount, computedAt },
+    { source: 'hireflow/matching', subject: postingId },
   );
 
 describe('job.matched.v1', () => {
   it('moves the posting to matched with its count; the same event twice (even at once) changes it once', async () => {
-    const jobId = await newJob();
-    const event = matched(jobId, 3, '2026-11-29T10:00:00.000Z');
+    const postingId = await newPosting();
+    const event = matched(postingId, 3, '2026-11-29T10:00:00.000Z');
     const changes: unknown[] = [];
-    const unsubscribe = await feed.subscribe(jobId, (c) => changes.push(c));
+    const unsubscribe = await feed.subscribe(postingId, (c) => changes.push(c));
     // Concurrent duplicates: one runs; the others are told to retry later (retryable), never run it.
     const outcomes = await Promise.allSettled([deliver(event), deliver(event), deliver(event)]);
     expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
@@ -63,7 +63,7 @@ describe('job.matched.v1', () => {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(IdempotencyInProgressError);
     }
     await deliver(event);
-    expect(await getJob(jobId)).toMatchObject({ status: 'matched', matchCount: 3 });
+    expect(await getPosting(postingId)).toMatchObject({ status: 'matched', matchCount: 3 });
     const keys = await h.deps.orm.em
       .fork()
       .execute('SELECT key FROM processed_message WHERE key = ?', [event.id]);
@@ -72,36 +72,41 @@ describe('job.matched.v1', () => {
   });
 
   it('never moves backwards: an older computation arriving late is ignored', async () => {
-    const jobId = await newJob();
-    await deliver(matched(jobId, 5, '2026-11-29T12:00:00.000Z'));
-    await deliver(matched(jobId, 2, '2026-11-29T11:00:00.000Z'));
-    expect(await getJob(jobId)).toMatchObject({ status: 'matched', matchCount: 5 });
-    await deliver(matched(jobId, 7, '2026-11-29T13:00:00.000Z'));
-    expect(await getJob(jobId)).toMatchObject({ status: 'matched', matchCount: 7 });
+    const postingId = await newPosting();
+    await deliver(matched(postingId, 5, '2026-11-29T12:00:00.000Z'));
+    await deliver(matched(postingId, 2, '2026-11-29T11:00:00.000Z'));
+    expect(await getPosting(postingId)).toMatchObject({ status: 'matched', matchCount: 5 });
+    await deliver(matched(postingId, 7, '2026-11-29T13:00:00.000Z'));
+    expect(await getPosting(postingId)).toMatchObject({ status: 'matched', matchCount: 7 });
   });
 
   it('never reopens a closed posting', async () => {
-    const jobId = await newJob();
-    await h.app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/close`, headers: h.tenants.a.auth });
-    await deliver(matched(jobId, 4, '2026-11-29T12:00:00.000Z'));
-    expect(await getJob(jobId)).toMatchObject({ status: 'closed', matchCount: null });
+    const postingId = await newPosting();
+    await h.app.inject({ method: 'POST', url: `/v1/jobs/${postingId}/close`, headers: h.tenants.a.auth });
+    await deliver(matched(postingId, 4, '2026-11-29T12:00:00.000Z'));
+    expect(await getPosting(postingId)).toMatchObject({ status: 'closed', matchCount: null });
   });
 
   it('ignores an event naming another tenant', async () => {
-    const jobId = await newJob();
+    const postingId = await newPosting();
     const foreign = createEvent(
       'job.matched.v1',
-      { jobId, tenantId: h.tenants.b.tenantId, matchCount: 9, computedAt: '2026-11-29T12:00:00.000Z' },
+      {
+        jobId: postingId,
+        tenantId: h.tenants.b.tenantId,
+        matchCount: 9,
+        computedAt: '2026-11-29T12:00:00.000Z',
+      },
       { source: 'hireflow/matching' },
     );
     await deliver(foreign);
-    expect(await getJob(jobId)).toMatchObject({ status: 'processing' });
+    expect(await getPosting(postingId)).toMatchObject({ status: 'processing' });
   });
 });
 
 describe('match.found.v1', () => {
   it('feeds the matches read model of the posting and the candidate, once per event', async () => {
-    const jobId = await newJob();
+    const postingId = await newPosting();
     const reg = await h.app.inject({
       method: 'POST',
       url: '/v1/candidates',
@@ -111,14 +116,14 @@ describe('match.found.v1', () => {
     const candidateId = reg.json().id;
     const found = createEvent(
       'match.found.v1',
-      { matchId: randomUUID(), jobId, candidateId, tenantId: h.tenants.a.tenantId, score: 0.87 },
+      { matchId: randomUUID(), jobId: postingId, candidateId, tenantId: h.tenants.a.tenantId, score: 0.87 },
       { source: 'hireflow/matching' },
     );
     await deliver(found);
     await deliver(found);
     const byJob = await h.app.inject({
       method: 'GET',
-      url: `/v1/jobs/${jobId}/matches`,
+      url: `/v1/jobs/${postingId}/matches`,
       headers: h.tenants.a.auth,
     });
     expect(byJob.json().items).toEqual([
@@ -134,12 +139,15 @@ describe('match.found.v1', () => {
       headers: h.tenants.a.auth,
     });
     expect(byCandidate.json().items).toEqual([
-      expect.objectContaining({ jobId, job: expect.objectContaining({ title: validJob.title }) }),
+      expect.objectContaining({
+        jobId: postingId,
+        job: expect.objectContaining({ title: validPosting.title }),
+      }),
     ]);
   });
 
   it('pages matches best first, ties by the time they were found', async () => {
-    const jobId = await newJob();
+    const postingId = await newPosting();
     // [score, found at]: three ties at 0.7 found at different times, two of them at the same instant
     const found: [number, string][] = [
       [0.2, '2026-11-29T10:00:00.000Z'],
@@ -153,7 +161,13 @@ describe('match.found.v1', () => {
     for (const [score, time] of found) {
       const event = createEvent(
         'match.found.v1',
-        { matchId: randomUUID(), jobId, candidateId: randomUUID(), tenantId: h.tenants.a.tenantId, score },
+        {
+          matchId: randomUUID(),
+          jobId: postingId,
+          candidateId: randomUUID(),
+          tenantId: h.tenants.a.tenantId,
+          score,
+        },
         { source: 'hireflow/matching', time },
       );
       matchIds.set(event.data.matchId, [score, time]);
@@ -162,7 +176,7 @@ describe('match.found.v1', () => {
     const seen: { matchId: string; score: number; foundAt: string }[] = [];
     let cursor: string | null = null;
     do {
-      const url: string = `/v1/jobs/${jobId}/matches?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const url: string = `/v1/jobs/${postingId}/matches?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
       const body = (await h.app.inject({ method: 'GET', url, headers: h.tenants.a.auth })).json();
       seen.push(...body.items);
       cursor = body.nextCursor;
@@ -210,10 +224,10 @@ describe('media.processed.v1', () => {
     (await h.app.inject({ method: 'GET', url: `/v1/candidates/${id}`, headers: h.tenants.a.auth })).json();
 
   it("sets a posting's logo and a candidate's photo; an upload without an owner changes nothing", async () => {
-    const jobId = await newJob();
+    const postingId = await newPosting();
     const candidateId = await newCandidate();
     expect((await getCandidate(candidateId)).photo).toBeNull();
-    const logo = processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T10:00:00.000Z');
+    const logo = processed({ ownerType: 'job', ownerId: postingId }, '2026-11-29T10:00:00.000Z');
     const photo = processed({ ownerType: 'candidate', ownerId: candidateId }, '2026-11-29T10:00:00.000Z');
     await deliver(logo.event);
     await deliver(photo.event);
@@ -221,17 +235,17 @@ describe('media.processed.v1', () => {
       ownerType: _t,
       ownerId: _o,
       ...ownerless
-    } = processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T11:00:00.000Z').event.data;
+    } = processed({ ownerType: 'job', ownerId: postingId }, '2026-11-29T11:00:00.000Z').event.data;
     await deliver(createEvent('media.processed.v1', ownerless, { source: 'hireflow/media' }));
-    expect((await getJob(jobId)).logo).toEqual(logo.image);
+    expect((await getPosting(postingId)).logo).toEqual(logo.image);
     expect((await getCandidate(candidateId)).photo).toEqual(photo.image);
   });
 
   it('keeps the newer image when an older event arrives late, whatever the owner type', async () => {
-    const jobId = await newJob();
+    const postingId = await newPosting();
     const candidateId = await newCandidate();
     for (const [owner, read] of [
-      [{ ownerType: 'job', ownerId: jobId }, async () => (await getJob(jobId)).logo],
+      [{ ownerType: 'job', ownerId: postingId }, async () => (await getPosting(postingId)).logo],
       [{ ownerType: 'candidate', ownerId: candidateId }, async () => (await getCandidate(candidateId)).photo],
     ] as const) {
       const older = processed(owner, '2026-11-29T10:00:00.000Z');
@@ -247,10 +261,11 @@ describe('media.processed.v1', () => {
   });
 
   it('ignores an event whose owner belongs to another tenant', async () => {
-    const jobId = await newJob();
+    const postingId = await newPosting();
     const candidateId = await newCandidate();
     await deliver(
-      processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T10:00:00.000Z', h.tenants.b.tenantId).event,
+      processed({ ownerType: 'job', ownerId: postingId }, '2026-11-29T10:00:00.000Z', h.tenants.b.tenantId)
+        .event,
     );
     await deliver(
       processed(
@@ -259,38 +274,38 @@ describe('media.processed.v1', () => {
         h.tenants.b.tenantId,
       ).event,
     );
-    expect((await getJob(jobId)).logo).toBeNull();
+    expect((await getPosting(postingId)).logo).toBeNull();
     expect((await getCandidate(candidateId)).photo).toBeNull();
   });
 
   it('API10: refuses as poison a variant URL outside the media service (no foreign links in pages)', async () => {
-    const jobId = await newJob();
-    const { event } = processed({ ownerType: 'job', ownerId: jobId }, '2026-11-29T10:00:00.000Z');
+    const postingId = await newPosting();
+    const { event } = processed({ ownerType: 'job', ownerId: postingId }, '2026-11-29T10:00:00.000Z');
     const forged = createEvent(
       'media.processed.v1',
       { ...event.data, variants: [{ ...event.data.variants[0]!, url: 'https://evil.example/logo.webp' }] },
       { source: 'hireflow/media' },
     );
     await expect(deliver(forged)).rejects.toMatchObject({ name: 'UnrecoverableError' });
-    expect((await getJob(jobId)).logo).toBeNull();
+    expect((await getPosting(postingId)).logo).toBeNull();
   });
 });
 
 describe('review fixes', () => {
   it('keeps the newest match.found.v1 of a pair whatever the arrival order', async () => {
-    const jobId = await newJob();
+    const postingId = await newPosting();
     const candidateId = randomUUID();
     const found = (score: number, time: string) =>
       createEvent(
         'match.found.v1',
-        { matchId: randomUUID(), jobId, candidateId, tenantId: h.tenants.a.tenantId, score },
+        { matchId: randomUUID(), jobId: postingId, candidateId, tenantId: h.tenants.a.tenantId, score },
         { source: 'hireflow/matching', time },
       );
     await deliver(found(0.9, '2026-11-29T12:00:00.000Z'));
     await deliver(found(0.3, '2026-11-29T11:00:00.000Z')); // older, arrives late
     const res = await h.app.inject({
       method: 'GET',
-      url: `/v1/jobs/${jobId}/matches`,
+      url: `/v1/jobs/${postingId}/matches`,
       headers: h.tenants.a.auth,
     });
     expect(res.json().items.map((m: { score: number }) => m.score)).toEqual([0.9]);
@@ -298,19 +313,19 @@ describe('review fixes', () => {
 
   it('the auto-close sweep closes overdue postings once, emitting job.closed.v1 once', async () => {
     const { closeOverduePostings } = await import('../src/modules/postings/service.ts');
-    const jobId = await newJob();
+    const postingId = await newPosting();
     await h.deps.orm.em
       .fork()
-      .execute(`UPDATE job_posting SET close_at = now() - interval '1 minute' WHERE id = ?`, [jobId]);
-    expect(await closeOverduePostings(h.deps.orm.em.fork())).toContain(jobId);
-    expect(await closeOverduePostings(h.deps.orm.em.fork())).not.toContain(jobId);
-    expect(await getJob(jobId)).toMatchObject({ status: 'closed' });
+      .execute(`UPDATE job_posting SET close_at = now() - interval '1 minute' WHERE id = ?`, [postingId]);
+    expect(await closeOverduePostings(h.deps.orm.em.fork())).toContain(postingId);
+    expect(await closeOverduePostings(h.deps.orm.em.fork())).not.toContain(postingId);
+    expect(await getPosting(postingId)).toMatchObject({ status: 'closed' });
     const closed = await h.deps.orm.em
       .fork()
       .execute('SELECT 1 FROM outbox WHERE type = ? AND payload->>? = ?', [
         'job.closed.v1',
         'subject',
-        jobId,
+        postingId,
       ]);
     expect(closed).toHaveLength(1);
   });

@@ -4,7 +4,7 @@ import { loadConfig } from '@hireflow/jobs/config';
 import { waitFor } from '@hireflow/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobsHarness, startJobsHarness, validJob } from './harness.ts';
+import { type JobsHarness, startJobsHarness, validPosting } from './harness.ts';
 
 // The front door of the public API (docs/security.md): limits that hold
 // before authentication and across API processes.
@@ -79,9 +79,12 @@ describe('API2 broken authentication / API4 resource consumption: failed credent
 });
 
 describe('API4 resource consumption: status streams', () => {
-  async function open(base: string, jobId: string, auth: Record<string, string>) {
+  async function open(base: string, postingId: string, auth: Record<string, string>) {
     const controller = new AbortController();
-    const res = await fetch(`${base}/v1/jobs/${jobId}/events`, { headers: auth, signal: controller.signal });
+    const res = await fetch(`${base}/v1/jobs/${postingId}/events`, {
+      headers: auth,
+      signal: controller.signal,
+    });
     return { res, close: () => controller.abort() };
   }
 
@@ -90,23 +93,23 @@ describe('API4 resource consumption: status streams', () => {
       method: 'POST',
       url: '/v1/jobs',
       headers: h.tenants.a.auth,
-      payload: validJob,
+      payload: validPosting,
     });
-    const jobId = posted.json().id as string;
+    const postingId = posted.json().id as string;
     const auth = h.tenants.a.auth;
-    const first = await open(urls[0]!, jobId, auth);
-    const second = await open(urls[1]!, jobId, auth);
+    const first = await open(urls[0]!, postingId, auth);
+    const second = await open(urls[1]!, postingId, auth);
     expect([first.res.status, second.res.status]).toEqual([200, 200]);
-    const third = await open(urls[0]!, jobId, auth);
+    const third = await open(urls[0]!, postingId, auth);
     expect(third.res.status).toBe(429);
     expect(((await third.res.json()) as { code: string }).code).toBe('TOO_MANY_STREAMS');
     // Another key is not affected.
-    const otherKey = await open(urls[1]!, jobId, h.tenants.b.auth);
+    const otherKey = await open(urls[1]!, postingId, h.tenants.b.auth);
     expect(otherKey.res.status).toBe(404); // tenant b cannot see tenant a's posting
     first.close();
     // The slot is released when the server sees the client go.
     const again = await waitFor(async () => {
-      const attempt = await open(urls[1]!, jobId, auth);
+      const attempt = await open(urls[1]!, postingId, auth);
       if (attempt.res.status === 200) return attempt;
       await attempt.res.body?.cancel();
       return undefined;
@@ -120,7 +123,7 @@ describe('API4 resource consumption: status streams', () => {
       method: 'POST',
       url: '/v1/jobs',
       headers: h.tenants.b.auth,
-      payload: validJob,
+      payload: validPosting,
     });
     const stream = await open(urls[0]!, posted.json().id, h.tenants.b.auth);
     expect(stream.res.status).toBe(200);

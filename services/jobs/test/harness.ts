@@ -61,7 +61,7 @@ export async function startJobsHarness(
   };
 }
 
-export const validJob = {
+export const validPosting = {
   title: 'Backend engineer',
   description: 'Node.js, Postgres, event-driven systems.',
   skills: ['node', 'postgres'],

@@ -4,7 +4,7 @@ import { createEvent } from '@hireflow/contracts';
 import { SnsPublisher } from '@hireflow/messaging';
 import { createSnsClient } from '@hireflow/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobsHarness, startJobsHarness, validJob } from './harness.ts';
+import { type JobsHarness, startJobsHarness, validPosting } from './harness.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 let h: JobsHarness;
@@ -60,19 +60,19 @@ describe('GET /v1/jobs/:id/events (SSE)', () => {
       method: 'POST',
       url: '/v1/jobs',
       headers: h.tenants.a.auth,
-      payload: validJob,
+      payload: validPosting,
     });
-    const jobId = posted.json().id;
+    const postingId = posted.json().id;
 
     const abort = new AbortController();
-    const res = await fetch(`${base}/v1/jobs/${jobId}/events`, {
+    const res = await fetch(`${base}/v1/jobs/${postingId}/events`, {
       headers: h.tenants.a.auth,
       signal: abort.signal,
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = sseEvents(res);
-    expect((await events.next()).value).toEqual({ jobId, status: 'processing', matchCount: null });
+    expect((await events.next()).value).toEqual({ jobId: postingId, status: 'processing', matchCount: null });
 
     // matching publishes job.matched.v1 on its topic; SNS fans it out to jobs-inbox.
     const sns = createSnsClient({
@@ -85,8 +85,13 @@ describe('GET /v1/jobs/:id/events (SSE)', () => {
         h.topology.topics['matching-events']!.arn,
         createEvent(
           'job.matched.v1',
-          { jobId, tenantId: h.tenants.a.tenantId, matchCount: 2, computedAt: new Date().toISOString() },
-          { source: 'hireflow/matching', subject: jobId },
+          {
+            jobId: postingId,
+            tenantId: h.tenants.a.tenantId,
+            matchCount: 2,
+            computedAt: new Date().toISOString(),
+          },
+          { source: 'hireflow/matching', subject: postingId },
         ),
       );
     } finally {
@@ -98,10 +103,14 @@ describe('GET /v1/jobs/:id/events (SSE)', () => {
         setTimeout(() => rej(new Error('no matched event within 20 s')), 20_000),
       ),
     ]);
-    expect(next.value).toEqual({ jobId, status: 'matched', matchCount: 2 });
+    expect(next.value).toEqual({ jobId: postingId, status: 'matched', matchCount: 2 });
     abort.abort();
 
-    const got = await h.app.inject({ method: 'GET', url: `/v1/jobs/${jobId}`, headers: h.tenants.a.auth });
+    const got = await h.app.inject({
+      method: 'GET',
+      url: `/v1/jobs/${postingId}`,
+      headers: h.tenants.a.auth,
+    });
     expect(got.json()).toMatchObject({ status: 'matched', matchCount: 2 });
 
     worker.kill('SIGTERM');

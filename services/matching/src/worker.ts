@@ -1,6 +1,5 @@
-import { pruneExpired } from '@hireflow/idempotency';
-import { type MessageObserver, OutboxRelay, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
-import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
+import { type MessageObserver, startInbox } from '@hireflow/messaging';
+import type { Closeable, ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
 import type { Embedder } from './modules/embedding/embedder.ts';
 import { FeatureHashingEmbedder } from './modules/embedding/feature-hashing.ts';
@@ -21,10 +20,10 @@ export interface WorkerHooks {
 }
 
 /**
- * The matching worker role: the inbox consumer (postings, candidates,
- * closures into the tables), the `match` BullMQ worker (embed, then compute
- * under the tenant's lock), the outbox relay (match.found.v1,
- * job.matched.v1) and housekeeping.
+ * The matching worker role: the inbox (postings, candidates, closures into
+ * the tables), the `match` BullMQ worker (embed, then compute under the
+ * tenant's lock), the outbox relay (match.found.v1, job.matched.v1) and
+ * housekeeping.
  */
 export async function startWorker(
   config: Config,
@@ -32,7 +31,6 @@ export async function startWorker(
   hooks: WorkerHooks = {},
 ): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
-  const channels = await resolveChannels(deps);
   const embedder = new ProfileEmbedder(hooks.embedder ?? new FeatureHashingEmbedder());
   const cache = new TenantCache({
     dims: embedder.dims,
@@ -50,14 +48,6 @@ export async function startWorker(
     },
   };
 
-  const relay = new OutboxRelay({
-    orm: deps.orm,
-    publisher: new SnsPublisher(deps.sns),
-    topicArns: channels.topicArns,
-    eventLogRetentionMs: config.EVENT_LOG_RETENTION_DAYS * 24 * 3_600_000,
-    logger: log,
-  });
-  await relay.start();
   const queue = createMatchQueue({
     connection: deps.redis,
     prefix: config.REDIS_PREFIX,
@@ -72,19 +62,14 @@ export async function startWorker(
     log,
     ...(hooks.onComputed ? { onComputed: hooks.onComputed } : {}),
   });
-  const consumer = new SqsConsumer({
-    sqs: deps.sqs,
-    queue: channels.inbox!,
+  const inbox = await startInbox(deps, {
     handlers: matchingHandlers({ orm: deps.orm, queue }),
-    concurrency: config.INBOX_CONCURRENCY,
-    logger: log,
-    ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
-  });
-  await consumer.start();
-
-  const housekeeping = startPeriodicTasks(
-    [
-      { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+    consumer: {
+      concurrency: config.INBOX_CONCURRENCY,
+      ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
+    },
+    eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
+    housekeeping: [
       {
         // Memory follows the tenants this worker serves: an idle one is reloaded on its next use.
         name: 'tenant-evict',
@@ -100,18 +85,13 @@ export async function startWorker(
             (requeued) => requeued.length > 0 && log.warn({ requeued }, 'requeued lost computations'),
           ),
       },
-      // docs/design.md: the visibility timeout follows the handlers' measured p99.
-      { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],
     log,
-  );
+  });
 
-  // Order: stop taking events, let running computations commit, then flush the outbox to SNS.
-  return [
-    housekeeping,
-    { name: 'sqs-consumer', close: () => consumer.close() },
+  // Running computations commit before the relay flushes their events to SNS.
+  return inbox.closeables([
     { name: 'match-worker', close: async () => void (await matchWorker.close()) },
     { name: 'match-queue', close: () => queue.close() },
-    { name: 'outbox-relay', close: () => relay.close() },
-  ];
+  ]);
 }

@@ -66,12 +66,12 @@ describe('postings and candidates arriving at the same moment', () => {
 
     // One match.found.v1 per match, and each posting's last job.matched.v1 carries its count.
     for (const posting of postings) {
-      const { jobId } = posting.data;
-      const outbox = await h.outboxAbout(jobId);
+      const { jobId: postingId } = posting.data;
+      const outbox = await h.outboxAbout(postingId);
       const found = outbox.filter((r) => r.type === 'match.found.v1');
-      const mine = expected.filter((pair) => pair.startsWith(jobId));
+      const mine = expected.filter((pair) => pair.startsWith(postingId));
       expect(
-        found.map((r) => `${jobId}/${(r.payload.data as { candidateId: string }).candidateId}`).sort(),
+        found.map((r) => `${postingId}/${(r.payload.data as { candidateId: string }).candidateId}`).sort(),
       ).toEqual(mine);
       const matched = outbox
         .filter((r) => r.type === 'job.matched.v1')

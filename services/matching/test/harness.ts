@@ -41,9 +41,9 @@ export interface MatchingHarness {
   /** Waits until `count` computations matching `match` have finished. */
   waitForComputations(match: Partial<Computation>, count?: number): Promise<Computation[]>;
   /** Events matching published (match.found.v1, job.matched.v1) about one posting, in arrival order. */
-  eventsAbout(jobId: string): CloudEvent[];
+  eventsAbout(postingId: string): CloudEvent[];
   /** Outbox rows written for one posting, by type. */
-  outboxAbout(jobId: string): Promise<{ type: string; payload: CloudEvent }[]>;
+  outboxAbout(postingId: string): Promise<{ type: string; payload: CloudEvent }[]>;
   close(): Promise<void>;
 }
 
@@ -129,19 +129,20 @@ export async function startMatchingHarness(
         },
         { timeoutMs: 30_000, intervalMs: 20, message: `${count} × ${JSON.stringify(match)}` },
       ),
-    eventsAbout: (jobId) => published.events.filter((e) => (e.data as { jobId?: string }).jobId === jobId),
-    outboxAbout: (jobId) =>
+    eventsAbout: (postingId) =>
+      published.events.filter((e) => (e.data as { jobId?: string }).jobId === postingId),
+    outboxAbout: (postingId) =>
       deps.orm.em
         .fork()
         .execute<{ type: string; payload: CloudEvent }[]>(
           "SELECT type, payload FROM outbox WHERE payload->'data'->>'jobId' = ? ORDER BY id",
-          [jobId],
+          [postingId],
         ),
     close: async () => {
       await stopWorkers();
       await observer.close();
       const queue = createMatchQueue({ connection: deps.redis, prefix: config.REDIS_PREFIX, attempts: 1 });
-      await queue.jobs.queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.tasks.queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
       await admin.close();
       await deps.close();

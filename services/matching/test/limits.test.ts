@@ -37,14 +37,14 @@ describe('the limit of a first computation', () => {
 });
 
 describe('the sweep', () => {
-  it('adds again the computation of a posting or candidate whose job was lost', async () => {
+  it('adds again the computation of a posting or candidate whose task was lost', async () => {
     const tenantId = randomUUID();
     const em = h.deps.orm.em.fork();
-    // Stored by the inbox handler, but the process died before adding their jobs.
+    // Stored by the inbox handler, but the process died before adding their tasks.
     const candidateId = randomUUID();
     await insertCandidate(em, { candidateId, tenantId, ...fitting[0]!, eventId: randomUUID() });
-    const { jobId, ...posting } = role(tenantId).data;
-    await insertPosting(em, { jobId, ...posting, eventId: randomUUID() });
+    const { jobId: postingId, ...posting } = role(tenantId).data;
+    await insertPosting(em, { postingId, ...posting, eventId: randomUUID() });
     const queue = createMatchQueue({ connection: h.deps.redis, prefix: h.config.REDIS_PREFIX, attempts: 1 });
     try {
       // Not yet: they are younger than the sweep's age.
@@ -52,13 +52,13 @@ describe('the sweep', () => {
       await em.execute(`UPDATE candidate SET created_at = now() - interval '2 hours' WHERE id = ?`, [
         candidateId,
       ]);
-      await em.execute(`UPDATE posting SET created_at = now() - interval '1 hour' WHERE id = ?`, [jobId]);
+      await em.execute(`UPDATE posting SET created_at = now() - interval '1 hour' WHERE id = ?`, [postingId]);
       expect(await requeueUncomputed(em, queue, { olderThanMs: 60_000 })).toEqual([
         `candidate:${candidateId}`,
-        `posting:${jobId}`,
+        `posting:${postingId}`,
       ]);
       await h.waitForComputations({ id: candidateId, outcome: 'computed' });
-      await h.waitForComputations({ id: jobId, outcome: 'computed' });
+      await h.waitForComputations({ id: postingId, outcome: 'computed' });
       // Computed: nothing left to sweep.
       expect(await requeueUncomputed(em, queue, { olderThanMs: 60_000 })).toEqual([]);
     } finally {

@@ -13,7 +13,7 @@ const good = fitting.map((p) => candidate(tenantId, p));
 const bad = unfitting.slice(0, 2).map((p) => candidate(tenantId, p));
 const foreign = fitting.map((p) => candidate(otherTenantId, p));
 const posted = role(tenantId);
-const jobId = posted.data.jobId;
+const postingId = posted.data.jobId;
 const ids = (events: { data: { candidateId: string } }[]) => events.map((e) => e.data.candidateId);
 
 interface Listing {
@@ -25,7 +25,7 @@ interface Listing {
 }
 
 async function listing(id: string, query = ''): Promise<Listing> {
-  const res = await h.admin.inject({ method: 'GET', url: `/internal/matches?jobId=${id}${query}` });
+  const res = await h.admin.inject({ method: 'GET', url: `/internal/matches?postingId=${id}${query}` });
   expect(res.statusCode, res.body).toBe(200);
   return res.json<Listing>();
 }
@@ -42,11 +42,11 @@ async function published(id: string, count: number) {
   };
 }
 
-const closedEvent = (tenant: string, job: string) =>
+const closedEvent = (tenant: string, postingId: string) =>
   createEvent(
     'job.closed.v1',
-    { jobId: job, tenantId: tenant, closedAt: new Date().toISOString() },
-    { source: 'hireflow/jobs', subject: job },
+    { jobId: postingId, tenantId: tenant, closedAt: new Date().toISOString() },
+    { source: 'hireflow/jobs', subject: postingId },
   );
 
 describe('matching, end to end through the emulator, Postgres and Redis', () => {
@@ -56,10 +56,10 @@ describe('matching, end to end through the emulator, Postgres and Redis', () => 
     await h.waitForComputations({ kind: 'candidate', tenantId: otherTenantId, outcome: 'computed' }, 3);
 
     await h.publish(posted);
-    const [computation] = await h.waitForComputations({ kind: 'posting', id: jobId });
+    const [computation] = await h.waitForComputations({ kind: 'posting', id: postingId });
     expect(computation).toMatchObject({ outcome: 'computed', newMatches: 3, postingsChanged: 1 });
 
-    const list = await listing(jobId);
+    const list = await listing(postingId);
     expect(list).toMatchObject({ status: 'open', matchCount: 3 });
     // Scores 0.755, 0.735, 0.631 (test/profiles.ts): the order of `fitting`.
     expect(list.items.map((m) => m.candidateId)).toEqual(ids(good));
@@ -67,17 +67,22 @@ describe('matching, end to end through the emulator, Postgres and Redis', () => 
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(Math.min(...scores)).toBeGreaterThanOrEqual(0.4);
 
-    const { found, matched } = await published(jobId, 4);
+    const { found, matched } = await published(postingId, 4);
     expect(matched).toHaveLength(1);
-    expect(matched[0]!.data).toEqual({ jobId, tenantId, matchCount: 3, computedAt: list.computedAt });
+    expect(matched[0]!.data).toEqual({
+      jobId: postingId,
+      tenantId,
+      matchCount: 3,
+      computedAt: list.computedAt,
+    });
     expect(found.map((e) => e.data.candidateId).sort()).toEqual(ids(good).sort());
     for (const event of found) {
       const listed = list.items.find((m) => m.matchId === event.data.matchId)!;
-      expect(event.data).toMatchObject({ tenantId, jobId, score: listed.score });
+      expect(event.data).toMatchObject({ tenantId, jobId: postingId, score: listed.score });
       expect(event.time).toBe(listed.foundAt);
     }
     // The transaction that committed the matches wrote these four events and no other.
-    expect((await h.outboxAbout(jobId)).map((r) => r.type).sort()).toEqual([
+    expect((await h.outboxAbout(postingId)).map((r) => r.type).sort()).toEqual([
       'job.matched.v1',
       'match.found.v1',
       'match.found.v1',
@@ -90,27 +95,27 @@ describe('matching, end to end through the emulator, Postgres and Redis', () => 
     await h.publish(posted);
     await h.spy.waitForCount({ eventId: posted.id, outcome: 'handled' }, 3);
     // Another event for the same posting is another trigger: it runs (never swallowed), and finds nothing to do.
-    const replayed = role(tenantId, { jobId });
+    const replayed = role(tenantId, { jobId: postingId });
     await h.publish(replayed);
-    await h.waitForComputations({ kind: 'posting', id: jobId, outcome: 'skipped' });
-    expect(h.computations.filter((c) => c.id === jobId)).toHaveLength(2);
-    expect(await h.outboxAbout(jobId)).toHaveLength(4);
-    expect(await listing(jobId)).toMatchObject({ matchCount: 3 });
+    await h.waitForComputations({ kind: 'posting', id: postingId, outcome: 'skipped' });
+    expect(h.computations.filter((c) => c.id === postingId)).toHaveLength(2);
+    expect(await h.outboxAbout(postingId)).toHaveLength(4);
+    expect(await listing(postingId)).toMatchObject({ matchCount: 3 });
   });
 
   it('matches a candidate registered later and says so with the new count', async () => {
-    const first = await listing(jobId);
+    const first = await listing(postingId);
     const late = candidate(tenantId, fitting[0]!); // the best profile again: a tie, broken by time
     await h.publish(late);
     const [computation] = await h.waitForComputations({ id: late.data.candidateId });
     expect(computation).toMatchObject({ outcome: 'computed', newMatches: 1, postingsChanged: 1 });
 
-    const { found, matched } = await published(jobId, 6);
+    const { found, matched } = await published(postingId, 6);
     expect(matched.map((e) => e.data.matchCount)).toEqual([3, 4]);
     expect(Date.parse(matched[1]!.data.computedAt)).toBeGreaterThan(Date.parse(matched[0]!.data.computedAt));
     expect(found.at(-1)!.data.candidateId).toBe(late.data.candidateId);
 
-    const list = await listing(jobId);
+    const list = await listing(postingId);
     expect(list).toMatchObject({ status: 'open', matchCount: 4, computedAt: matched[1]!.data.computedAt });
     expect(list.items.map((m) => m.candidateId)).toEqual([
       good[0]!.data.candidateId,
@@ -123,20 +128,26 @@ describe('matching, end to end through the emulator, Postgres and Redis', () => 
   });
 
   it('pages the internal listing by a cursor in the same order', async () => {
-    const all = (await listing(jobId)).items;
+    const all = (await listing(postingId)).items;
     const paged: Listing['items'] = [];
     let cursor: string | null = null;
     do {
-      const page: Listing = await listing(jobId, `&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: Listing = await listing(postingId, `&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
       paged.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);
     expect(paged).toEqual(all);
-    const bad = await h.admin.inject({ method: 'GET', url: `/internal/matches?jobId=${jobId}&cursor=nope` });
+    const bad = await h.admin.inject({
+      method: 'GET',
+      url: `/internal/matches?postingId=${postingId}&cursor=nope`,
+    });
     expect(bad.statusCode).toBe(400);
-    const unknown = await h.admin.inject({ method: 'GET', url: `/internal/matches?jobId=${randomUUID()}` });
+    const unknown = await h.admin.inject({
+      method: 'GET',
+      url: `/internal/matches?postingId=${randomUUID()}`,
+    });
     expect(unknown.statusCode).toBe(404);
-    const notId = await h.admin.inject({ method: 'GET', url: '/internal/matches?jobId=x' });
+    const notId = await h.admin.inject({ method: 'GET', url: '/internal/matches?postingId=x' });
     expect(notId.statusCode).toBe(400);
   });
 
@@ -147,19 +158,19 @@ describe('matching, end to end through the emulator, Postgres and Redis', () => 
     const list = await listing(theirs.data.jobId);
     expect(list.items.map((m) => m.candidateId).sort()).toEqual(ids(foreign).sort());
     // The first posting gained nothing from the other tenant's candidates.
-    expect((await listing(jobId)).matchCount).toBe(4);
+    expect((await listing(postingId)).matchCount).toBe(4);
   });
 
   it('gives a closed posting no new match', async () => {
-    const closed = closedEvent(tenantId, jobId);
+    const closed = closedEvent(tenantId, postingId);
     await h.publish(closed);
     await h.spy.waitForHandled(closed.id);
     const late = candidate(tenantId, fitting[1]!);
     await h.publish(late);
     const [computation] = await h.waitForComputations({ id: late.data.candidateId });
     expect(computation).toMatchObject({ outcome: 'computed', newMatches: 0, postingsChanged: 0 });
-    expect(await listing(jobId)).toMatchObject({ status: 'closed', matchCount: 4 });
-    expect(await h.outboxAbout(jobId)).toHaveLength(6);
+    expect(await listing(postingId)).toMatchObject({ status: 'closed', matchCount: 4 });
+    expect(await h.outboxAbout(postingId)).toHaveLength(6);
   });
 
   it('never computes a posting whose job.closed.v1 came before its job.posted.v1', async () => {

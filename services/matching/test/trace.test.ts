@@ -44,7 +44,7 @@ describe('one trace from the posting to the events matching writes', () => {
     expect(byName('embed posting')?.parentSpanContext?.spanId).toBe(compute!.spanContext().spanId);
     expect(compute!.attributes).toMatchObject({
       'hireflow.tenant_id': tenantId,
-      'hireflow.job_id': posted.data.jobId,
+      'hireflow.posting_id': posted.data.jobId,
       'matching.candidates': 3,
       'matching.matches.new': 3,
     });

@@ -1,4 +1,4 @@
-import { ConfigError, eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
@@ -40,23 +40,23 @@ export const configSchema = serviceConfigSchema('media').extend({
     64,
   ),
   RESIZE_CONCURRENCY: positiveInt(
-    'Resize jobs one worker process runs at once (S3 reads and writes overlap the image work).',
+    'Resize tasks one worker process runs at once (S3 reads and writes overlap the image work).',
     8,
     256,
   ),
   RESIZE_ATTEMPTS: positiveInt(
-    'Attempts of a resize job on transient failures (S3, Postgres); bad images fail at once.',
+    'Attempts of a resize task on transient failures (S3, Postgres); bad images fail at once.',
     8,
     100,
   ),
   RESIZE_BACKOFF_BASE_MS: positiveInt(
-    'First retry delay bound of a resize job (full jitter).',
+    'First retry delay bound of a resize task (full jitter).',
     1000,
     600_000,
   ),
   RESIZE_BACKOFF_CAP_MS: positiveInt('Largest retry delay bound of a resize job.', 600_000, 3_600_000),
   RESIZE_SWEEP_AFTER_MS: positiveInt(
-    'An upload still pending this long has its resize job added again if it was lost (checked every half of it).',
+    'An upload still pending this long has its resize task added again if it was lost (checked every half of it).',
     60_000,
     24 * 3_600_000,
   ),
@@ -67,13 +67,7 @@ export const configSchema = serviceConfigSchema('media').extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const config = parseServiceConfig(configSchema, env);
-  if (config.NODE_ENV === 'production' && !config.MEDIA_PUBLIC_URL.startsWith('https://')) {
-    throw new ConfigError([
-      { variable: 'MEDIA_PUBLIC_URL', message: 'must be an https:// URL when NODE_ENV=production' },
-    ]);
-  }
-  return config;
+  return parseServiceConfig(configSchema, env, { httpsInProduction: ['MEDIA_PUBLIC_URL'] });
 }
 
 /** The image limits the route and the worker share. */

@@ -1,6 +1,5 @@
-import { pruneExpired } from '@hireflow/idempotency';
-import { type MessageObserver, OutboxRelay, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
-import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
+import { type MessageObserver, startInbox } from '@hireflow/messaging';
+import type { Closeable, ServiceDeps } from '@hireflow/runtime';
 import { bucketOf } from './app.ts';
 import { type Config, imageLimitsOf } from './config.ts';
 import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
@@ -17,9 +16,9 @@ export interface WorkerHooks {
 }
 
 /**
- * The media worker role: the inbox consumer (the API-key projection), the
- * `resize` BullMQ worker (variants to S3, the upload finished with its event),
- * the outbox relay (media.processed.v1 / media.failed.v1) and housekeeping.
+ * The media worker role: the inbox (the API-key projection), the `resize`
+ * BullMQ worker (variants to S3, the upload finished with its event), the
+ * outbox relay (media.processed.v1 / media.failed.v1) and housekeeping.
  */
 export async function startWorker(
   config: Config,
@@ -28,26 +27,9 @@ export async function startWorker(
 ): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
   configureSharp();
-  const channels = await resolveChannels(deps);
   const limits = imageLimitsOf(config);
   const backoff = { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS };
 
-  const relay = new OutboxRelay({
-    orm: deps.orm,
-    publisher: new SnsPublisher(deps.sns),
-    topicArns: channels.topicArns,
-    eventLogRetentionMs: config.EVENT_LOG_RETENTION_DAYS * 24 * 3_600_000,
-    logger: log,
-  });
-  await relay.start();
-  const consumer = new SqsConsumer({
-    sqs: deps.sqs,
-    queue: channels.inbox!,
-    handlers: apiKeyHandlers(deps.orm),
-    logger: log,
-    ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
-  });
-  await consumer.start();
   const resizer = startResizeWorker({
     orm: deps.orm,
     store: createMediaStore(deps.s3, bucketOf(config, deps)),
@@ -67,10 +49,11 @@ export async function startWorker(
     attempts: config.RESIZE_ATTEMPTS,
     backoff,
   });
-
-  const housekeeping = startPeriodicTasks(
-    [
-      { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+  const inbox = await startInbox(deps, {
+    handlers: apiKeyHandlers(deps.orm),
+    consumer: hooks.onMessage ? { onMessage: hooks.onMessage } : {},
+    eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
+    housekeeping: [
       {
         name: 'pending-uploads-sweep',
         intervalMs: Math.max(1000, Math.floor(config.RESIZE_SWEEP_AFTER_MS / 2)),
@@ -81,18 +64,13 @@ export async function startWorker(
           if (swept.requeued.length + swept.failed.length > 0) log.warn(swept, 'swept pending uploads');
         },
       },
-      // docs/design.md: the visibility timeout follows the handlers' measured p99.
-      { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],
     log,
-  );
+  });
 
-  // Order: stop taking messages and jobs, let running resizes finish, then flush their events to SNS.
-  return [
-    housekeeping,
-    { name: 'sqs-consumer', close: () => consumer.close() },
+  // Running resizes finish before the relay flushes their events to SNS.
+  return inbox.closeables([
     { name: 'resize-worker', close: async () => void (await resizer.close()) },
     { name: 'resize-queue', close: () => queue.close() },
-    { name: 'outbox-relay', close: () => relay.close() },
-  ];
+  ]);
 }

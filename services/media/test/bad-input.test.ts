@@ -31,8 +31,8 @@ async function failedWithReason(parts: Parameters<typeof h.upload>[0]) {
       data: expect.objectContaining({ reason: view.reason }),
     }),
   ]);
-  // Failed on the first attempt, not retried: the job completed with the outcome.
-  expect(await h.jobState(id)).toBe('completed');
+  // Failed on the first attempt, not retried: the task completed with the outcome.
+  expect(await h.taskState(id)).toBe('completed');
   return view.reason;
 }
 

@@ -5,7 +5,7 @@ import { buildAdmin, buildApp } from '@hireflow/media';
 import { type Config, loadConfig } from '@hireflow/media/config';
 import { createMediaStore, type MediaStore } from '@hireflow/media/storage';
 import { startWorker } from '@hireflow/media/worker';
-import { jobIdFor, SnsPublisher } from '@hireflow/messaging';
+import { SnsPublisher, taskIdFor } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
 import type { ProvisionedTopology } from '@hireflow/ops';
 import { type Closeable, hashApiKey, type ServiceDeps } from '@hireflow/runtime';
@@ -66,7 +66,7 @@ export interface MediaHarness {
   waitForFinished(id: string, tenant?: Tenant): Promise<UploadView>;
   /** The events about this upload in media's outbox. */
   events(uploadId: string): Promise<AnyEvent[]>;
-  jobState(uploadId: string): Promise<string | undefined>;
+  taskState(uploadId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -206,9 +206,9 @@ export async function startMediaHarness(label: string, envOverrides: Record<stri
             [uploadId],
           )
       ).map((row) => row.payload),
-    jobState: async (uploadId) => {
-      const job = await queue.queue.getJob(jobIdFor(resizeIntent(uploadId)));
-      return job ? await job.getState() : undefined;
+    taskState: async (uploadId) => {
+      const task = await queue.queue.getJob(taskIdFor(resizeIntent(uploadId)));
+      return task ? await task.getState() : undefined;
     },
     close: async () => {
       await stopWorker();

@@ -1,5 +1,5 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createJobWorker, jobIdFor, PermanentError } from '@hireflow/messaging';
+import { createTaskWorker, PermanentError, taskIdFor } from '@hireflow/messaging';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
@@ -13,7 +13,7 @@ import { png } from './fixtures/images.ts';
 import { filePart, useMediaHarness } from './harness.ts';
 
 // The worker's guarantees, with the worker role stopped so each test drives
-// the jobs itself: re-runs, races, lost and dead jobs, and the trace.
+// the tasks itself: re-runs, races, lost and dead tasks, and the trace.
 let tracing: ReturnType<typeof startTestTracing>;
 beforeAll(() => {
   tracing = startTestTracing();
@@ -46,20 +46,20 @@ const objectsOf = async (tenantId: string, uploadId: string) => {
   return (listed.Contents ?? []).map((c) => c.Key!.split('/').at(-1)).sort();
 };
 
-describe('the resize job', () => {
+describe('the resize task', () => {
   it('run twice, or twice at once, makes one set of variants and one event', async () => {
     const id = await pendingUpload();
     const run = processor();
-    const job = { data: { uploadId: id, tenantId: h.tenants.a.tenantId } };
-    const [first, second] = await Promise.all([run(job), run(job)]);
+    const task = { data: { uploadId: id, tenantId: h.tenants.a.tenantId } };
+    const [first, second] = await Promise.all([run(task), run(task)]);
     expect([first.changed, second.changed].sort()).toEqual([false, true]);
-    expect(await run(job)).toEqual({ uploadId: id, status: 'ready', changed: false });
+    expect(await run(task)).toEqual({ uploadId: id, status: 'ready', changed: false });
     expect(await objectsOf(h.tenants.a.tenantId, id)).toEqual(['medium.webp', 'original', 'thumb.webp']);
     const events = await h.events(id);
     expect(events.map((e) => e.type)).toEqual(['media.processed.v1']);
   });
 
-  it('a job added again for a finished upload is a no-op (its id derives from the upload)', async () => {
+  it('a task added again for a finished upload is a no-op (its id derives from the upload)', async () => {
     const id = await pendingUpload();
     await processor()({ data: { uploadId: id, tenantId: h.tenants.a.tenantId } });
     const again = await h.queue.add(
@@ -67,12 +67,12 @@ describe('the resize job', () => {
       { uploadId: id, tenantId: h.tenants.a.tenantId },
       { intentKey: resizeIntent(id) },
     );
-    expect(again).toBe(jobIdFor(resizeIntent(id)));
+    expect(again).toBe(taskIdFor(resizeIntent(id)));
     const waiting = await h.queue.queue.getJobs(['waiting']);
-    expect(waiting.filter((job) => job.data.uploadId === id)).toHaveLength(1);
+    expect(waiting.filter((task) => task.data.uploadId === id)).toHaveLength(1);
     await h.startWorker();
     try {
-      await waitFor(async () => (await h.jobState(id)) === 'completed', { message: 'job completed' });
+      await waitFor(async () => (await h.taskState(id)) === 'completed', { message: 'task completed' });
       expect(await h.events(id)).toHaveLength(1);
     } finally {
       await h.stopWorker();
@@ -81,14 +81,14 @@ describe('the resize job', () => {
 });
 
 describe('the pending-upload sweep', () => {
-  it('adds the job of an upload whose job was lost, and ends an upload whose job died for good failed', async () => {
+  it('adds the task of an upload whose task was lost, and ends an upload whose task died for good failed', async () => {
     const lost = await pendingUpload();
-    await h.queue.queue.remove(jobIdFor(resizeIntent(lost)));
-    expect(await h.jobState(lost)).toBeUndefined();
+    await h.queue.queue.remove(taskIdFor(resizeIntent(lost)));
+    expect(await h.taskState(lost)).toBeUndefined();
 
     const dead = await pendingUpload();
     // A worker of the queue whose every attempt fails for good, as an S3 outage outlasting the attempts would.
-    const failing = createJobWorker({
+    const failing = createTaskWorker({
       name: RESIZE_QUEUE,
       connection: h.config.REDIS_URL,
       prefix: h.config.REDIS_PREFIX,
@@ -97,7 +97,7 @@ describe('the pending-upload sweep', () => {
       },
     });
     try {
-      await waitFor(async () => (await h.jobState(dead)) === 'failed', { message: 'job failed' });
+      await waitFor(async () => (await h.taskState(dead)) === 'failed', { message: 'task failed' });
     } finally {
       await failing.close();
     }
@@ -106,7 +106,7 @@ describe('the pending-upload sweep', () => {
     expect(swept.requeued).toContain(lost);
     expect(swept.failed).toContain(dead);
     expect(swept.requeued).not.toContain(dead);
-    expect(await h.jobState(lost)).toBe('waiting');
+    expect(await h.taskState(lost)).toBe('waiting');
     const gaveUp = await h.waitForFinished(dead);
     expect(gaveUp).toMatchObject({ status: 'failed', reason: GAVE_UP_REASON });
     expect((await h.events(dead)).map((e) => e.type)).toEqual(['media.failed.v1']);
@@ -125,7 +125,7 @@ describe('the pending-upload sweep', () => {
 });
 
 describe('tracing', () => {
-  it("puts the enqueue, the job and a resize span with the sizes in the request's trace", async () => {
+  it("puts the enqueue, the task and a resize span with the sizes in the request's trace", async () => {
     tracing.exporter.reset();
     const tracer = trace.getTracer('test');
     const id = await tracer.startActiveSpan('POST /v1/uploads', async (span) => {
@@ -150,14 +150,14 @@ describe('tracing', () => {
       return span;
     };
     const parentOf = (span: (typeof spans)[number]) => span.parentSpanContext?.spanId;
-    // request → enqueue (producer) → the worker's job (consumer) → resize, and the event's publish
+    // request → enqueue (producer) → the worker's task (consumer) → resize, and the event's publish
     const enqueue = named('add resize');
-    const job = named('process resize');
+    const task = named('process resize');
     const resize = named('resize');
     expect(parentOf(enqueue)).toBe(request.spanContext().spanId);
-    expect(parentOf(job)).toBe(enqueue.spanContext().spanId);
-    expect(parentOf(resize)).toBe(job.spanContext().spanId);
-    expect(parentOf(named(`publish ${h.topology.prefix}media-events`))).toBe(job.spanContext().spanId);
+    expect(parentOf(task)).toBe(enqueue.spanContext().spanId);
+    expect(parentOf(resize)).toBe(task.spanContext().spanId);
+    expect(parentOf(named(`publish ${h.topology.prefix}media-events`))).toBe(task.spanContext().spanId);
     expect(resize.attributes).toMatchObject({
       'image.input.format': 'png',
       'image.input.bytes': expect.any(Number),

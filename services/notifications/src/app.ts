@@ -1,6 +1,6 @@
 import { type AppState, createAdminServer, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
-import { registerInternalRoutes } from './modules/notifications/routes.ts';
+import { registerInternalRoutes } from './modules/intents/routes.ts';
 import { registerUnsubscribeRoutes } from './modules/suppression/routes.ts';
 import { unsubscribeTokens } from './modules/suppression/token.ts';
 

@@ -38,7 +38,7 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     HOUR,
   ),
   EMAIL_SWEEP_AFTER_MS: positiveInt(
-    'An intent still queued this long after its last change has its job added again (or retried) if BullMQ lost or failed it.',
+    'An intent still queued this long after its last change has its task added again (or retried) if BullMQ lost or failed it.',
     900_000,
     24 * HOUR,
   ),
@@ -57,12 +57,12 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     3650,
   ),
   EMAIL_LOCK_MS: positiveInt(
-    "How long an email job stays locked to its worker without renewal: a dead worker's jobs are retried after it.",
+    "How long an email task stays locked to its worker without renewal: a dead worker's tasks are retried after it.",
     30_000,
     HOUR,
   ),
   EMAIL_STALLED_CHECK_MS: positiveInt(
-    'How often a worker looks for email jobs whose worker died (their EMAIL_LOCK_MS has run out).',
+    'How often a worker looks for email tasks whose worker died (their EMAIL_LOCK_MS has run out).',
     10_000,
     HOUR,
   ),

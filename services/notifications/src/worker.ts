@@ -1,14 +1,13 @@
-import { pruneExpired } from '@hireflow/idempotency';
-import { type MessageObserver, SqsConsumer } from '@hireflow/messaging';
-import { type Closeable, resolveChannels, type ServiceDeps, startPeriodicTasks } from '@hireflow/runtime';
+import { type MessageObserver, startInbox } from '@hireflow/messaging';
+import type { Closeable, ServiceDeps } from '@hireflow/runtime';
 import { type Config, SEND_RECORD_GRACE_MS } from './config.ts';
 import { createMailer } from './modules/email/mailer.ts';
 import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
 import { releaseHeldEmails } from './modules/email/release-held.ts';
 import { requeueStuckEmails } from './modules/email/sweep.ts';
-import { notificationHandlers } from './modules/notifications/consumers.ts';
-import { pruneNotificationLog } from './modules/notifications/store.ts';
+import { notificationHandlers } from './modules/intents/consumers.ts';
+import { pruneNotificationLog } from './modules/intents/store.ts';
 import { unsubscribeTokens } from './modules/suppression/token.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
@@ -18,9 +17,9 @@ export interface WorkerHooks {
 }
 
 /**
- * The notifications worker role: the inbox consumer (projections, email
- * intents), the `email` BullMQ worker (SMTP) and housekeeping. Nothing here
- * publishes events, so there is no outbox relay.
+ * The notifications worker role: the inbox (projections, email intents), the
+ * `email` BullMQ worker (SMTP) and housekeeping. Notifications publishes no
+ * event (its topology has no topic), so the inbox runs no outbox relay.
  */
 export async function startWorker(
   config: Config,
@@ -28,7 +27,6 @@ export async function startWorker(
   hooks: WorkerHooks = {},
 ): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
-  const channels = await resolveChannels(deps);
   const backoff = { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS };
   const emailCloseMs = config.SMTP_TIMEOUT_MS + SEND_RECORD_GRACE_MS;
 
@@ -64,9 +62,7 @@ export async function startWorker(
     log,
     ...(hooks.onSent ? { onSent: hooks.onSent } : {}),
   });
-  const consumer = new SqsConsumer({
-    sqs: deps.sqs,
-    queue: channels.inbox!,
+  const inbox = await startInbox(deps, {
     handlers: notificationHandlers({
       orm: deps.orm,
       emails,
@@ -78,16 +74,12 @@ export async function startWorker(
       },
       log,
     }),
-    concurrency: config.INBOX_CONCURRENCY,
-    maxDeferMs: config.DEPENDENCY_WAIT_MAX_MS,
-    logger: log,
-    ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
-  });
-  await consumer.start();
-
-  const housekeeping = startPeriodicTasks(
-    [
-      { name: 'idempotency-prune', intervalMs: 3_600_000, run: () => pruneExpired(deps.orm) },
+    consumer: {
+      concurrency: config.INBOX_CONCURRENCY,
+      maxDeferMs: config.DEPENDENCY_WAIT_MAX_MS,
+      ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
+    },
+    housekeeping: [
       {
         name: 'notification-log-prune',
         intervalMs: 3_600_000,
@@ -97,7 +89,7 @@ export async function startWorker(
           }),
       },
       {
-        // An intent whose job was lost or failed by BullMQ (not by us) is sent anyway.
+        // An intent whose task was lost or failed by BullMQ (not by us) is sent anyway.
         name: 'requeue-stuck-emails',
         intervalMs: config.EMAIL_SWEEP_INTERVAL_MS,
         run: () =>
@@ -114,16 +106,12 @@ export async function startWorker(
             (keys) => keys.length > 0 && log.info({ released: keys.length }, 'released held emails'),
           ),
       },
-      // docs/design.md: the visibility timeout follows the handlers' measured p99.
-      { name: 'visibility-resize', intervalMs: 300_000, run: () => consumer.resizeVisibilityTimeout() },
     ],
     log,
-  );
+  });
 
-  // Order: stop taking events, let running sends finish, then drop the SMTP pool.
-  return [
-    housekeeping,
-    { name: 'sqs-consumer', close: () => consumer.close() },
+  // Running sends finish, then the SMTP pool goes.
+  return inbox.closeables([
     {
       name: 'email-worker',
       close: async () => void (await emailWorker.close()),
@@ -131,7 +119,7 @@ export async function startWorker(
     },
     { name: 'email-queue', close: () => emails.close() },
     { name: 'smtp-pool', close: async () => mailer.close() },
-  ];
+  ]);
 }
 
 /** The one-click unsubscribe link of a recipient, under UNSUBSCRIBE_BASE_URL. */

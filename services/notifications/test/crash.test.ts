@@ -42,11 +42,11 @@ describe('a worker killed mid-burst', () => {
     expect(acceptedAtKill.size).toBeLessThan(BURST);
 
     worker = await spawnWorkerProcess(h);
-    // Jobs the dead process held come back once BullMQ's lock (30 s) runs out.
+    // Tasks the dead process held come back once BullMQ's lock (30 s) runs out.
     const rows = await waitForSent(h, keys, 120_000);
     await waitFor(
       async () => {
-        const c = await h.emails.jobs.queue.getJobCounts('completed', 'failed', 'active', 'wait', 'delayed');
+        const c = await h.emails.tasks.queue.getJobCounts('completed', 'failed', 'active', 'wait', 'delayed');
         return c.completed === BURST && c.failed === 0 && !c.active && !c.wait && !c.delayed;
       },
       { timeoutMs: 60_000, intervalMs: 200, message: 'email queue drained' },

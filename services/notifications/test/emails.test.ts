@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { isPermanent, jobIdFor } from '@hireflow/messaging';
+import { isPermanent, taskIdFor } from '@hireflow/messaging';
 import { createLogger } from '@hireflow/runtime';
 import { waitFor } from '@hireflow/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -30,15 +30,15 @@ describe('one email per event, with the right content', () => {
     const candidate = candidateRegistered(tenantId, { name: '<script>alert(1)</script>' });
     await Promise.all([h.publish(posted), h.publish(candidate)]);
     await Promise.all([h.spy.waitForHandled(posted.id), h.spy.waitForHandled(candidate.id)]);
-    const { jobId, contactEmail } = posted.data;
+    const { jobId: postingId, contactEmail } = posted.data;
     const { candidateId, email } = candidate.data;
-    await h.publish(matchFound(tenantId, jobId, candidateId, 0.87));
-    await h.publish(jobMatched(tenantId, jobId, 3));
+    await h.publish(matchFound(tenantId, postingId, candidateId, 0.87));
+    await h.publish(jobMatched(tenantId, postingId, 3));
 
     const keys = {
       welcome: idempotencyKey('welcome-email', candidateId),
-      match: idempotencyKey('match-email', jobId, candidateId),
-      summary: idempotencyKey('job-matched', jobId),
+      match: idempotencyKey('match-email', postingId, candidateId),
+      summary: idempotencyKey('job-matched', postingId),
     };
     const rows = await waitForSent(h, Object.values(keys));
     const [welcome, match, summary] = [keys.welcome, keys.match, keys.summary].map((key) => {
@@ -72,10 +72,10 @@ describe('one email per event, with the right content', () => {
     expect(summary!.parsed!.text).toContain('has 3 matching candidates');
 
     // A recomputation of the posting's matches sends no second summary.
-    const again = jobMatched(tenantId, jobId, 5);
+    const again = jobMatched(tenantId, postingId, 5);
     await h.publish(again);
     await h.spy.waitForHandled(again.id);
-    expect(await h.jobState(keys.summary)).toBe('completed');
+    expect(await h.taskState(keys.summary)).toBe('completed');
     expect(h.smtp.byKey(keys.summary)).toHaveLength(1);
   });
 
@@ -94,12 +94,12 @@ describe('duplicates', () => {
     await h.publish(event);
     await h.publish(event);
     await h.spy.waitForCount({ eventId: event.id, outcome: 'handled' }, 5, 30_000);
-    expect(await h.jobState(key)).toBe('completed');
+    expect(await h.taskState(key)).toBe('completed');
     expect(h.smtp.byKey(key)).toHaveLength(1);
     expect(await h.notification(key)).toMatchObject({ status: 'sent', attempts: 1 });
   });
 
-  it('sends nothing when the email job runs again after its send, even with the wrapper record gone', async () => {
+  it('sends nothing when the email task runs again after its send, even with the wrapper record gone', async () => {
     const event = candidateRegistered(tenantId);
     const key = idempotencyKey('welcome-email', event.data.candidateId);
     await h.publish(event);
@@ -117,16 +117,16 @@ describe('duplicates', () => {
       unsubscribeUrl: () => 'http://127.0.0.1/v1/unsubscribe?token=t',
       log: createLogger('notifications', 'silent'),
     });
-    const job = { data: { key }, attemptsMade: 0, opts: { attempts: 3 } } as Parameters<typeof process>[0];
+    const task = { data: { key }, attemptsMade: 0, opts: { attempts: 3 } } as Parameters<typeof process>[0];
     try {
-      // BullMQ retrying a job whose first run sent (a stalled job, a lost completion).
-      expect(await process(job)).toEqual({
+      // BullMQ retrying a task whose first run sent (a stalled task, a lost completion).
+      expect(await process(task)).toEqual({
         messageId: row!.message_id,
         providerMessageId: row!.provider_message_id,
       });
       // The idempotency record gone (crash before its completion, or past its retention): the log still says sent.
       await h.deps.orm.em.fork().execute('DELETE FROM processed_message WHERE key = ?', [key]);
-      expect(await process(job)).toEqual({
+      expect(await process(task)).toEqual({
         messageId: row!.message_id,
         providerMessageId: row!.provider_message_id,
       });
@@ -149,8 +149,8 @@ describe('permanent failures', () => {
     });
     expect(row.attempts).toBe(1);
     expect(row.error).toMatch(/SMTP 550/);
-    await waitFor(async () => (await h.jobState(key)) === 'failed');
-    const dead = (await h.emails.jobs.deadLetters(0, 999)).find((d) => d.id === jobIdFor(key));
+    await waitFor(async () => (await h.taskState(key)) === 'failed');
+    const dead = (await h.emails.tasks.deadLetters(0, 999)).find((d) => d.id === taskIdFor(key));
     expect(dead).toMatchObject({ attemptsMade: 1, data: { key } });
     expect(h.smtp.recipientsTried.filter((a) => a === address)).toHaveLength(1);
     expect(h.smtp.byKey(key)).toHaveLength(0);
@@ -263,21 +263,21 @@ describe('review fixes', () => {
     expect(isPermanent(classifySmtpError(smtp(undefined, 'API', 'EENVELOPE', 'Invalid sender')))).toBe(false);
   });
 
-  it('sends an intent left queued without a job (lost by Redis, or never added)', async () => {
+  it('sends an intent left queued without a task (lost by Redis, or never added)', async () => {
     const { requeueStuckEmails } = await import('../src/modules/email/sweep.ts');
     const candidate = candidateRegistered(tenantId, { email: `${randomUUID()}@example.test` });
     await h.publish(candidate);
     const key = idempotencyKey('welcome-email', candidate.data.candidateId);
     await waitForSent(h, [key]);
-    // the same intent as if its job had vanished before it ran: queued, never claimed
+    // the same intent as if its task had vanished before it ran: queued, never claimed
     const em = h.deps.orm.em.fork();
     await em.execute(
       `UPDATE notification_log SET status = 'queued', updated_at = now() - interval '1 hour' WHERE key = ?`,
       [key],
     );
     await em.execute('DELETE FROM processed_message WHERE key = ?', [key]);
-    const job = await h.emails.jobs.queue.getJob(jobIdFor(key));
-    await job?.remove();
+    const task = await h.emails.tasks.queue.getJob(taskIdFor(key));
+    await task?.remove();
     const requeued = await requeueStuckEmails(h.deps.orm.em.fork(), h.emails, { olderThanMs: 60_000 });
     expect(requeued).toEqual([key]);
     await waitForSent(h, [key]);

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { Topology } from '@hireflow/contracts';
 import { type CloudEvent, type EventType, topicOf } from '@hireflow/contracts';
-import { jobIdFor, SnsPublisher } from '@hireflow/messaging';
+import { SnsPublisher, taskIdFor } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
 import { buildAdmin, buildApp } from '@hireflow/notifications';
 import { type Config, loadConfig } from '@hireflow/notifications/config';
@@ -42,7 +42,7 @@ const TEST_ENV = {
   EMAIL_RATE_MAX: '1000',
   SMTP_TIMEOUT_MS: '5000',
   EMAIL_STALLED_CHECK_MS: '1000',
-  // A killed worker's jobs come back after this lock, not BullMQ's default 30 s.
+  // A killed worker's tasks come back after this lock, not BullMQ's default 30 s.
   EMAIL_LOCK_MS: '5000',
 };
 
@@ -90,7 +90,7 @@ export interface NotificationsHarness {
   publishAll(events: CloudEvent[]): Promise<void>;
   notification(key: string): Promise<NotificationRow | undefined>;
   notifications(keys: string[]): Promise<NotificationRow[]>;
-  jobState(key: string): Promise<string | undefined>;
+  taskState(key: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -190,15 +190,15 @@ export async function startNotificationsHarness(
       deps.orm.em
         .fork()
         .execute<NotificationRow[]>('SELECT * FROM notification_log WHERE key IN (?)', [keys]),
-    jobState: async (key) => {
-      const job = await emails.jobs.queue.getJob(jobIdFor(key));
-      return job ? await job.getState() : undefined;
+    taskState: async (key) => {
+      const task = await emails.tasks.queue.getJob(taskIdFor(key));
+      return task ? await task.getState() : undefined;
     },
     close: async () => {
       await stopWorker();
       await app.close();
       await admin.close();
-      await emails.jobs.queue.obliterate({ force: true }).catch(() => undefined);
+      await emails.tasks.queue.obliterate({ force: true }).catch(() => undefined);
       await emails.close();
       await deps.close();
       await db.drop();

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { topology } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { jobIdFor } from '@hireflow/messaging';
+import { taskIdFor } from '@hireflow/messaging';
 import { scrapeMetric, startWebhookReceiver, type WebhookReceiver, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -91,7 +91,7 @@ describe('the queue gauges on /metrics', () => {
     // The queues' own state, read the way the sampler does not: the test's client.
     await waitFor(async () => (await sqsCounts(h, inbox.url)).visible === 3, { message: '3 in the inbox' });
     expect(await sqsCounts(h, inbox.dlq.url)).toEqual({ visible: 1, inflight: 0 });
-    const counts = await h.emails.jobs.queue.getJobCounts('waiting', 'active', 'failed');
+    const counts = await h.emails.tasks.queue.getJobCounts('waiting', 'active', 'failed');
     expect(counts).toEqual({ waiting: 2, active: 0, failed: 0 });
 
     const metric = (name: string, labels: Record<string, string>) => scrapeMetric(api.adminUrl, name, labels);
@@ -194,7 +194,7 @@ describe('dead letters: one alert per transition, then pnpm dlq puts them back',
     h.smtp.refuse = new RegExp(candidate.data.email.replace(/[.+]/g, '\\$&'));
     await h.publish(candidate);
     const welcome = idempotencyKey('welcome-email', candidate.data.candidateId);
-    await waitFor(async () => (await h.jobState(welcome)) === 'failed', {
+    await waitFor(async () => (await h.taskState(welcome)) === 'failed', {
       message: 'the welcome dead letter',
     });
 
@@ -212,7 +212,7 @@ describe('dead letters: one alert per transition, then pnpm dlq puts them back',
 
     // The match now finds its candidate; its email is refused too, and dead-letters.
     const matchEmail = idempotencyKey('match-email', posted.data.jobId, candidate.data.candidateId);
-    await waitFor(async () => (await h.jobState(matchEmail)) === 'failed', {
+    await waitFor(async () => (await h.taskState(matchEmail)) === 'failed', {
       message: 'the match dead letter',
     });
     await sampledAs('hireflow_dead_letters', { queue: 'email', kind: 'bullmq' }, 2);
@@ -223,12 +223,12 @@ describe('dead letters: one alert per transition, then pnpm dlq puts them back',
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line).id);
-    expect(ids.sort()).toEqual([jobIdFor(welcome), jobIdFor(matchEmail)].sort());
-    const shown = JSON.parse((await dlq(h, 'show', 'notifications/email', jobIdFor(welcome))).stdout);
+    expect(ids.sort()).toEqual([taskIdFor(welcome), taskIdFor(matchEmail)].sort());
+    const shown = JSON.parse((await dlq(h, 'show', 'notifications/email', taskIdFor(welcome))).stdout);
     expect(shown).toMatchObject({ data: { key: welcome }, failedReason: expect.stringContaining('550') });
     const dryRetry = await dlq(h, 'retry', 'notifications/email', '--all', '--dry-run');
     expect(dryRetry.stdout).toContain('would retry 2 jobs');
-    expect(await h.emails.jobs.queue.getFailedCount()).toBe(2);
+    expect(await h.emails.tasks.queue.getFailedCount()).toBe(2);
 
     // The fix: the address takes mail again. Both emails go out, once each.
     h.smtp.refuse = undefined;

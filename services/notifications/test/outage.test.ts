@@ -54,7 +54,7 @@ describe('an SMTP outage', () => {
     const rows = await waitForSent(h, keys, 30_000);
     for (const key of keys) expect(h.smtp.byKey(key), key).toHaveLength(1);
     expect(rows.every((r) => r.attempts >= 2 && r.error === null)).toBe(true);
-    expect(await h.emails.jobs.deadLetterCount()).toBe(0);
+    expect(await h.emails.tasks.deadLetterCount()).toBe(0);
 
     // The inbox never waited on SMTP: every event was handled at its first receive.
     const records = h.spy.all({ type: 'candidate.registered.v1' });

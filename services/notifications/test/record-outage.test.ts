@@ -10,7 +10,7 @@ import { candidateRegistered, useNotificationsHarness, waitForSent } from './har
 
 // Postgres goes away right after the SMTP server accepted an email (a
 // failover takes 30–120 s): the worker keeps trying to record the send while
-// it still holds the job, instead of giving up, letting the job retry, and
+// it still holds the task, instead of giving up, letting the task retry, and
 // sending the email a second time once its claim has expired.
 
 const OUTAGE_MS = 8000;
@@ -55,7 +55,7 @@ describe('Postgres lost right after the SMTP accept', () => {
     await h.publish(event);
     await spy.waitForHandled(event.id, 20_000);
     await waitForSent(h, [key], 90_000);
-    await waitFor(async () => (await h.jobState(key)) === 'completed', { timeoutMs: 30_000 });
+    await waitFor(async () => (await h.taskState(key)) === 'completed', { timeoutMs: 30_000 });
 
     expect(h.smtp.byKey(key)).toHaveLength(1);
     expect(accepts).toBe(1);

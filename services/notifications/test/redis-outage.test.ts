@@ -10,7 +10,7 @@ import {
 } from './harness.ts';
 
 // Redis behind a proxy the test cuts: an inbox handler that must add an
-// email job fails within a bound and lets its message come back, instead of
+// email task fails within a bound and lets its message come back, instead of
 // hanging on a command ioredis would queue until Redis returns.
 describe('a Redis outage during inbox handling', () => {
   let proxy: TcpProxy;

@@ -74,13 +74,13 @@ describe('rebuilding notifications from a replay', () => {
 
     // The projections are lost, and so is every record that the events were
     // handled (as after the keys' 15-day retention) and every finished email
-    // job (BullMQ keeps them a day). What stays is the notification log,
+    // task (BullMQ keeps them a day). What stays is the notification log,
     // kept through the 400-day replay horizon.
     const em = h.deps.orm.em.fork();
     await em.execute('TRUNCATE candidate_projection, posting_projection');
     await em.execute('DELETE FROM processed_message');
-    await h.emails.jobs.queue.clean(0, 10_000, 'completed');
-    for (const key of welcomeKeys) expect(await h.jobState(key)).toBeUndefined();
+    await h.emails.tasks.queue.clean(0, 10_000, 'completed');
+    for (const key of welcomeKeys) expect(await h.taskState(key)).toBeUndefined();
 
     const summary = await replay(['candidate.registered.v1', 'job.posted.v1']);
     expect(summary).toMatchObject({ interrupted: false, sent: expect.any(Number) });
@@ -93,8 +93,8 @@ describe('rebuilding notifications from a replay', () => {
       postings: p.postings.map(({ updated_at: _, ...row }) => row),
     });
     expect(strip(rebuilt)).toEqual(strip(before));
-    // No email job was added for an intent the log says was sent, so none can go out.
-    for (const key of welcomeKeys) expect(await h.jobState(key)).toBeUndefined();
+    // No email task was added for an intent the log says was sent, so none can go out.
+    for (const key of welcomeKeys) expect(await h.taskState(key)).toBeUndefined();
     expect(h.smtp.emails).toHaveLength(3);
     expect(await h.notifications(welcomeKeys)).toEqual(expect.arrayContaining(sent));
   });

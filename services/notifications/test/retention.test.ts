@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { idempotencyKey } from '@hireflow/idempotency';
-import { jobIdFor } from '@hireflow/messaging';
+import { taskIdFor } from '@hireflow/messaging';
 import { waitFor } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
 import { requeueStuckEmails } from '../src/modules/email/sweep.ts';
-import { pruneNotificationLog } from '../src/modules/notifications/store.ts';
+import { pruneNotificationLog } from '../src/modules/intents/store.ts';
 import { jobMatched, jobPosted, useNotificationsHarness, waitForSent } from './harness.ts';
 
-// An intent key such as job-matched:{jobId} collapses different events (each
+// An intent key such as job-matched:{postingId} collapses different events (each
 // recomputation of a posting's matches): its record must outlive every event
 // that can still ask for it, not only SQS's redelivery window.
 const h = useNotificationsHarness('notif-retention');
@@ -26,10 +26,10 @@ describe('notification log retention', () => {
   it('keeps a summary intent past the log retention: a later recomputation sends no second summary', async () => {
     const tenantId = randomUUID();
     const posting = jobPosted(tenantId);
-    const { jobId } = posting.data;
-    const key = idempotencyKey('job-matched', jobId);
+    const { jobId: postingId } = posting.data;
+    const key = idempotencyKey('job-matched', postingId);
     await h.publish(posting);
-    await h.publish(jobMatched(tenantId, jobId, 2));
+    await h.publish(jobMatched(tenantId, postingId, 2));
     await waitForSent(h, [key]);
 
     // 200 days on: past NOTIFICATION_LOG_RETENTION_DAYS (180), within the posting's life.
@@ -37,14 +37,14 @@ describe('notification log retention', () => {
     await pruneNotificationLog(h.deps.orm.em.fork(), { olderThanMs: 180 * DAY });
     const kept = await h.notification(key);
     expect(kept).toMatchObject({ status: 'sent', recipient: '' });
-    // BullMQ forgot the completed job long ago (it keeps them a day).
-    await (await h.emails.jobs.queue.getJob(jobIdFor(key)))?.remove();
+    // BullMQ forgot the completed task long ago (it keeps them a day).
+    await (await h.emails.tasks.queue.getJob(taskIdFor(key)))?.remove();
 
-    const recomputed = jobMatched(tenantId, jobId, 3);
+    const recomputed = jobMatched(tenantId, postingId, 3);
     await h.publish(recomputed);
     await h.spy.waitForHandled(recomputed.id);
-    // The intent is already sent: the handler adds no job for it, so nothing can send it again.
-    expect(await h.jobState(key)).toBeUndefined();
+    // The intent is already sent: the handler adds no task for it, so nothing can send it again.
+    expect(await h.taskState(key)).toBeUndefined();
     expect((await h.notification(key))?.status).toBe('sent');
     expect(h.smtp.byKey(key)).toHaveLength(1);
   });
@@ -69,16 +69,16 @@ describe('notification log retention', () => {
     expect(await h.notification(key)).toBeUndefined();
   });
 
-  it('the stuck-intent sweep sends an intent whose old job is still kept as completed', async () => {
+  it('the stuck-intent sweep sends an intent whose old task is still kept as completed', async () => {
     const tenantId = randomUUID();
     const posting = jobPosted(tenantId);
     const key = idempotencyKey('job-matched', posting.data.jobId);
     await h.publish(posting);
     await h.publish(jobMatched(tenantId, posting.data.jobId, 1));
     await waitForSent(h, [key]);
-    // The log row is written before BullMQ moves the job to completed: wait for the move.
-    await waitFor(async () => (await h.jobState(key)) === 'completed', { message: `job ${key} completed` });
-    // The intent is queued again (say its row was lost and recorded anew) while BullMQ still keeps the old job.
+    // The log row is written before BullMQ moves the task to completed: wait for the move.
+    await waitFor(async () => (await h.taskState(key)) === 'completed', { message: `task ${key} completed` });
+    // The intent is queued again (say its row was lost and recorded anew) while BullMQ still keeps the old task.
     const em = h.deps.orm.em.fork();
     await em.execute(
       `UPDATE notification_log SET status = 'queued', updated_at = now() - interval '1 hour' WHERE key = ?`,

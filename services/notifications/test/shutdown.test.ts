@@ -7,7 +7,7 @@ import { candidateRegistered, spawnWorkerProcess, useNotificationsHarness } from
 // A graceful stop (SIGTERM) while the SMTP server takes its time to answer:
 // the worker waits for the send (bounded by SMTP_TIMEOUT_MS), records it,
 // then closes the database. Stopping first would leave the email unrecorded
-// and the job to be sent again by the next worker.
+// and the task to be sent again by the next worker.
 
 const SMTP_DELAY_MS = 4000;
 const h = useNotificationsHarness('notif-shutdown', {
@@ -36,7 +36,7 @@ describe('SIGTERM during a slow SMTP send', () => {
 
     expect(h.smtp.byKey(key)).toHaveLength(1);
     expect((await h.notification(key))?.status).toBe('sent');
-    // Completed: no worker will ever run this job again.
-    expect(await h.jobState(key)).toBe('completed');
+    // Completed: no worker will ever run this task again.
+    expect(await h.taskState(key)).toBe('completed');
   }, 60_000);
 });

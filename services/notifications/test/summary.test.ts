@@ -3,7 +3,8 @@ import { createEvent } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
 import type { MessageContext } from '@hireflow/messaging';
 import { describe, expect, it } from 'vitest';
-import { notificationHandlers } from '../src/modules/notifications/consumers.ts';
+import { INBOX_RESULTS_AS_DECISIONS } from '../src/db/migrations.ts';
+import { notificationHandlers } from '../src/modules/intents/consumers.ts';
 import { jobPosted, useNotificationsHarness, waitForSent } from './harness.ts';
 
 // The summary to the contact address is about a posting's first computation.
@@ -21,11 +22,11 @@ const context: MessageContext = {
   failedCount: 0,
 };
 
-const matched = (jobId: string, matchCount: number, computedAt: string) =>
+const matched = (postingId: string, matchCount: number, computedAt: string) =>
   createEvent(
     'job.matched.v1',
-    { jobId, tenantId, matchCount, computedAt },
-    { source: 'hireflow/matching', subject: jobId },
+    { jobId: postingId, tenantId, matchCount, computedAt },
+    { source: 'hireflow/matching', subject: postingId },
   );
 
 describe('the posting summary', () => {
@@ -39,16 +40,16 @@ describe('the posting summary', () => {
       log: h.deps.log,
     });
     const posted = jobPosted(tenantId);
-    const { jobId } = posted.data;
+    const { jobId: postingId } = posted.data;
     await handlers['job.posted.v1']!(posted, context);
     // The second computation (a fourth candidate) first, then the first one (three).
-    await handlers['job.matched.v1']!(matched(jobId, 4, '2026-11-30T10:00:05.000Z'), context);
-    await handlers['job.matched.v1']!(matched(jobId, 3, '2026-11-30T10:00:00.000Z'), context);
+    await handlers['job.matched.v1']!(matched(postingId, 4, '2026-11-30T10:00:05.000Z'), context);
+    await handlers['job.matched.v1']!(matched(postingId, 3, '2026-11-30T10:00:00.000Z'), context);
     // A third, later still, changes nothing.
-    await handlers['job.matched.v1']!(matched(jobId, 5, '2026-11-30T10:00:09.000Z'), context);
+    await handlers['job.matched.v1']!(matched(postingId, 5, '2026-11-30T10:00:09.000Z'), context);
 
     await h.startWorker();
-    const key = idempotencyKey('job-matched', jobId);
+    const key = idempotencyKey('job-matched', postingId);
     await waitForSent(h, [key]);
     const [summary] = h.smtp.byKey(key);
     expect(h.smtp.byKey(key)).toHaveLength(1);
@@ -56,7 +57,7 @@ describe('the posting summary', () => {
     expect(summary!.parsed!.subject).toBe(`3 candidates match ${posted.data.title}`);
 
     // Once sent, nothing changes it: an earlier computation arriving now is too late to matter.
-    await handlers['job.matched.v1']!(matched(jobId, 1, '2026-11-30T09:59:00.000Z'), context);
+    await handlers['job.matched.v1']!(matched(postingId, 1, '2026-11-30T09:59:00.000Z'), context);
     const row = await h.deps.orm.em
       .fork()
       .execute<{ params: { matchCount: number } }[]>('SELECT params FROM notification_log WHERE key = ?', [
@@ -67,7 +68,7 @@ describe('the posting summary', () => {
 });
 
 describe('a redelivery of an event handled before decisions carried their refusals', () => {
-  it('queues the emails of the stored result (a bare list of requests) again', async () => {
+  it('queues the emails of the stored result (a bare list of requests), once migration 1004 converted it', async () => {
     const queued: { key: string; template: string }[] = [];
     const handlers = notificationHandlers({
       orm: h.deps.orm,
@@ -84,6 +85,8 @@ describe('a redelivery of an event handled before decisions carried their refusa
        VALUES (?, 'completed', nextval('processed_message_fencing_token_seq'), ?::jsonb, now(), now(), now() + interval '1 day')`,
       [posted.id, JSON.stringify(stored)],
     );
+    // The service ran its migrations at start, before this row existed: the one step again.
+    await h.deps.orm.em.fork().execute(INBOX_RESULTS_AS_DECISIONS);
     await handlers['job.posted.v1']!(posted, context);
     expect(queued).toEqual(stored);
   });

@@ -4,9 +4,9 @@ import { quietTelemetry } from './telemetry.ts';
 
 /** Name of the registered full-jitter strategy (`backoff.type` of every job). */
 export const FULL_JITTER = 'full-jitter';
-export const DEFAULT_JOB_ATTEMPTS = 8;
+export const DEFAULT_TASK_ATTEMPTS = 8;
 /** Milliseconds: the first retry waits up to 1 s, then 2, 4, … never more than 10 min. */
-export const DEFAULT_JOB_BACKOFF: BackoffOptions = { base: 1000, cap: 10 * 60 * 1000 };
+export const DEFAULT_TASK_BACKOFF: BackoffOptions = { base: 1000, cap: 10 * 60 * 1000 };
 
 /**
  * Completed jobs are kept a day (at most 1000) for inspection; failed jobs are

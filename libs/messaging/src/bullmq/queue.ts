@@ -5,10 +5,10 @@ import { type JobsOptions, Queue } from 'bullmq';
 import type { BackoffOptions } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
-import { DEFAULT_JOB_ATTEMPTS, DEFAULT_JOB_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
-import { jobIdFor } from './job-id.ts';
+import { DEFAULT_TASK_ATTEMPTS, DEFAULT_TASK_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
+import { taskIdFor } from './task-id.ts';
 
-export interface JobQueueOptions {
+export interface TaskQueueOptions {
   name: string;
   connection: RedisConnection;
   /** Redis key prefix: the service's own (docs/design.md). */
@@ -27,7 +27,7 @@ export interface JobQueueOptions {
   logger?: Logger;
 }
 
-export interface BulkJob<Data> {
+export interface BulkTask<Data> {
   name: string;
   data: Data;
   intentKey: string;
@@ -47,7 +47,11 @@ export interface DeadLetter<Data> {
   finishedOn: number | undefined;
 }
 
-export interface JobQueue<Data> {
+/**
+ * A queue of tasks: what services hand to BullMQ (BullMQ calls each a job;
+ * inside this library both words name the same thing).
+ */
+export interface TaskQueue<Data> {
   readonly queue: Queue<Data>;
   /** Adds a job whose id is derived from the intent key: a duplicate add is a no-op. */
   add(name: string, data: Data, options: { intentKey: string } & Omit<JobsOptions, 'jobId'>): Promise<string>;
@@ -59,7 +63,17 @@ export interface JobQueue<Data> {
    * carries that span's context to the worker, so its processing joins the
    * trace it was added in, never another job's.
    */
-  addBulk(jobs: BulkJob<Data>[]): Promise<string[]>;
+  addBulk(jobs: BulkTask<Data>[]): Promise<string[]>;
+  /**
+   * For a sweep that adds lost work again: gets the intent key's id ready for
+   * a new add. `free`: no task holds it (none, or a completed or orphaned
+   * one, now removed: BullMQ ignores an add whose id exists); `failed`: a dead letter
+   * holds it (`retryDeadLetter`, or leave it to be read); `pending`: waiting,
+   * delayed or running, it will run.
+   */
+  makeRoom(intentKey: string): Promise<'free' | 'failed' | 'pending'>;
+  /** Runs the dead letter of an intent key again (BullMQ's retry of a failed job). */
+  retryDeadLetter(intentKey: string): Promise<void>;
   /** Jobs that failed for good (attempts exhausted or permanent failure). */
   deadLetterCount(): Promise<number>;
   deadLetters(start?: number, end?: number): Promise<DeadLetter<Data>[]>;
@@ -69,7 +83,7 @@ export interface JobQueue<Data> {
 /** A BullMQ queue with the project's defaults (attempts, full-jitter backoff, bounded retention, tracing). */
 export const DEFAULT_ADD_TIMEOUT_MS = 5000;
 
-export function createJobQueue<Data>(options: JobQueueOptions): JobQueue<Data> {
+export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data> {
   const connection = openConnection(options.connection, false);
   const addTimeoutMs = options.addTimeoutMs ?? DEFAULT_ADD_TIMEOUT_MS;
   const tracing = telemetry(options.tracerName);
@@ -78,8 +92,8 @@ export function createJobQueue<Data>(options: JobQueueOptions): JobQueue<Data> {
     prefix: options.prefix,
     telemetry: tracing,
     defaultJobOptions: defaultJobOptions(
-      options.attempts ?? DEFAULT_JOB_ATTEMPTS,
-      options.backoff ?? DEFAULT_JOB_BACKOFF,
+      options.attempts ?? DEFAULT_TASK_ATTEMPTS,
+      options.backoff ?? DEFAULT_TASK_BACKOFF,
     ),
   });
   // A Redis outage makes the queue emit errors while it reconnects: log them, do not crash or print.
@@ -89,7 +103,7 @@ export function createJobQueue<Data>(options: JobQueueOptions): JobQueue<Data> {
     queue,
     async add(name, data, { intentKey, ...rest }) {
       // biome-ignore lint/suspicious/noExplicitAny: BullMQ's name/data generics do not narrow here
-      const adding = (queue as Queue<any>).add(name, data, { ...rest, jobId: jobIdFor(intentKey) });
+      const adding = (queue as Queue<any>).add(name, data, { ...rest, jobId: taskIdFor(intentKey) });
       // Should Redis come back later, the queued add still lands: harmless, the job id is the intent's.
       adding.catch(() => undefined);
       const job = await withTimeout(adding, addTimeoutMs, `adding job ${name} to ${options.name}`);
@@ -98,7 +112,7 @@ export function createJobQueue<Data>(options: JobQueueOptions): JobQueue<Data> {
     async addBulk(jobs) {
       if (jobs.length === 0) return [];
       const traced = jobs.map((job) => {
-        const jobId = jobIdFor(job.intentKey);
+        const jobId = taskIdFor(job.intentKey);
         const span = tracing.tracer.startSpan(`add ${options.name}`, { kind: PRODUCER }, job.context);
         span.setAttributes({
           'bullmq.queue.name': options.name,
@@ -135,6 +149,19 @@ export function createJobQueue<Data>(options: JobQueueOptions): JobQueue<Data> {
       } finally {
         for (const { span } of traced) span.end();
       }
+    },
+    async makeRoom(intentKey) {
+      const job = await queue.getJob(taskIdFor(intentKey));
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'failed') return 'failed';
+      if (state !== 'completed' && state !== 'missing' && state !== 'unknown') return 'pending';
+      // A completed task, or one in no state (its hash orphaned): either would swallow the add.
+      // Another sweeper may have removed it (and added it again) meanwhile: harmless either way.
+      if (job) await job.remove().catch(() => undefined);
+      return 'free';
+    },
+    async retryDeadLetter(intentKey) {
+      await (await queue.getJob(taskIdFor(intentKey)))?.retry('failed');
     },
     deadLetterCount: () => queue.getFailedCount(),
     async deadLetters(start = 0, end = 99) {

@@ -1,9 +1,10 @@
 import { signals } from '@hireflow/telemetry';
-import { type Job, type Processor, Worker } from 'bullmq';
+import { DelayedError, type Job, type Processor, Worker } from 'bullmq';
 import { type BackoffOptions, fullJitter, type RandomSource } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
+import { retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
-import { DEFAULT_JOB_BACKOFF, telemetry } from './defaults.ts';
+import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
 
 export const DEFAULT_WORKER_CONCURRENCY = 10;
 export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
@@ -14,8 +15,15 @@ export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
  * course); a job that kills every worker it runs on still ends as one.
  */
 export const JOB_MAX_STALLED = 5;
+/**
+ * How many times a task may come back later (`retryLater`) before a
+ * retry-later counts as a failed attempt: with the rule's doubling (1 s to a
+ * minute) about an hour and a half, with a holder's 15 s lease as its bound
+ * about 25 minutes. A task that waits for ever still ends, as a dead letter.
+ */
+export const DEFAULT_MAX_RETRY_LATERS = 100;
 
-export interface JobWorkerOptions<Data, Result> {
+export interface TaskWorkerOptions<Data, Result> {
   name: string;
   connection: RedisConnection;
   prefix?: string;
@@ -32,11 +40,13 @@ export interface JobWorkerOptions<Data, Result> {
   lockDurationMs?: number;
   /** How often this worker looks for stalled jobs. */
   stalledIntervalMs?: number;
+  /** Retry-laters of one task before one counts as a failed attempt (default 100). */
+  maxRetryLaters?: number;
   tracerName?: string;
   logger?: Logger;
 }
 
-export interface JobWorker<Data, Result> {
+export interface TaskWorker<Data, Result> {
   readonly worker: Worker<Data, Result>;
   /** Waits up to `closeTimeoutMs` for running jobs, then forces; returns whether it had to force. */
   close(): Promise<{ forced: boolean }>;
@@ -45,15 +55,17 @@ export interface JobWorker<Data, Result> {
 /**
  * A BullMQ worker with the project's defaults: the full-jitter backoff
  * strategy registered, tracing, and a close that cannot hang on a stuck job.
- * Throw `PermanentError` (or BullMQ's `UnrecoverableError`) to skip retries.
+ * Throw `PermanentError` (or BullMQ's `UnrecoverableError`) to skip retries,
+ * `retryLater(…)` (or let another holder's "in progress" through) to come back
+ * later without spending an attempt.
  */
-export function createJobWorker<Data, Result = unknown>(
-  options: JobWorkerOptions<Data, Result>,
-): JobWorker<Data, Result> {
+export function createTaskWorker<Data, Result = unknown>(
+  options: TaskWorkerOptions<Data, Result>,
+): TaskWorker<Data, Result> {
   const connection = openConnection(options.connection, true);
   const log = resolveLogger(options.logger, 'job-worker').child({ queue: options.name });
-  const cap = options.backoff?.cap ?? DEFAULT_JOB_BACKOFF.cap;
-  const worker = new Worker<Data, Result>(options.name, options.processor, {
+  const cap = options.backoff?.cap ?? DEFAULT_TASK_BACKOFF.cap;
+  const worker = new Worker<Data, Result>(options.name, comingBackLater(options), {
     connection: connection.redis,
     prefix: options.prefix,
     concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
@@ -68,8 +80,8 @@ export function createJobWorker<Data, Result = unknown>(
         const backoff = job?.opts.backoff;
         const base =
           typeof backoff === 'object'
-            ? (backoff.delay ?? DEFAULT_JOB_BACKOFF.base)
-            : (backoff ?? DEFAULT_JOB_BACKOFF.base);
+            ? (backoff.delay ?? DEFAULT_TASK_BACKOFF.base)
+            : (backoff ?? DEFAULT_TASK_BACKOFF.base);
         return fullJitter(attemptsMade - 1, { base, cap }, options.random);
       },
     },
@@ -121,4 +133,32 @@ export function createJobWorker<Data, Result = unknown>(
       return { forced: !drained };
     },
   };
+}
+
+/**
+ * The processor, with the retry-later rule: a task that asks to come back
+ * later is moved to delayed by the rule's delay (BullMQ's moveToDelayed skips
+ * the attempt) and reported as delayed, not failed. Past `maxRetryLaters`
+ * waits the retry-later counts as a failed attempt.
+ */
+function comingBackLater<Data, Result>(options: TaskWorkerOptions<Data, Result>): Processor<Data, Result> {
+  const maxWaits = options.maxRetryLaters ?? DEFAULT_MAX_RETRY_LATERS;
+  return async (job, token, signal) => {
+    try {
+      return await options.processor(job, token, signal);
+    } catch (error) {
+      const later = retryLaterOf(error);
+      if (!later) throw error;
+      const waits = retryLatersOf(job);
+      if (waits >= maxWaits)
+        throw new Error(`came back later ${waits} times: ${later.message}`, { cause: error });
+      await job.moveToDelayed(Date.now() + retryLaterDelayMs(later, waits), token);
+      throw new DelayedError();
+    }
+  };
+}
+
+/** Waits of a task so far: every start that was neither a failure, a stall nor this run. */
+function retryLatersOf(job: Job): number {
+  return Math.max(0, (job.attemptsStarted ?? 0) - job.attemptsMade - (job.stalledCounter ?? 0) - 1);
 }

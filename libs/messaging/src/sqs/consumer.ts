@@ -4,8 +4,9 @@ import { signals, untraced } from '@hireflow/telemetry';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ATTR_FAILED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
-import { DeferError, isDependencyUnavailable, isPermanent, retryAfterMs } from '../errors.ts';
+import { isDependencyUnavailable, isPermanent } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
+import { DeferError, retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { extractTrace, processSpanOptions, recordHandlerFailure } from '../trace.ts';
 import { Wakeup } from '../wake.ts';
 import { deadLetter } from './dead-letter.ts';
@@ -54,7 +55,7 @@ const tracer = trace.getTracer('@hireflow/messaging');
  * worker taking it).
  */
 export class SqsConsumer {
-  readonly #o: SqsConsumerOptions;
+  readonly #options: SqsConsumerOptions;
   readonly #log: Logger;
   readonly #inFlight = new Map<string, InFlight>();
   readonly #running = new Set<Promise<void>>();
@@ -68,7 +69,7 @@ export class SqsConsumer {
   #closing = false;
 
   constructor(options: SqsConsumerOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#log = resolveLogger(options.logger, 'sqs-consumer').child({ queue: options.queue.name });
     this.#deleter = new BatchDeleter(options.sqs, options.queue.url, this.#log);
     this.#heartbeat = new Heartbeat(options.sqs, options.queue.url, this.#log, () => this.#inFlight.values());
@@ -86,7 +87,7 @@ export class SqsConsumer {
   async start(): Promise<void> {
     if (this.#loop) return;
     this.#closing = false;
-    this.#visibilitySeconds = this.#o.visibilityTimeoutSeconds ?? (await this.#readVisibilityTimeout());
+    this.#visibilitySeconds = this.#options.visibilityTimeoutSeconds ?? (await this.#readVisibilityTimeout());
     this.#startHeartbeat();
     this.#loop = this.#run();
   }
@@ -111,8 +112,8 @@ export class SqsConsumer {
   /** Resizes the queue's VisibilityTimeout from the measured p99 (see resizeVisibilityTimeout). */
   async resizeVisibilityTimeout(options: VisibilityResizeOptions = {}): Promise<VisibilityResize> {
     const result = await resizeVisibilityTimeout(
-      this.#o.sqs,
-      this.#o.queue.url,
+      this.#options.sqs,
+      this.#options.queue.url,
       this.#durations,
       this.#visibilitySeconds,
       options,
@@ -125,19 +126,23 @@ export class SqsConsumer {
   }
 
   #startHeartbeat(): void {
-    const interval = this.#o.heartbeatIntervalMs ?? Math.max(1000, (this.#visibilitySeconds * 1000) / 3);
+    const interval =
+      this.#options.heartbeatIntervalMs ?? Math.max(1000, (this.#visibilitySeconds * 1000) / 3);
     this.#heartbeat.start(interval, this.#visibilitySeconds);
   }
 
   async #readVisibilityTimeout(): Promise<number> {
-    const result = await this.#o.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: this.#o.queue.url, AttributeNames: ['VisibilityTimeout'] }),
+    const result = await this.#options.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: this.#options.queue.url,
+        AttributeNames: ['VisibilityTimeout'],
+      }),
     );
     return Number(result.Attributes?.VisibilityTimeout ?? 30);
   }
 
   async #run(): Promise<void> {
-    const concurrency = this.#o.concurrency ?? DEFAULT_CONCURRENCY;
+    const concurrency = this.#options.concurrency ?? DEFAULT_CONCURRENCY;
     while (!this.#closing) {
       const free = concurrency - this.#inFlight.size;
       if (free <= 0) {
@@ -164,11 +169,11 @@ export class SqsConsumer {
       // message's process span continues its producer's trace instead.
       const signal = this.#poll.signal;
       const result = await untraced(() =>
-        this.#o.sqs.send(
+        this.#options.sqs.send(
           new ReceiveMessageCommand({
-            QueueUrl: this.#o.queue.url,
+            QueueUrl: this.#options.queue.url,
             MaxNumberOfMessages: max,
-            WaitTimeSeconds: this.#o.waitTimeSeconds ?? DEFAULT_WAIT_TIME_SECONDS,
+            WaitTimeSeconds: this.#options.waitTimeSeconds ?? DEFAULT_WAIT_TIME_SECONDS,
             MessageAttributeNames: ['All'],
             MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
           }),
@@ -210,7 +215,7 @@ export class SqsConsumer {
     const decoded = decodeMessage(message);
     const base = {
       messageId: message.MessageId ?? '',
-      queueName: this.#o.queue.name,
+      queueName: this.#options.queue.name,
       receiveCount: decoded.receiveCount,
     };
     const ageMs =
@@ -221,18 +226,23 @@ export class SqsConsumer {
     } catch (error) {
       if (!(error instanceof InvalidEventError)) throw error;
       const reason = error.message;
-      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
       return this.#report({ ...base, outcome: 'dead-lettered', type: error.type, reason, error });
     }
     const ids = { ...base, eventId: event.id, type: event.type };
-    const handler = this.#o.handlers[event.type] as EventHandler<EventType> | undefined;
+    const handler = this.#options.handlers[event.type] as EventHandler<EventType> | undefined;
     if (!handler) {
-      const reason = `no handler for ${event.type} on ${this.#o.queue.name}`;
-      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      const reason = `no handler for ${event.type} on ${this.#options.queue.name}`;
+      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
       return this.#report({ ...ids, outcome: 'dead-lettered', reason });
     }
     const parent = extractTrace(decoded.trace, ROOT_CONTEXT);
-    const spanOptions = processSpanOptions(this.#o.queue.name, base.messageId, decoded.receiveCount, event);
+    const spanOptions = processSpanOptions(
+      this.#options.queue.name,
+      base.messageId,
+      decoded.receiveCount,
+      event,
+    );
     await tracer.startActiveSpan(spanOptions.name, spanOptions, parent, async (span) => {
       const started = performance.now();
       let failure: unknown;
@@ -277,50 +287,41 @@ export class SqsConsumer {
     const error = failure as Error;
     if (isPermanent(failure)) {
       const reason = `permanent failure: ${error.message}`;
-      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
       return { outcome: 'dead-lettered', reason, error };
     }
-    const maxDeferMs = this.#o.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
-    if (failure instanceof DeferError) {
-      const deferred = await this.#settle(entry, () =>
-        deferMessage(this.#o.sqs, this.#target(), message, {
-          delayMs: failure.delayMs,
-          reason: failure.message,
-          maxDeferMs,
-        }),
-      );
-      return { ...deferred, error };
-    }
-    const laterMs = retryAfterMs(failure);
-    if (laterMs !== undefined) {
-      // Waiting for a lease held elsewhere (or a retry-after) is a wait, not a
-      // failure: re-sent like a deferral, within the same bound.
+    const maxDeferMs = this.#options.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
+    const later = retryLaterOf(failure);
+    if (later) {
+      // Coming back later is a wait, not a failure: re-sent with the rule's
+      // delay (retry-later.ts), within the same bound as every wait.
+      const delayMs = retryLaterDelayMs(later, decoded.deferredCount);
       const waited = await this.#settle(entry, () =>
-        deferMessage(this.#o.sqs, this.#target(), message, {
-          delayMs: laterMs,
-          reason: error.message,
+        deferMessage(this.#options.sqs, this.#target(), message, {
+          delayMs,
+          reason: later.message,
           maxDeferMs,
         }),
       );
       if (waited.outcome === 'dead-lettered') return { ...waited, error };
       return {
-        outcome: 'retry-later',
-        delaySeconds: Math.ceil(laterMs / 1000),
-        reason: error.message,
+        outcome: later instanceof DeferError ? 'deferred' : 'retry-later',
+        delaySeconds: Math.ceil(delayMs / 1000),
+        reason: later.message,
         error,
       };
     }
-    const backoff = this.#o.backoff ?? DEFAULT_SQS_BACKOFF;
+    const backoff = this.#options.backoff ?? DEFAULT_SQS_BACKOFF;
     if (isDependencyUnavailable(failure)) {
       // Waiting out the dependency, with the backoff the failures would get.
-      const delaySeconds = fullJitter(decoded.deferredCount, backoff, this.#o.random);
+      const delaySeconds = fullJitter(decoded.deferredCount, backoff, this.#options.random);
       const reason = `dependency unavailable: ${error.message}`;
       this.#log.warn(
         { err: error, messageId: message.MessageId, delaySeconds },
         'dependency unavailable; will retry',
       );
       const waited = await this.#settle(entry, () =>
-        deferMessage(this.#o.sqs, this.#target(), message, {
+        deferMessage(this.#options.sqs, this.#target(), message, {
           delayMs: delaySeconds * 1000,
           reason,
           maxDeferMs,
@@ -330,20 +331,20 @@ export class SqsConsumer {
       return { outcome: 'failed', delaySeconds, reason, error, failedCount: decoded.failedCount };
     }
     const failedCount = decoded.failedCount + 1;
-    if (failedCount >= (this.#o.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
+    if (failedCount >= (this.#options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
       const reason = `failed ${failedCount} times: ${error.message}`;
-      await this.#settle(entry, () => deadLetter(this.#o.sqs, this.#target(), message, reason));
+      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
       return { outcome: 'dead-lettered', reason, error, failedCount };
     }
-    const delaySeconds = fullJitter(failedCount - 1, backoff, this.#o.random);
+    const delaySeconds = fullJitter(failedCount - 1, backoff, this.#options.random);
     this.#log.warn(
       { err: error, messageId: message.MessageId, failedCount, delaySeconds },
       'handler failed; will retry',
     );
     await this.#settle(entry, () =>
       resendMessage(
-        this.#o.sqs,
-        this.#o.queue.url,
+        this.#options.sqs,
+        this.#options.queue.url,
         { decoded, receiptHandle: entry.receiptHandle },
         delaySeconds,
         {
@@ -362,7 +363,7 @@ export class SqsConsumer {
   }
 
   #target() {
-    return { queueUrl: this.#o.queue.url, dlqUrl: this.#o.queue.dlq.url };
+    return { queueUrl: this.#options.queue.url, dlqUrl: this.#options.queue.dlq.url };
   }
 
   #report(record: MessageRecord): void {
@@ -373,14 +374,14 @@ export class SqsConsumer {
       );
     }
     signals.message.publish({
-      queue: this.#o.queue.logicalName ?? this.#o.queue.name,
+      queue: this.#options.queue.logicalName ?? this.#options.queue.name,
       type: record.type,
       outcome: record.outcome,
       durationMs: record.durationMs,
       ageMs: record.ageMs,
     });
     try {
-      this.#o.onMessage?.(record);
+      this.#options.onMessage?.(record);
     } catch (error) {
       this.#log.warn({ err: error }, 'onMessage observer threw');
     }

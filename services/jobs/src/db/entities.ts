@@ -29,8 +29,8 @@ export interface MediaImage {
   variants: { name: string; width: number; height: number; contentType: string; url: string }[];
 }
 
-export const JobPosting = defineEntity({
-  name: 'JobPosting',
+export const Posting = defineEntity({
+  name: 'Posting',
   tableName: 'job_posting',
   properties: {
     id: p.uuid().primary(),
@@ -72,5 +72,5 @@ export const Candidate = defineEntity({
 
 export type TenantEntity = InstanceType<typeof Tenant.class>;
 export type ApiKeyEntity = InstanceType<typeof ApiKey.class>;
-export type JobPostingEntity = InstanceType<typeof JobPosting.class>;
+export type PostingEntity = InstanceType<typeof Posting.class>;
 export type CandidateEntity = InstanceType<typeof Candidate.class>;

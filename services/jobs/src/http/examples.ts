@@ -1,13 +1,13 @@
 // Examples of the public API document (docs/api/openapi.json): one per
 // request and response, checked against their schemas by Redocly's lint.
 
-const JOB_ID = '0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40';
+const POSTING_ID = '0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40';
 const CANDIDATE_ID = '5c2e9a71-8d43-4b6f-a1e0-7f3b2c9d4e85';
 const MATCH_ID = 'e4a1b7c2-3d5f-4e68-9a0b-1c2d3e4f5a6b';
 const UPLOAD_ID = '9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 
-export const postJobExample = {
+export const newPostingExample = {
   title: 'Backend engineer',
   description: 'Node.js, Postgres and event-driven systems. Hybrid, two days a week in the office.',
   skills: ['node', 'postgres', 'aws'],
@@ -23,8 +23,8 @@ export const registerCandidateExample = {
   location: 'London',
 };
 
-export const jobAcceptedExample = { id: JOB_ID, status: 'processing', traceId: TRACE_ID };
-export const jobClosedExample = { id: JOB_ID, status: 'closed', traceId: TRACE_ID };
+export const postingAcceptedExample = { id: POSTING_ID, status: 'processing', traceId: TRACE_ID };
+export const postingClosedExample = { id: POSTING_ID, status: 'closed', traceId: TRACE_ID };
 export const candidateAcceptedExample = { id: CANDIDATE_ID, status: 'registered', traceId: TRACE_ID };
 
 const imageExample = {
@@ -48,9 +48,9 @@ const imageExample = {
 };
 
 export const postingExample = {
-  id: JOB_ID,
+  id: POSTING_ID,
   status: 'matched',
-  ...postJobExample,
+  ...newPostingExample,
   contactEmail: 'hiring@example.com',
   matchCount: 12,
   logo: imageExample,
@@ -76,7 +76,7 @@ export const matchesPageExample = {
   items: [
     {
       matchId: MATCH_ID,
-      jobId: JOB_ID,
+      jobId: POSTING_ID,
       candidateId: CANDIDATE_ID,
       score: 0.87,
       foundAt: '2026-11-29T10:06:00.000Z',
@@ -92,6 +92,6 @@ export const matchesPageExample = {
 };
 
 export const statusStreamExample =
-  `id: 1\nevent: status\ndata: {"jobId":"${JOB_ID}","status":"processing","matchCount":null}\n\n` +
+  `id: 1\nevent: status\ndata: {"jobId":"${POSTING_ID}","status":"processing","matchCount":null}\n\n` +
   ': keep-alive\n\n' +
-  `id: 2\nevent: status\ndata: {"jobId":"${JOB_ID}","status":"matched","matchCount":12}\n\n`;
+  `id: 2\nevent: status\ndata: {"jobId":"${POSTING_ID}","status":"matched","matchCount":12}\n\n`;

@@ -2,9 +2,9 @@
 // request and response, checked against their schemas by Redocly's lint.
 
 const UPLOAD_ID = '9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f';
-const JOB_ID = '0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40';
+const POSTING_ID = '0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40';
 
-export const uploadFormExample = { file: '(the image bytes)', ownerType: 'job', ownerId: JOB_ID };
+export const uploadFormExample = { file: '(the image bytes)', ownerType: 'job', ownerId: POSTING_ID };
 
 export const uploadAcceptedExample = {
   id: UPLOAD_ID,
@@ -16,7 +16,7 @@ export const uploadExample = {
   id: UPLOAD_ID,
   status: 'ready',
   ownerType: 'job',
-  ownerId: JOB_ID,
+  ownerId: POSTING_ID,
   uploadedAt: '2026-11-29T10:10:00.000Z',
   variants: [
     {

@@ -1,5 +1,17 @@
 import { defineSqlMigration } from '@hireflow/db';
 
+/**
+ * An inbox handler's stored result (processed_message, keyed by event id) is
+ * its decision, `{ requests, refused }`; the version before 2026-11-30
+ * (65d25ec) stored the list of requests alone. Converted once, so a
+ * redelivery of an event handled then still queues its emails, and the
+ * handler reads one shape. Email sends store an object (never a list), so
+ * only those results match.
+ */
+export const INBOX_RESULTS_AS_DECISIONS = `UPDATE processed_message
+   SET result = jsonb_build_object('requests', result, 'refused', '[]'::jsonb)
+ WHERE jsonb_typeof(result) = 'array'`;
+
 export const notificationsMigrations = [
   defineSqlMigration('1000-notifications-projections-and-log', [
     // Projections of other services' state, fed by their events: only what an email needs.
@@ -44,7 +56,7 @@ export const notificationsMigrations = [
   ]),
   defineSqlMigration('1002-notifications-intent-horizon', [
     // Each intent's record is kept until no event can ask for it again
-    // (modules/notifications/retention.ts); rows from before this migration
+    // (modules/intents/retention.ts); rows from before this migration
     // get the longest horizon a posting's summary can need.
     'ALTER TABLE notification_log ADD COLUMN keep_until timestamptz',
     "UPDATE notification_log SET keep_until = created_at + interval '400 days'",
@@ -74,4 +86,5 @@ export const notificationsMigrations = [
     "CREATE INDEX notification_log_welcome_idx ON notification_log (lower(recipient), created_at) WHERE template = 'welcome'",
     "CREATE INDEX notification_log_held_idx ON notification_log (created_at) WHERE status = 'held'",
   ]),
+  defineSqlMigration('1004-notifications-inbox-results-are-decisions', [INBOX_RESULTS_AS_DECISIONS]),
 ];

@@ -1,7 +1,6 @@
 import type { CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
-import { idempotent } from '@hireflow/idempotency';
-import { type EventHandlers, type Logger, PermanentError } from '@hireflow/messaging';
+import { type EventHandlers, handleOnce, type Logger, PermanentError } from '@hireflow/messaging';
 import { setPhoto } from '../candidates/store.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { applyMatched, setLogo, upsertMatch } from './store.ts';
@@ -27,18 +26,17 @@ export function postingHandlers(
     : `${options.mediaPublicUrl}/`;
   return {
     'job.matched.v1': async (event: CloudEvent<'job.matched.v1'>) => {
-      const changed = await idempotent(orm, { key: event.id, transactional: true }, (em) =>
-        applyMatched(em, event.data),
+      const { jobId: postingId, tenantId, matchCount, computedAt } = event.data;
+      const changed = await handleOnce(orm, event, (em) =>
+        applyMatched(em, { postingId, tenantId, matchCount, computedAt }),
       );
-      if (changed) {
-        const { jobId, matchCount } = event.data;
-        await feed.notify({ jobId, status: 'matched', matchCount }, log);
-      }
+      if (changed) await feed.notify({ postingId, status: 'matched', matchCount }, log);
     },
 
     'match.found.v1': async (event: CloudEvent<'match.found.v1'>) => {
-      await idempotent(orm, { key: event.id, transactional: true }, async (em) => {
-        await upsertMatch(em, { ...event.data, foundAt: event.time });
+      await handleOnce(orm, event, async (em) => {
+        const { jobId: postingId, ...match } = event.data;
+        await upsertMatch(em, { ...match, postingId, foundAt: event.time });
         return true;
       });
     },
@@ -54,9 +52,9 @@ export function postingHandlers(
         throw new PermanentError(`media.processed.v1 ${event.id} has a variant URL outside ${mediaBase}`);
       }
       const image = { uploadId, variants };
-      await idempotent(orm, { key: event.id, transactional: true }, (em) =>
+      await handleOnce(orm, event, (em) =>
         ownerType === 'job'
-          ? setLogo(em, { tenantId, jobId: ownerId, logo: image, uploadedAt })
+          ? setLogo(em, { tenantId, postingId: ownerId, logo: image, uploadedAt })
           : setPhoto(em, { tenantId, candidateId: ownerId, photo: image, uploadedAt }),
       );
     },

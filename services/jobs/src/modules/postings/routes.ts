@@ -12,17 +12,17 @@ import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  jobAcceptedExample,
-  jobClosedExample,
   matchesPageExample,
+  postingAcceptedExample,
+  postingClosedExample,
   postingExample,
   postingsPageExample,
   statusStreamExample,
 } from '../../http/examples.ts';
 import { accepted, pageQuery, uuidParam } from '../../http/schemas.ts';
 import { principalOf } from '../tenants/auth.ts';
-import { matchesPage, postingSchema, postingsPage, postJobBody } from './schemas.ts';
-import { closeJob, postJob, toPostingView } from './service.ts';
+import { matchesPage, newPostingBody, postingSchema, postingsPage } from './schemas.ts';
+import { closePosting, createPosting, toPostingView } from './service.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { StatusStreams } from './status-stream.ts';
 import * as store from './store.ts';
@@ -65,10 +65,10 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
         description:
           'Stores the posting and answers 202 at once; matching candidates and emails happen behind it. ' +
           'Poll `Location` (the status goes processing → matched) or stream its events.',
-        body: postJobBody,
+        body: newPostingBody,
         response: {
           202: jsonResponse('Accepted: the posting is processing', accepted, {
-            example: jobAcceptedExample,
+            example: postingAcceptedExample,
             headers: { location: LOCATION_HEADER },
           }),
           ...problemResponses(badBody),
@@ -83,7 +83,13 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
       const id = request.idempotencyKey ? idFromKey(`job:${request.idempotencyKey}`) : undefined;
       // One statement (posting + outbox row). No Redis write: the worker's
       // sweep closes the posting once its close_at has passed.
-      const posting = await postJob(orm.em.fork(), principal, request.body, options.autoCloseAfterMs, id);
+      const posting = await createPosting(
+        orm.em.fork(),
+        principal,
+        request.body,
+        options.autoCloseAfterMs,
+        id,
+      );
       reply.code(202).header('location', `/v1/jobs/${posting.id}`);
       return { id: posting.id, status: 'processing', traceId: currentTraceId() ?? null };
     },
@@ -154,7 +160,7 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
       const { tenantId } = principalOf(request);
       const em = orm.em.fork();
       if (!(await store.postingExists(em, tenantId, request.params.id))) throw notFound(request.params.id);
-      return store.matchesPage(em, { tenantId, jobId: request.params.id }, request.query);
+      return store.matchesPage(em, { tenantId, postingId: request.params.id }, request.query);
     },
   );
 
@@ -173,7 +179,7 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
         documentedAs: { body: null },
         response: {
           202: jsonResponse('Accepted: the posting is closed', accepted, {
-            example: jobClosedExample,
+            example: postingClosedExample,
             headers: { location: LOCATION_HEADER },
           }),
           ...problemResponses({
@@ -187,12 +193,12 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     },
     async (request, reply) => {
       const { tenantId } = principalOf(request);
-      const result = await closeJob(orm.em.fork(), tenantId, request.params.id);
+      const result = await closePosting(orm.em.fork(), tenantId, request.params.id);
       if (!result) throw notFound(request.params.id);
       const { posting } = result;
       if (result.changed) {
         await feed.notify(
-          { jobId: posting.id, status: 'closed', matchCount: posting.matchCount ?? null },
+          { postingId: posting.id, status: 'closed', matchCount: posting.matchCount ?? null },
           request.log,
         );
       }
@@ -246,11 +252,11 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
     },
     async (request, reply) => {
       const { tenantId, keyId } = principalOf(request);
-      const jobId = request.params.id;
-      if (!(await store.postingExists(orm.em.fork(), tenantId, jobId))) throw notFound(jobId);
-      await streams.stream(request, reply, { jobId, keyId }, async () => {
-        const current = await store.findPosting(orm.em.fork(), tenantId, jobId);
-        return current && { jobId, status: current.status, matchCount: current.matchCount ?? null };
+      const postingId = request.params.id;
+      if (!(await store.postingExists(orm.em.fork(), tenantId, postingId))) throw notFound(postingId);
+      await streams.stream(request, reply, { postingId, keyId }, async () => {
+        const current = await store.findPosting(orm.em.fork(), tenantId, postingId);
+        return current && { postingId, status: current.status, matchCount: current.matchCount ?? null };
       });
     },
   );

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { postJobExample } from '../../http/examples.ts';
+import { newPostingExample } from '../../http/examples.ts';
 import { email, emailSafeText, mediaImage, skills, text } from '../../http/schemas.ts';
 
-export const postJobBody = z
+export const newPostingBody = z
   .strictObject({
     title: emailSafeText(200),
     description: text(20_000, { multiline: true }),
@@ -11,7 +11,7 @@ export const postJobBody = z
     remote: z.boolean({ message: 'must be true or false' }),
     contactEmail: email.optional().describe("Defaults to the tenant's contact address"),
   })
-  .meta({ description: 'A job posting', examples: [postJobExample] });
+  .meta({ description: 'A job posting', examples: [newPostingExample] });
 
 export const postingSchema = z
   .object({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
-import type { JobPostingEntity } from '../../db/entities.ts';
+import type { PostingEntity } from '../../db/entities.ts';
 import { insertPostingWithEvent, lockPosting, overduePostings } from './store.ts';
 
 const SOURCE = 'hireflow/jobs' as const;
@@ -22,7 +22,7 @@ export interface NewPosting {
  * id exists already (the id derives from an Idempotency-Key) is left as it is
  * and nothing is emitted: `created` is false.
  */
-export async function postJob(
+export async function createPosting(
   em: EntityManager,
   tenant: { tenantId: string; contactEmail: string },
   input: NewPosting,
@@ -61,13 +61,13 @@ export async function postJob(
  * posting already closed is returned as it is with `changed: false`.
  * Returns null when the tenant has no such posting.
  */
-export async function closeJob(
+export async function closePosting(
   em: EntityManager,
   tenantId: string,
-  jobId: string,
-): Promise<{ posting: JobPostingEntity; changed: boolean } | null> {
+  postingId: string,
+): Promise<{ posting: PostingEntity; changed: boolean } | null> {
   return em.transactional(async (tx) => {
-    const posting = await lockPosting(tx, tenantId, jobId);
+    const posting = await lockPosting(tx, tenantId, postingId);
     if (!posting) return null;
     if (posting.status === 'closed') return { posting, changed: false };
     const now = new Date();
@@ -78,8 +78,8 @@ export async function closeJob(
       tx,
       createEvent(
         'job.closed.v1',
-        { jobId, tenantId, closedAt: now.toISOString() },
-        { source: SOURCE, subject: jobId },
+        { jobId: postingId, tenantId, closedAt: now.toISOString() },
+        { source: SOURCE, subject: postingId },
       ),
     );
     return { posting, changed: true };
@@ -93,13 +93,13 @@ export async function closeJob(
 export async function closeOverduePostings(em: EntityManager, limit = 100): Promise<string[]> {
   const closed: string[] = [];
   for (const row of await overduePostings(em, limit)) {
-    if ((await closeJob(em.fork(), row.tenant_id, row.id))?.changed) closed.push(row.id);
+    if ((await closePosting(em.fork(), row.tenant_id, row.id))?.changed) closed.push(row.id);
   }
   return closed;
 }
 
 /** The API's view of a posting. */
-export function toPostingView(posting: JobPostingEntity) {
+export function toPostingView(posting: PostingEntity) {
   return {
     id: posting.id,
     status: posting.status,

@@ -7,14 +7,24 @@ interface ErrorLog {
   error(obj: object, msg: string): void;
 }
 
-export interface JobStatusChange {
-  jobId: string;
+export interface PostingStatusChange {
+  postingId: string;
   status: 'processing' | 'matched' | 'closed';
   matchCount: number | null;
 }
 
+/**
+ * A change as the public API shows it (the `data` of an `event: status` on
+ * GET /v1/jobs/{id}/events) and as it travels on Redis, so that during a
+ * rolling deploy an API process of either version relays what a worker of
+ * the other published.
+ */
+export function statusEventData(change: PostingStatusChange) {
+  return { jobId: change.postingId, status: change.status, matchCount: change.matchCount };
+}
+
 interface Channel {
-  listeners: Set<(change: JobStatusChange) => void>;
+  listeners: Set<(change: PostingStatusChange) => void>;
   /** Settles once Redis confirmed the SUBSCRIBE; every subscriber awaits it. */
   ready: Promise<unknown>;
 }
@@ -42,7 +52,7 @@ export class StatusFeed {
     this.#prefix = `${prefix}:job-status:`;
   }
 
-  async publish(change: JobStatusChange): Promise<void> {
+  async publish(change: PostingStatusChange): Promise<void> {
     if (!this.#publisher) {
       // Connected outside the trace of the request or event that needed it first.
       this.#publisher = untraced(() =>
@@ -58,37 +68,43 @@ export class StatusFeed {
     const publisher = this.#publisher;
     // Without an offline queue a command fails while connecting: wait a moment for the connection.
     if (publisher.status !== 'ready') await once(publisher, 'ready', { signal: AbortSignal.timeout(1000) });
-    await publisher.publish(this.#prefix + change.jobId, JSON.stringify(change));
+    await publisher.publish(this.#prefix + change.postingId, JSON.stringify(statusEventData(change)));
   }
 
   /**
    * Publishes a committed change, best effort: a lost notice only delays an
    * SSE client until the posting's next change, so a failure is logged, never thrown.
    */
-  async notify(change: JobStatusChange, log: ErrorLog): Promise<void> {
+  async notify(change: PostingStatusChange, log: ErrorLog): Promise<void> {
     await this.publish(change).catch((error) =>
-      log.error({ err: error, jobId: change.jobId }, 'status publish failed'),
+      log.error({ err: error, postingId: change.postingId }, 'status publish failed'),
     );
   }
 
-  /** Calls `listener` for each change of the job until the returned function is called. */
-  async subscribe(jobId: string, listener: (change: JobStatusChange) => void): Promise<() => Promise<void>> {
+  /** Calls `listener` for each change of the posting until the returned function is called. */
+  async subscribe(
+    postingId: string,
+    listener: (change: PostingStatusChange) => void,
+  ): Promise<() => Promise<void>> {
     const subscriber = this.#ensureSubscriber();
-    let channel = this.#channels.get(jobId);
+    let channel = this.#channels.get(postingId);
     if (!channel) {
-      const created: Channel = { listeners: new Set(), ready: subscriber.subscribe(this.#prefix + jobId) };
+      const created: Channel = {
+        listeners: new Set(),
+        ready: subscriber.subscribe(this.#prefix + postingId),
+      };
       channel = created;
-      this.#channels.set(jobId, created);
+      this.#channels.set(postingId, created);
       created.ready.catch(() => {
-        if (this.#channels.get(jobId) === created) this.#channels.delete(jobId);
+        if (this.#channels.get(postingId) === created) this.#channels.delete(postingId);
       });
     }
     channel.listeners.add(listener);
     const unsubscribe = async () => {
       channel.listeners.delete(listener);
-      if (channel.listeners.size === 0 && this.#channels.get(jobId) === channel) {
-        this.#channels.delete(jobId);
-        await subscriber.unsubscribe(this.#prefix + jobId).catch(() => undefined);
+      if (channel.listeners.size === 0 && this.#channels.get(postingId) === channel) {
+        this.#channels.delete(postingId);
+        await subscriber.unsubscribe(this.#prefix + postingId).catch(() => undefined);
       }
     };
     try {
@@ -114,9 +130,10 @@ export class StatusFeed {
       this.#subscriber = untraced(() => this.#redis.duplicate({ lazyConnect: false }));
       this.#subscriber.on('error', () => undefined);
       this.#subscriber.on('message', (channel: string, message: string) => {
-        const jobId = channel.slice(this.#prefix.length);
-        const change = JSON.parse(message) as JobStatusChange;
-        for (const listener of this.#channels.get(jobId)?.listeners ?? []) listener(change);
+        const postingId = channel.slice(this.#prefix.length);
+        const { status, matchCount } = JSON.parse(message) as ReturnType<typeof statusEventData>;
+        const change: PostingStatusChange = { postingId, status, matchCount };
+        for (const listener of this.#channels.get(postingId)?.listeners ?? []) listener(change);
       });
     }
     return this.#subscriber;

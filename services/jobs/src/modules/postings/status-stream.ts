@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ConcurrencySlots, HttpProblem } from '@hireflow/runtime';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { JobStatusChange, StatusFeed } from './status-feed.ts';
+import { type PostingStatusChange, type StatusFeed, statusEventData } from './status-feed.ts';
 
 const KEEP_ALIVE_MS = 15_000;
 /** What a client waits before reconnecting after the server ended a stream at its maximum life. */
@@ -38,10 +38,10 @@ export class StatusStreams {
   async stream(
     request: FastifyRequest,
     reply: FastifyReply,
-    target: { jobId: string; keyId: string },
-    readCurrent: () => Promise<JobStatusChange | null>,
+    target: { postingId: string; keyId: string },
+    readCurrent: () => Promise<PostingStatusChange | null>,
   ): Promise<void> {
-    const { jobId, keyId } = target;
+    const { postingId, keyId } = target;
     const { slots, feed } = this.#options;
     const streamId = randomUUID();
     if (!(await slots.acquire(keyId, streamId))) {
@@ -75,8 +75,9 @@ export class StatusStreams {
     const lifetime = setTimeout(() => end(`retry: ${RECONNECT_HINT_MS}\n\n`), this.#options.maxStreamMs);
 
     let sequence = 0;
-    const send = (change: JobStatusChange) => {
-      if (!ended) raw.write(`id: ${++sequence}\nevent: status\ndata: ${JSON.stringify(change)}\n\n`);
+    const send = (change: PostingStatusChange) => {
+      const data = JSON.stringify(statusEventData(change));
+      if (!ended) raw.write(`id: ${++sequence}\nevent: status\ndata: ${data}\n\n`);
     };
     try {
       raw.writeHead(200, {
@@ -88,7 +89,7 @@ export class StatusStreams {
       });
       // Subscribe first, then read the current state: a change committed in
       // between is sent (perhaps twice, harmlessly), never missed.
-      unsubscribe = await feed.subscribe(jobId, send);
+      unsubscribe = await feed.subscribe(postingId, send);
       if (ended) {
         await unsubscribe();
         return;
@@ -101,7 +102,7 @@ export class StatusStreams {
       }, KEEP_ALIVE_MS);
       if (ended) clearInterval(keepAlive);
     } catch (error) {
-      request.log.error({ err: error, jobId }, 'status stream failed');
+      request.log.error({ err: error, postingId }, 'status stream failed');
       end();
     }
   }

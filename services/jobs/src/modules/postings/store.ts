@@ -1,10 +1,13 @@
 import { type EntityManager, executePrepared } from '@hireflow/db';
 import { LockMode } from '@mikro-orm/core';
-import { JobPosting, type JobPostingEntity, type MediaImage } from '../../db/entities.ts';
+import { type MediaImage, Posting, type PostingEntity } from '../../db/entities.ts';
 import { decodeMatchCursor, encodeMatchCursor, newestFirstPage } from '../../http/pagination.ts';
 
 // The postings module's data access: every statement on job_posting and
-// job_match lives here; routes, services and consumers call these.
+// job_match lives here; routes, services and consumers call these. The
+// tables keep the names they were created with (job_posting, job_match.job_id):
+// a column rename is not safe while two versions run (docs/decisions.md,
+// "Say posting"), so the SQL below maps them to postingId.
 
 export interface PostingRow {
   id: string;
@@ -60,25 +63,17 @@ export async function insertPostingWithEvent(
   return rows.length > 0;
 }
 
-export function findPosting(
-  em: EntityManager,
-  tenantId: string,
-  id: string,
-): Promise<JobPostingEntity | null> {
-  return em.findOne(JobPosting, { id, tenantId });
+export function findPosting(em: EntityManager, tenantId: string, id: string): Promise<PostingEntity | null> {
+  return em.findOne(Posting, { id, tenantId });
 }
 
 /** The posting, locked for update until the transaction ends. */
-export function lockPosting(
-  tx: EntityManager,
-  tenantId: string,
-  id: string,
-): Promise<JobPostingEntity | null> {
-  return tx.findOne(JobPosting, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+export function lockPosting(tx: EntityManager, tenantId: string, id: string): Promise<PostingEntity | null> {
+  return tx.findOne(Posting, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 export async function postingExists(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
-  return (await em.count(JobPosting, { id, tenantId })) > 0;
+  return (await em.count(Posting, { id, tenantId })) > 0;
 }
 
 export function postingsPage(
@@ -86,7 +81,7 @@ export function postingsPage(
   tenantId: string,
   query: { limit: number; cursor?: string | undefined },
 ) {
-  return newestFirstPage(em, JobPosting, tenantId, 'postedAt', query);
+  return newestFirstPage(em, Posting, tenantId, 'postedAt', query);
 }
 
 /** Open postings past their close time, oldest first. */
@@ -104,7 +99,7 @@ export function overduePostings(em: EntityManager, limit: number) {
  */
 export async function applyMatched(
   em: EntityManager,
-  change: { jobId: string; tenantId: string; matchCount: number; computedAt: string },
+  change: { postingId: string; tenantId: string; matchCount: number; computedAt: string },
 ): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
     `UPDATE job_posting
@@ -112,7 +107,7 @@ export async function applyMatched(
       WHERE id = ? AND tenant_id = ? AND status <> 'closed'
         AND (matches_computed_at IS NULL OR matches_computed_at < ?)
       RETURNING id`,
-    [change.matchCount, change.computedAt, change.jobId, change.tenantId, change.computedAt],
+    [change.matchCount, change.computedAt, change.postingId, change.tenantId, change.computedAt],
   );
   return rows.length > 0;
 }
@@ -127,7 +122,7 @@ export async function upsertMatch(
   match: {
     matchId: string;
     tenantId: string;
-    jobId: string;
+    postingId: string;
     candidateId: string;
     score: number;
     foundAt: string;
@@ -139,7 +134,7 @@ export async function upsertMatch(
      ON CONFLICT (job_id, candidate_id) DO UPDATE
        SET score = EXCLUDED.score, match_id = EXCLUDED.match_id, found_at = EXCLUDED.found_at
        WHERE job_match.found_at <= EXCLUDED.found_at`,
-    [match.matchId, match.tenantId, match.jobId, match.candidateId, match.score, match.foundAt],
+    [match.matchId, match.tenantId, match.postingId, match.candidateId, match.score, match.foundAt],
   );
 }
 
@@ -151,7 +146,7 @@ export async function upsertMatch(
  */
 export async function setLogo(
   em: EntityManager,
-  change: { tenantId: string; jobId: string; logo: MediaImage; uploadedAt: string },
+  change: { tenantId: string; postingId: string; logo: MediaImage; uploadedAt: string },
 ): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
     `UPDATE job_posting SET logo = ?::jsonb, logo_uploaded_at = ?, updated_at = now()
@@ -161,7 +156,7 @@ export async function setLogo(
     [
       JSON.stringify(change.logo),
       change.uploadedAt,
-      change.jobId,
+      change.postingId,
       change.tenantId,
       change.uploadedAt,
       change.logo.uploadId,
@@ -191,12 +186,12 @@ interface MatchRow {
  */
 export async function matchesPage(
   em: EntityManager,
-  filter: { tenantId: string; jobId?: string; candidateId?: string },
+  filter: { tenantId: string; postingId?: string; candidateId?: string },
   query: { limit: number; cursor?: string | undefined },
 ) {
   const after = decodeMatchCursor(query.cursor);
-  const column = filter.jobId ? 'm.job_id' : 'm.candidate_id';
-  const params: unknown[] = [filter.tenantId, filter.jobId ?? filter.candidateId];
+  const column = filter.postingId ? 'm.job_id' : 'm.candidate_id';
+  const params: unknown[] = [filter.tenantId, filter.postingId ?? filter.candidateId];
   let keyset = '';
   if (after) {
     keyset = `AND (m.score < ? OR (m.score = ? AND (m.found_at > ? OR (m.found_at = ? AND m.match_id > ?))))`;
@@ -226,6 +221,7 @@ export async function matchesPage(
   };
 }
 
+/** A match as the public API shows it (`jobId`, `job`: the API's names for the posting). */
 function toMatchView(r: MatchRow) {
   return {
     matchId: r.match_id,

@@ -29,19 +29,19 @@ export function announceMatches(tx: EntityManager, matches: NewMatch[], foundAt:
 /** job.matched.v1: the posting's match count after a computation that changed it (or its first). */
 export function announceMatched(
   tx: EntityManager,
-  posting: { tenantId: string; jobId: string; matchCount: number; computedAt: Date },
+  posting: { tenantId: string; postingId: string; matchCount: number; computedAt: Date },
 ): void {
   enqueueEvent(
     tx,
     createEvent(
       'job.matched.v1',
       {
-        jobId: posting.jobId,
+        jobId: posting.postingId,
         tenantId: posting.tenantId,
         matchCount: posting.matchCount,
         computedAt: posting.computedAt.toISOString(),
       },
-      { source: SOURCE, subject: posting.jobId },
+      { source: SOURCE, subject: posting.postingId },
     ),
   );
 }

@@ -1,5 +1,5 @@
 // The computations and the per-worker indexes, for the worker and the benchmarks.
-export { createMatchQueue, type MatchJob, type MatchQueue } from './queue.ts';
+export { createMatchQueue, type MatchQueue, type MatchTask } from './queue.ts';
 export {
   type Computation,
   computeCandidate,

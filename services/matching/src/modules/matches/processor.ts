@@ -1,12 +1,12 @@
-// The `match` BullMQ worker: one computation per job (service.ts).
+// The `match` BullMQ worker: one computation per task (service.ts).
 import {
-  createJobWorker,
-  type JobWorker,
+  createTaskWorker,
   type Logger,
   PermanentError,
   type RedisConnection,
+  type TaskWorker,
 } from '@hireflow/messaging';
-import { MATCH_QUEUE, type MatchJob } from './queue.ts';
+import { fromStoredTask, MATCH_QUEUE, type StoredMatchTask } from './queue.ts';
 import { type Computation, computeCandidate, computePosting, type MatchingContext } from './service.ts';
 
 export interface MatchWorkerOptions {
@@ -20,22 +20,22 @@ export interface MatchWorkerOptions {
   onComputed?: (computation: Computation) => void;
 }
 
-export function startMatchWorker(options: MatchWorkerOptions): JobWorker<MatchJob, Computation> {
+export function startMatchWorker(options: MatchWorkerOptions): TaskWorker<StoredMatchTask, Computation> {
   const { context } = options;
-  return createJobWorker<MatchJob, Computation>({
+  return createTaskWorker<StoredMatchTask, Computation>({
     name: MATCH_QUEUE,
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
     tracerName: '@hireflow/matching',
     logger: options.log,
-    processor: async (job) => {
-      const data = job.data;
+    processor: async (stored) => {
+      const task = fromStoredTask(stored.data);
       let computation: Computation;
-      if (data.kind === 'posting') computation = await computePosting(context, data.tenantId, data.jobId);
-      else if (data.kind === 'candidate') {
-        computation = await computeCandidate(context, data.tenantId, data.candidateId);
-      } else throw new PermanentError(`unknown computation ${JSON.stringify(data)}`);
+      if (task.kind === 'posting') computation = await computePosting(context, task.tenantId, task.postingId);
+      else if (task.kind === 'candidate') {
+        computation = await computeCandidate(context, task.tenantId, task.candidateId);
+      } else throw new PermanentError(`unknown computation ${JSON.stringify(stored.data)}`);
       options.log.debug({ ...computation }, 'computation done');
       options.onComputed?.(computation);
       return computation;

@@ -1,25 +1,46 @@
-// The service's BullMQ queue of computations. A job carries ids only; its id
+// The service's BullMQ queue of computations. A task carries ids only; its id
 // derives from the event that triggered it, so a redelivery of that event
 // adds nothing, and a later event (another trigger) is never swallowed by an
-// earlier one's completed job, which BullMQ keeps for a day.
+// earlier one's completed task, which BullMQ keeps for a day.
 import { idempotencyKey } from '@hireflow/idempotency';
-import { createJobQueue, type JobQueue, type Logger, type RedisConnection } from '@hireflow/messaging';
+import { createTaskQueue, type Logger, type RedisConnection, type TaskQueue } from '@hireflow/messaging';
 
 export const MATCH_QUEUE = 'match';
 
-export type MatchJob =
+export type MatchTask =
+  | { kind: 'posting'; tenantId: string; postingId: string }
+  | { kind: 'candidate'; tenantId: string; candidateId: string };
+
+/**
+ * A task as Redis holds it: a posting's id under `jobId`, its name before the
+ * code said "posting". Stored names outlive a deploy (workers of the old and
+ * the new version read each other's tasks during a rolling deploy, dead
+ * letters are kept 14 days), so the name stays and is mapped here
+ * (docs/decisions.md, "Say posting").
+ */
+export type StoredMatchTask =
   | { kind: 'posting'; tenantId: string; jobId: string }
   | { kind: 'candidate'; tenantId: string; candidateId: string };
 
+export function toStoredTask(task: MatchTask): StoredMatchTask {
+  if (task.kind === 'candidate') return task;
+  return { kind: 'posting', tenantId: task.tenantId, jobId: task.postingId };
+}
+
+export function fromStoredTask(stored: StoredMatchTask): MatchTask {
+  if (stored.kind !== 'posting') return stored;
+  return { kind: 'posting', tenantId: stored.tenantId, postingId: stored.jobId };
+}
+
 /** The intent key of the computation an event triggers. */
-export function computationKey(kind: MatchJob['kind'], eventId: string): string {
+export function computationKey(kind: MatchTask['kind'], eventId: string): string {
   return idempotencyKey(`match-${kind}`, eventId);
 }
 
 export interface MatchQueue {
-  readonly jobs: JobQueue<MatchJob>;
+  readonly tasks: TaskQueue<StoredMatchTask>;
   /** Adds the computation triggered by `eventId` (a second add of it is a no-op). */
-  add(job: MatchJob, eventId: string): Promise<void>;
+  add(task: MatchTask, eventId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,7 +50,7 @@ export function createMatchQueue(options: {
   attempts: number;
   logger?: Logger;
 }): MatchQueue {
-  const jobs = createJobQueue<MatchJob>({
+  const tasks = createTaskQueue<StoredMatchTask>({
     name: MATCH_QUEUE,
     connection: options.connection,
     prefix: options.prefix,
@@ -38,10 +59,10 @@ export function createMatchQueue(options: {
     ...(options.logger ? { logger: options.logger } : {}),
   });
   return {
-    jobs,
-    async add(job, eventId) {
-      await jobs.add(job.kind, job, { intentKey: computationKey(job.kind, eventId) });
+    tasks,
+    async add(task, eventId) {
+      await tasks.add(task.kind, toStoredTask(task), { intentKey: computationKey(task.kind, eventId) });
     },
-    close: () => jobs.close(),
+    close: () => tasks.close(),
   };
 }

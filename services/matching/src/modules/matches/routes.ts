@@ -22,7 +22,7 @@ const cursor = z
   });
 
 const listQuery = z.strictObject({
-  jobId: z.uuid({ message: 'must be a UUID' }),
+  postingId: z.uuid({ message: 'must be a UUID' }),
   limit: pageLimit,
   cursor: cursor.optional(),
 });
@@ -35,7 +35,7 @@ const match = z.object({
 });
 
 const listing = z.object({
-  jobId: z.uuid(),
+  postingId: z.uuid(),
   tenantId: z.uuid(),
   status: z.enum(['pending', 'open', 'closed']).describe('pending: its first computation has not run'),
   matchCount: z.number().int(),
@@ -60,11 +60,11 @@ export function registerInternalRoutes(admin: HttpServer, options: { orm: MikroO
       },
     },
     async (request) => {
-      const { jobId, limit, cursor: after } = request.query;
+      const { postingId, limit, cursor: after } = request.query;
       const em = options.orm.em.fork();
-      const posting = await postingState(em, jobId);
-      if (!posting) throw new HttpProblem(404, 'NOT_FOUND', `No posting ${jobId} in matching`);
-      const rows = await matchesOfPosting(em, jobId, { limit: limit + 1, after });
+      const posting = await postingState(em, postingId);
+      if (!posting) throw new HttpProblem(404, 'NOT_FOUND', `No posting ${postingId} in matching`);
+      const rows = await matchesOfPosting(em, postingId, { limit: limit + 1, after });
       const items = rows.slice(0, limit).map((r) => ({
         matchId: r.id,
         candidateId: r.candidate_id,
@@ -73,7 +73,7 @@ export function registerInternalRoutes(admin: HttpServer, options: { orm: MikroO
       }));
       const last = items.at(-1);
       return {
-        jobId,
+        postingId,
         tenantId: posting.tenant_id,
         status: posting.status as 'pending' | 'open' | 'closed',
         matchCount: posting.match_count,

@@ -56,53 +56,57 @@ export interface Computation {
 export async function computePosting(
   ctx: MatchingContext,
   tenantId: string,
-  jobId: string,
+  postingId: string,
 ): Promise<Computation> {
-  return span('match posting', { 'hireflow.tenant_id': tenantId, 'hireflow.job_id': jobId }, async (s) => {
-    const result: Computation = {
-      kind: 'posting',
-      tenantId,
-      id: jobId,
-      outcome: 'skipped',
-      newMatches: 0,
-      postingsChanged: 0,
-    };
-    const row = await findPosting(ctx.orm.em.fork(), tenantId, jobId);
-    if (!row) throw new PermanentError(`posting ${jobId} of tenant ${tenantId} is unknown to matching`);
-    if (row.status !== 'pending') return result;
-    const profile = await embed('posting', ctx.embedder, () => ctx.embedder.embedPostings([row]));
-    return ctx.cache.use(tenantId, (state) =>
-      ctx.orm.em.fork().transactional(async (tx) => {
-        await lockTenant(tx, tenantId);
-        // Closed, or computed by another delivery, while this one embedded.
-        if ((await findPosting(tx, tenantId, jobId))?.status !== 'pending') return result;
-        await syncTenant(tx, state, ctx.embedder);
-        const hits = state.candidates.search(profile, ctx.settings);
-        const computedAt = now(ctx);
-        await openPosting(tx, tenantId, jobId, profile, computedAt);
-        const found = await insertMatches(
-          tx,
-          hits.map((hit) => ({
-            id: randomUUID(),
-            tenantId,
-            postingId: jobId,
-            candidateId: hit.id,
-            score: clampScore(hit.score),
-          })),
-          computedAt,
-        );
-        await setMatchCount(tx, jobId, found.length);
-        announceMatches(tx, found, computedAt);
-        // Always, even with no match: the posting leaves `processing`.
-        announceMatched(tx, { tenantId, jobId, matchCount: found.length, computedAt });
-        s.setAttributes({
-          'matching.candidates': state.candidates.size,
-          'matching.matches.new': found.length,
-        });
-        return { ...result, outcome: 'computed', newMatches: found.length, postingsChanged: 1 } as const;
-      }),
-    );
-  });
+  return span(
+    'match posting',
+    { 'hireflow.tenant_id': tenantId, 'hireflow.posting_id': postingId },
+    async (s) => {
+      const result: Computation = {
+        kind: 'posting',
+        tenantId,
+        id: postingId,
+        outcome: 'skipped',
+        newMatches: 0,
+        postingsChanged: 0,
+      };
+      const row = await findPosting(ctx.orm.em.fork(), tenantId, postingId);
+      if (!row) throw new PermanentError(`posting ${postingId} of tenant ${tenantId} is unknown to matching`);
+      if (row.status !== 'pending') return result;
+      const profile = await embed('posting', ctx.embedder, () => ctx.embedder.embedPostings([row]));
+      return ctx.cache.use(tenantId, (state) =>
+        ctx.orm.em.fork().transactional(async (tx) => {
+          await lockTenant(tx, tenantId);
+          // Closed, or computed by another delivery, while this one embedded.
+          if ((await findPosting(tx, tenantId, postingId))?.status !== 'pending') return result;
+          await syncTenant(tx, state, ctx.embedder);
+          const hits = state.candidates.search(profile, ctx.settings);
+          const computedAt = now(ctx);
+          await openPosting(tx, tenantId, postingId, profile, computedAt);
+          const found = await insertMatches(
+            tx,
+            hits.map((hit) => ({
+              id: randomUUID(),
+              tenantId,
+              postingId,
+              candidateId: hit.id,
+              score: clampScore(hit.score),
+            })),
+            computedAt,
+          );
+          await setMatchCount(tx, postingId, found.length);
+          announceMatches(tx, found, computedAt);
+          // Always, even with no match: the posting leaves `processing`.
+          announceMatched(tx, { tenantId, postingId, matchCount: found.length, computedAt });
+          s.setAttributes({
+            'matching.candidates': state.candidates.size,
+            'matching.matches.new': found.length,
+          });
+          return { ...result, outcome: 'computed', newMatches: found.length, postingsChanged: 1 } as const;
+        }),
+      );
+    },
+  );
 }
 
 /**
@@ -185,7 +189,7 @@ async function recordCandidateMatches(
   for (const posting of postings) {
     announceMatched(tx, {
       tenantId,
-      jobId: posting.id,
+      postingId: posting.id,
       matchCount: posting.match_count,
       computedAt: new Date(posting.computed_at),
     });

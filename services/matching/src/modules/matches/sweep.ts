@@ -1,14 +1,13 @@
 // The tables are the truth; BullMQ only carries the work. A posting still
 // pending, or a candidate still uncomputed, long after it arrived has its
-// computation added again when its job is gone (Redis lost it, the add
-// failed after the inbox handler committed). A job that failed for good is a
+// computation added again when its task is gone (Redis lost it, the add
+// failed after the inbox handler committed). A task that failed for good is a
 // dead letter, kept and counted for someone to read: not retried in a loop.
-// Waiting, delayed and active jobs are left to run. Adding is idempotent by
-// job id, so workers sweeping at once do no harm.
+// Waiting, delayed and active tasks are left to run. Adding is idempotent by
+// task id, so workers sweeping at once do no harm.
 import type { EntityManager } from '@hireflow/db';
-import { jobIdFor } from '@hireflow/messaging';
 import { uncomputed } from '../profiles/store.ts';
-import { computationKey, type MatchJob, type MatchQueue } from './queue.ts';
+import { computationKey, type MatchQueue, type MatchTask } from './queue.ts';
 
 export async function requeueUncomputed(
   em: EntityManager,
@@ -18,16 +17,13 @@ export async function requeueUncomputed(
   const rows = await uncomputed(em, { olderThanMs: options.olderThanMs, limit: options.limit ?? 100 });
   const requeued: string[] = [];
   for (const row of rows) {
-    const job: MatchJob =
+    const task: MatchTask =
       row.kind === 'posting'
-        ? { kind: 'posting', tenantId: row.tenant_id, jobId: row.id }
+        ? { kind: 'posting', tenantId: row.tenant_id, postingId: row.id }
         : { kind: 'candidate', tenantId: row.tenant_id, candidateId: row.id };
-    const existing = await queue.jobs.queue.getJob(jobIdFor(computationKey(row.kind, row.event_id)));
-    const state = existing ? await existing.getState() : 'missing';
-    if (state !== 'completed' && state !== 'missing' && state !== 'unknown') continue;
-    // A completed job of this id ran before the row needed it again: BullMQ would ignore a new one.
-    if (existing && state === 'completed') await existing.remove().catch(() => undefined);
-    await queue.add(job, row.event_id);
+    // A completed task of this id ran before the row needed it again: makeRoom removes it.
+    if ((await queue.tasks.makeRoom(computationKey(row.kind, row.event_id))) !== 'free') continue;
+    await queue.add(task, row.event_id);
     requeued.push(`${row.kind}:${row.id}`);
   }
   return requeued;

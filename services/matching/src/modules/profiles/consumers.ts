@@ -1,42 +1,32 @@
 import type { MikroORM } from '@hireflow/db';
-import { idempotent } from '@hireflow/idempotency';
-import type { EventHandlers } from '@hireflow/messaging';
+import { type EventHandlers, handleOnce } from '@hireflow/messaging';
 import type { MatchQueue } from '../matches/queue.ts';
 import { closePosting, insertCandidate, insertPosting, lockTenant } from './store.ts';
-
-/**
- * A handler's transaction is a statement or two: its holder commits within
- * milliseconds or its session dies and rolls back. The lease only bounds a
- * frozen holder; a duplicate that meets a live one is told to come back.
- */
-const HANDLER_LEASE_MS = 10_000;
 
 /**
  * The matching service's inbox handlers. Each runs once per event id through
  * the idempotency wrapper, in one transaction with its write; a posting or
  * candidate then becomes a computation on the `match` queue. The add runs on
  * every delivery, also when a redelivery finds the event handled (the
- * process may have died between the commit and the add): its job id derives
+ * process may have died between the commit and the add): its task id derives
  * from the event, so adding it twice is a no-op.
  */
 export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }): EventHandlers {
   const { orm, queue } = options;
-  const once = <T>(eventId: string, work: Parameters<typeof idempotent<T>>[2]) =>
-    idempotent(orm, { key: eventId, transactional: true, leaseMs: HANDLER_LEASE_MS }, work);
 
   return {
     'job.posted.v1': async (event) => {
-      const { jobId, tenantId, title, description, skills, postedAt } = event.data;
-      await once(event.id, (em) =>
-        insertPosting(em, { jobId, tenantId, title, description, skills, postedAt, eventId: event.id }),
+      const { jobId: postingId, tenantId, title, description, skills, postedAt } = event.data;
+      await handleOnce(orm, event, (em) =>
+        insertPosting(em, { postingId, tenantId, title, description, skills, postedAt, eventId: event.id }),
       );
-      await queue.add({ kind: 'posting', tenantId, jobId }, event.id);
+      await queue.add({ kind: 'posting', tenantId, postingId }, event.id);
     },
 
     // Only what matching reads: never the candidate's name or email.
     'candidate.registered.v1': async (event) => {
       const { candidateId, tenantId, headline, skills } = event.data;
-      await once(event.id, (em) =>
+      await handleOnce(orm, event, (em) =>
         insertCandidate(em, { candidateId, tenantId, headline, skills, eventId: event.id }),
       );
       await queue.add({ kind: 'candidate', tenantId, candidateId }, event.id);
@@ -46,9 +36,10 @@ export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }):
     // learns at its next sync, and a posting closed before its computation
     // never gets one.
     'job.closed.v1': async (event) => {
-      await once(event.id, async (tx) => {
+      await handleOnce(orm, event, async (tx) => {
         await lockTenant(tx, event.data.tenantId);
-        return closePosting(tx, event.data);
+        const { jobId: postingId, tenantId, closedAt } = event.data;
+        return closePosting(tx, { postingId, tenantId, closedAt });
       });
     },
   };

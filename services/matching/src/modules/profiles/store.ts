@@ -23,7 +23,7 @@ export async function lockTenant(tx: EntityManager, tenantId: string): Promise<v
 export async function insertPosting(
   em: EntityManager,
   posting: {
-    jobId: string;
+    postingId: string;
     tenantId: string;
     title: string;
     description: string;
@@ -38,7 +38,7 @@ export async function insertPosting(
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     [
-      posting.jobId,
+      posting.postingId,
       posting.tenantId,
       posting.title,
       posting.description,
@@ -79,7 +79,7 @@ export async function insertCandidate(
  */
 export async function closePosting(
   tx: EntityManager,
-  close: { jobId: string; tenantId: string; closedAt: string },
+  close: { postingId: string; tenantId: string; closedAt: string },
 ): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
     `INSERT INTO posting (id, tenant_id, status, closed_at, seq)
@@ -89,7 +89,7 @@ export async function closePosting(
            updated_at = now()
        WHERE posting.tenant_id = EXCLUDED.tenant_id AND posting.status <> 'closed'
      RETURNING id`,
-    [close.jobId, close.tenantId, close.closedAt],
+    [close.postingId, close.tenantId, close.closedAt],
   );
   return rows.length > 0;
 }

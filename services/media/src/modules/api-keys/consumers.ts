@@ -1,7 +1,6 @@
 import type { CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
-import { idempotent } from '@hireflow/idempotency';
-import type { EventHandlers } from '@hireflow/messaging';
+import { type EventHandlers, handleOnce } from '@hireflow/messaging';
 import { applyIssued, applyRevoked } from './store.ts';
 
 /**
@@ -13,13 +12,13 @@ import { applyIssued, applyRevoked } from './store.ts';
 export function apiKeyHandlers(orm: MikroORM): EventHandlers {
   return {
     'apikey.issued.v1': async (event: CloudEvent<'apikey.issued.v1'>) => {
-      await idempotent(orm, { key: event.id, transactional: true }, async (em) => {
+      await handleOnce(orm, event, async (em) => {
         await applyIssued(em, event.data);
         return true;
       });
     },
     'apikey.revoked.v1': async (event: CloudEvent<'apikey.revoked.v1'>) => {
-      await idempotent(orm, { key: event.id, transactional: true }, async (em) => {
+      await handleOnce(orm, event, async (em) => {
         await applyRevoked(em, event.data);
         return true;
       });

@@ -1,10 +1,10 @@
 import type { MikroORM } from '@hireflow/db';
 import {
-  createJobWorker,
-  type JobWorker,
-  type JobWorkerOptions,
+  createTaskWorker,
   type Logger,
   PermanentError,
+  type TaskWorker,
+  type TaskWorkerOptions,
 } from '@hireflow/messaging';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { StoredVariant } from '../../db/entities.ts';
@@ -18,12 +18,12 @@ import {
 import { type MediaStore, originalKey } from '../storage/index.ts';
 import { finishFailed, finishReady } from '../uploads/service.ts';
 import { findUploadById } from '../uploads/store.ts';
-import { RESIZE_QUEUE, type ResizeJob } from './queue.ts';
+import { RESIZE_QUEUE, type ResizeTask } from './queue.ts';
 
 export interface ResizeOutcome {
   uploadId: string;
   status: 'pending' | 'ready' | 'failed';
-  /** False when the upload was already finished (a redelivered or re-run job): nothing written, nothing emitted. */
+  /** False when the upload was already finished (a redelivered or re-run task): nothing written, nothing emitted. */
   changed: boolean;
 }
 
@@ -34,29 +34,29 @@ export interface ResizeOptions {
   limits: ImageLimits;
   publicUrl: string;
   log: Logger;
-  /** Observes every finished job (tests, the bench). */
+  /** Observes every finished task (tests, the bench). */
   onFinished?: (outcome: ResizeOutcome) => void;
 }
 
 const tracer = trace.getTracer('@hireflow/media');
 
 /**
- * One resize job: check the upload's state before acting, make the variants
+ * One resize task: check the upload's state before acting, make the variants
  * (at most the limiter's number of images at once), write them to S3, then
  * finish with a conditional write that also emits the event. A redelivered
- * or re-run job finds the upload finished and does nothing; two running at
+ * or re-run task finds the upload finished and does nothing; two running at
  * once write the same keys with the same bytes and only one finishes (one
- * set, one event). A bad image is no failure of the job: the upload ends
+ * set, one event). A bad image is no failure of the task: the upload ends
  * `failed` with its reason on the first attempt. Anything else (S3,
  * Postgres) throws and is retried with full-jitter backoff.
  */
 export function resizeProcessor(options: ResizeOptions) {
   const { orm, store, limiter, limits, publicUrl } = options;
-  return async (job: { data: ResizeJob }): Promise<ResizeOutcome> => {
-    const { uploadId } = job.data;
+  return async (task: { data: ResizeTask }): Promise<ResizeOutcome> => {
+    const { uploadId } = task.data;
     const em = orm.em.fork();
     const upload = await findUploadById(em, uploadId);
-    if (!upload) throw new PermanentError(`no upload ${uploadId}: a job without its row`);
+    if (!upload) throw new PermanentError(`no upload ${uploadId}: a task without its row`);
     const done = (status: ResizeOutcome['status'], changed: boolean) => {
       const outcome = { uploadId, status, changed };
       options.onFinished?.(outcome);
@@ -131,15 +131,15 @@ export interface ResizeWorkerOptions extends ResizeOptions {
   /** Redis URL: the worker opens (and quits) its own blocking connection. */
   connection: string;
   prefix: string;
-  /** Jobs at once; the limiter bounds the images decoded at once below it. */
+  /** Tasks at once; the limiter bounds the images decoded at once below it. */
   concurrency: number;
   backoff: { base: number; cap: number };
 }
 
 /** The BullMQ worker of the `resize` queue. */
-export function startResizeWorker(options: ResizeWorkerOptions): JobWorker<ResizeJob, ResizeOutcome> {
-  const processor: JobWorkerOptions<ResizeJob, ResizeOutcome>['processor'] = resizeProcessor(options);
-  return createJobWorker<ResizeJob, ResizeOutcome>({
+export function startResizeWorker(options: ResizeWorkerOptions): TaskWorker<ResizeTask, ResizeOutcome> {
+  const processor: TaskWorkerOptions<ResizeTask, ResizeOutcome>['processor'] = resizeProcessor(options);
+  return createTaskWorker<ResizeTask, ResizeOutcome>({
     name: RESIZE_QUEUE,
     connection: options.connection,
     prefix: options.prefix,

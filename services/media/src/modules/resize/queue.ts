@@ -1,19 +1,19 @@
 import { idempotencyKey } from '@hireflow/idempotency';
-import { createJobQueue, type JobQueue, type RedisConnection } from '@hireflow/messaging';
+import { createTaskQueue, type RedisConnection, type TaskQueue } from '@hireflow/messaging';
 import { withTimeout } from '@hireflow/runtime';
 
 export const RESIZE_QUEUE = 'resize';
 
-/** A resize job names its upload; everything else is on the upload row and in S3. */
-export interface ResizeJob {
+/** A resize task names its upload; everything else is on the upload row and in S3. */
+export interface ResizeTask {
   uploadId: string;
   tenantId: string;
 }
 
-/** One job per upload: the id derives from this key, so adding it twice is a no-op. */
+/** One task per upload: the id derives from this key, so adding it twice is a no-op. */
 export const resizeIntent = (uploadId: string) => idempotencyKey('resize', uploadId);
 
-export type ResizeQueue = JobQueue<ResizeJob>;
+export type ResizeQueue = TaskQueue<ResizeTask>;
 
 export function createResizeQueue(options: {
   connection: RedisConnection;
@@ -21,7 +21,7 @@ export function createResizeQueue(options: {
   attempts: number;
   backoff: { base: number; cap: number };
 }): ResizeQueue {
-  return createJobQueue<ResizeJob>({
+  return createTaskQueue<ResizeTask>({
     name: RESIZE_QUEUE,
     connection: options.connection,
     prefix: options.prefix,
@@ -31,7 +31,7 @@ export function createResizeQueue(options: {
   });
 }
 
-/** Adds the upload's resize job, bounded in time: a Redis outage must not hold the request (the sweep adds it later). */
-export function enqueueResize(queue: ResizeQueue, job: ResizeJob, timeoutMs = 1000): Promise<string> {
-  return withTimeout(queue.add('resize', job, { intentKey: resizeIntent(job.uploadId) }), timeoutMs);
+/** Adds the upload's resize task, bounded in time: a Redis outage must not hold the request (the sweep adds it later). */
+export function enqueueResize(queue: ResizeQueue, task: ResizeTask, timeoutMs = 1000): Promise<string> {
+  return withTimeout(queue.add('resize', task, { intentKey: resizeIntent(task.uploadId) }), timeoutMs);
 }

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@hireflow/db';
-import { jobIdFor } from '@hireflow/messaging';
 import { finishFailed } from '../uploads/service.ts';
 import { findUploadById, stalePendingUploads } from '../uploads/store.ts';
 import { enqueueResize, type ResizeQueue, resizeIntent } from './queue.ts';
@@ -8,11 +7,11 @@ export const GAVE_UP_REASON =
   'the image could not be processed (storage or database unavailable); upload it again';
 
 /**
- * The safety net under "row, then job": an upload still pending after
- * `olderThanMs` whose job is missing (the add failed or timed out after the
- * commit, Redis lost it) gets it added; one whose job failed for good
+ * The safety net under "row, then task": an upload still pending after
+ * `olderThanMs` whose task is missing (the add failed or timed out after the
+ * commit, Redis lost it) gets it added; one whose task failed for good
  * (attempts exhausted on S3 or Postgres errors) ends `failed`, with its
- * event. Jobs waiting, running or delayed for a retry are left alone.
+ * event. Tasks waiting, running or delayed for a retry are left alone.
  */
 export async function sweepPendingUploads(
   em: EntityManager,
@@ -21,11 +20,9 @@ export async function sweepPendingUploads(
 ): Promise<{ requeued: string[]; failed: string[] }> {
   const result = { requeued: [] as string[], failed: [] as string[] };
   for (const row of await stalePendingUploads(em, options.olderThanMs, options.limit ?? 100)) {
-    const job = await queue.queue.getJob(jobIdFor(resizeIntent(row.id)));
-    const state = job ? await job.getState() : 'missing';
-    if (state === 'missing' || state === 'completed') {
-      // A completed job of a pending upload cannot finish it again: make room for a new one.
-      if (job) await job.remove();
+    // A completed task of a pending upload cannot finish it again: makeRoom removes it.
+    const state = await queue.makeRoom(resizeIntent(row.id));
+    if (state === 'free') {
       await enqueueResize(queue, { uploadId: row.id, tenantId: row.tenant_id });
       result.requeued.push(row.id);
     } else if (state === 'failed') {

@@ -31,10 +31,10 @@ export interface UploadDeps {
  * Takes an upload: what can be refused without decoding (size, type from the
  * magic numbers, the pixel count its header claims) is refused here with an
  * ImageError; then the original goes to S3, the upload is recorded `pending`
- * and its resize job added. The job is added after the commit, bounded in
+ * and its resize task added. The task is added after the commit, bounded in
  * time: should that fail, the row waits for the worker's sweep, which adds
- * the job of any upload pending too long, so a row never stays without its
- * job (and a job never exists without its row).
+ * the task of any upload pending too long, so a row never stays without its
+ * task (and a task never exists without its row).
  */
 export async function acceptUpload(deps: UploadDeps, input: AcceptUploadInput): Promise<UploadEntity> {
   const info = await inspectImage(input.bytes, deps.limits);
@@ -56,7 +56,7 @@ export async function acceptUpload(deps: UploadDeps, input: AcceptUploadInput): 
   const upload = (await findUpload(deps.em, input.tenantId, id))!;
   if (created || upload.status === 'pending') {
     await enqueueResize(deps.queue, { uploadId: id, tenantId: input.tenantId }).catch((error: unknown) =>
-      deps.log.warn({ err: error, uploadId: id }, 'resize job not added; the sweep will add it'),
+      deps.log.warn({ err: error, uploadId: id }, 'resize task not added; the sweep will add it'),
     );
   }
   return upload;

@@ -65,7 +65,7 @@ export type Outcome = { status: 'ready'; variants: StoredVariant[] } | { status:
  * Finishes a pending upload and, in the same statement, writes its event to
  * the outbox (`outbox` is `outboxInsertStatement(event, { from: 'finished' })`): a
  * CTE writes both or neither. An upload no longer pending (a redelivered or
- * re-run job, a racing worker) changes nothing and emits nothing: false.
+ * re-run task, a racing worker) changes nothing and emits nothing: false.
  */
 export async function finishUpload(
   em: EntityManager,
@@ -92,7 +92,7 @@ export async function finishUpload(
   return rows.length > 0;
 }
 
-/** Uploads pending for longer than `olderThanMs`, oldest first (the sweep checks their jobs). */
+/** Uploads pending for longer than `olderThanMs`, oldest first (the sweep checks their tasks). */
 export function stalePendingUploads(em: EntityManager, olderThanMs: number, limit: number) {
   return em.execute<{ id: string; tenant_id: string }[]>(
     `SELECT id, tenant_id FROM upload

@@ -77,7 +77,7 @@ export function createMailer(options: MailerOptions): Mailer {
       }
       const messageId = messageIdFor(email.key);
       // nodemailer has no instrumentation: the SMTP hop gets its own client span
-      // in the job's trace (docs/design.md: … → worker → DB and SMTP spans).
+      // in the task's trace (docs/design.md: … → worker → DB and SMTP spans).
       return tracer.startActiveSpan(
         'smtp send',
         { kind: SpanKind.CLIENT, attributes: { 'server.address': smtpHost, 'email.message_id': messageId } },

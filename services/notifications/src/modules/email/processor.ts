@@ -1,32 +1,27 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { MikroORM } from '@hireflow/db';
-import { IdempotencyInProgressError, IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
-import type { Logger } from '@hireflow/messaging';
+import { IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
 import {
-  createJobWorker,
+  createTaskWorker,
   fullJitter,
   isPermanent,
-  type JobWorker,
-  type JobWorkerOptions,
+  type Logger,
   PermanentError,
+  retryLaterOf,
+  type TaskWorker,
+  type TaskWorkerOptions,
 } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
-import { DelayedError } from 'bullmq';
 import type { TemplateName } from '../../db/entities.ts';
-import {
-  findSendable,
-  markAttemptFailed,
-  markSentStatement,
-  setIntentStatus,
-} from '../notifications/store.ts';
+import { findSendable, markAttemptFailed, markSentStatement, setIntentStatus } from '../intents/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
-import { EMAIL_QUEUE, type EmailJob } from './queue.ts';
+import { EMAIL_QUEUE, type EmailTask } from './queue.ts';
 import { render, type TemplateParams } from './templates.ts';
 
 /**
  * How long a send may hold its key without renewing (renewed every half).
  * A holder that dies is taken over once it runs out; BullMQ's own lock
- * (30 s) brings the job back later than that, so a restarted worker never
+ * (30 s) brings the task back later than that, so a restarted worker never
  * waits on a dead holder's lease.
  */
 export const SEND_LEASE_MS = 15_000;
@@ -52,9 +47,9 @@ export interface EmailWorkerOptions {
   concurrency: number;
   /** The provider's limit, shared by every worker of the queue. */
   rateLimit: { max: number; duration: number };
-  /** How often the worker looks for jobs whose worker died (their 30 s BullMQ lock ran out). */
+  /** How often the worker looks for tasks whose worker died (their 30 s BullMQ lock ran out). */
   stalledCheckMs: number;
-  /** How long a dead worker's job stays locked before another worker retries it. */
+  /** How long a dead worker's task stays locked before another worker retries it. */
   lockDurationMs: number;
   /** How long close() waits for running sends before it abandons them (they come back as stalled). */
   closeTimeoutMs?: number;
@@ -69,8 +64,8 @@ export interface EmailWorkerOptions {
 
 const now = () => performance.timeOrigin + performance.now();
 
-type Processor = JobWorkerOptions<EmailJob, SendResult>['processor'];
-type EmailJobOf = Parameters<Processor>[0];
+type Processor = TaskWorkerOptions<EmailTask, SendResult>['processor'];
+type EmailTaskOf = Parameters<Processor>[0];
 
 /**
  * Sends each email at most once per intent key, whatever BullMQ retries:
@@ -92,8 +87,8 @@ export function emailProcessor(
   options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs' | 'unsubscribeUrl'>,
 ) {
   const { orm, mailer, log } = options;
-  return async (job: EmailJobOf, token?: string): Promise<SendResult> => {
-    const { key } = job.data;
+  return async (task: EmailTaskOf): Promise<SendResult> => {
+    const { key } = task.data;
     try {
       return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em, claim) => {
         // The notification and its recipient's suppression in one read.
@@ -129,13 +124,9 @@ export function emailProcessor(
       });
     } catch (error) {
       // Another holder is sending this key, or took it over: not an attempt of
-      // ours. Come back when its lease ends, without spending an attempt.
-      if (error instanceof IdempotencyInProgressError || error instanceof IdempotencyLeaseLostError) {
-        const waitMs = error instanceof IdempotencyInProgressError ? error.retryAfterMs : SEND_LEASE_MS;
-        await job.moveToDelayed(Date.now() + Math.max(250, waitMs), token);
-        throw new DelayedError();
-      }
-      const final = isPermanent(error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      // ours, nothing to record. The worker's retry-later rule brings it back.
+      if (retryLaterOf(error)) throw error;
+      const final = isPermanent(error) || task.attemptsMade + 1 >= (task.opts.attempts ?? 1);
       const reason = (error as Error)?.message ?? String(error);
       const template = await markAttemptFailed(orm.em.fork(), key, reason, final).catch(
         (logError: unknown) => {
@@ -144,7 +135,7 @@ export function emailProcessor(
         },
       );
       if (final) {
-        log.warn({ key, reason, attempts: job.attemptsMade + 1 }, 'email failed for good');
+        log.warn({ key, reason, attempts: task.attemptsMade + 1 }, 'email failed for good');
         signals.email.publish({ outcome: 'failed', template: template ?? 'unknown' });
       }
       throw error;
@@ -156,8 +147,8 @@ export function emailProcessor(
  * The server has the message: that fact must be recorded, or the retry sends
  * it again. A Postgres failover takes 30–120 s, so the record is retried
  * (full-jitter backoff, at most 2 s apart) for up to `retryMs`, while this
- * worker still holds the job: BullMQ keeps renewing its lock on Redis, so no
- * other worker can take the job meanwhile.
+ * worker still holds the task: BullMQ keeps renewing its lock on Redis, so no
+ * other worker can take the task meanwhile.
  */
 async function recordSent(
   record: () => Promise<void>,
@@ -187,8 +178,8 @@ function renderStored(template: TemplateName, params: Record<string, unknown>, u
 }
 
 /** The BullMQ worker of the `email` queue: concurrency, the provider's rate limit, full-jitter retries. */
-export function startEmailWorker(options: EmailWorkerOptions): JobWorker<EmailJob, SendResult> {
-  return createJobWorker<EmailJob, SendResult>({
+export function startEmailWorker(options: EmailWorkerOptions): TaskWorker<EmailTask, SendResult> {
+  return createTaskWorker<EmailTask, SendResult>({
     name: EMAIL_QUEUE,
     connection: options.connection,
     prefix: options.prefix,

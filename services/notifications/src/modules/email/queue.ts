@@ -1,9 +1,9 @@
 import {
-  type BulkJob,
-  createJobQueue,
-  type JobQueue,
+  type BulkTask,
+  createTaskQueue,
   type Logger,
   type RedisConnection,
+  type TaskQueue,
 } from '@hireflow/messaging';
 import { context } from '@opentelemetry/api';
 import type { TemplateName } from '../../db/entities.ts';
@@ -11,11 +11,11 @@ import type { TemplateName } from '../../db/entities.ts';
 export const EMAIL_QUEUE = 'email';
 
 /**
- * An email job carries only its intent key: recipient, template and params
+ * An email task carries only its intent key: recipient, template and params
  * are in the notification log, so no personal data sits in Redis and every
  * retry renders exactly what was recorded.
  */
-export interface EmailJob {
+export interface EmailTask {
   key: string;
 }
 
@@ -25,12 +25,12 @@ export interface EmailRequest {
 }
 
 export interface EmailQueue {
-  readonly jobs: JobQueue<EmailJob>;
+  readonly tasks: TaskQueue<EmailTask>;
   /**
-   * Adds one job per request, its id derived from the intent key: adding a
+   * Adds one task per request, its id derived from the intent key: adding a
    * key twice is a no-op. The requests of every call made in one turn of the
    * event loop (the handlers of one SQS receive batch, resolved by one
-   * commit) go to Redis in one addBulk; each job carries the trace of the
+   * commit) go to Redis in one addBulk; each task carries the trace of the
    * call that asked for it, and each call fails if the bulk does.
    */
   enqueue(requests: EmailRequest[]): Promise<void>;
@@ -44,7 +44,7 @@ export function createEmailQueue(options: {
   backoff: { base: number; cap: number };
   logger?: Logger;
 }): EmailQueue {
-  const jobs = createJobQueue<EmailJob>({
+  const tasks = createTaskQueue<EmailTask>({
     name: EMAIL_QUEUE,
     connection: options.connection,
     prefix: options.prefix,
@@ -53,11 +53,11 @@ export function createEmailQueue(options: {
     tracerName: '@hireflow/notifications',
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  let pending: { jobs: BulkJob<EmailJob>[]; resolve(): void; reject(error: unknown): void }[] = [];
+  let pending: { tasks: BulkTask<EmailTask>[]; resolve(): void; reject(error: unknown): void }[] = [];
   const flush = () => {
     const calls = pending;
     pending = [];
-    jobs.addBulk(calls.flatMap((call) => call.jobs)).then(
+    tasks.addBulk(calls.flatMap((call) => call.tasks)).then(
       () => {
         for (const call of calls) call.resolve();
       },
@@ -67,14 +67,14 @@ export function createEmailQueue(options: {
     );
   };
   return {
-    jobs,
+    tasks,
     enqueue(requests) {
       if (requests.length === 0) return Promise.resolve();
       const active = context.active();
       return new Promise<void>((resolve, reject) => {
         if (pending.length === 0) setImmediate(flush);
         pending.push({
-          jobs: requests.map((r) => ({
+          tasks: requests.map((r) => ({
             name: r.template,
             data: { key: r.key },
             intentKey: r.key,
@@ -85,6 +85,6 @@ export function createEmailQueue(options: {
         });
       });
     },
-    close: () => jobs.close(),
+    close: () => tasks.close(),
   };
 }

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@hireflow/db';
-import { heldIntents, setIntentStatus, takeDailyQuota } from '../notifications/store.ts';
+import { heldIntents, setIntentStatus, takeDailyQuota } from '../intents/store.ts';
 import type { EmailQueue } from './queue.ts';
 
 /**

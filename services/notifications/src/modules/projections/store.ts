@@ -23,13 +23,22 @@ export async function upsertCandidate(
   );
 }
 
-export async function upsertPosting(em: EntityManager, data: EventData<'job.posted.v1'>): Promise<void> {
+/** What notifications keeps of a posting (job.posted.v1): its title, contact address and time. */
+export interface PostingProjectionRow {
+  postingId: string;
+  tenantId: string;
+  title: string;
+  contactEmail: string;
+  postedAt: string;
+}
+
+export async function upsertPosting(em: EntityManager, posting: PostingProjectionRow): Promise<void> {
   await em.execute(
     `INSERT INTO posting_projection (id, tenant_id, title, contact_email, posted_at, updated_at)
      VALUES (?, ?, ?, ?, ?, now())
      ON CONFLICT (id) DO UPDATE
        SET title = EXCLUDED.title, contact_email = EXCLUDED.contact_email, updated_at = now()`,
-    [data.jobId, data.tenantId, data.title, data.contactEmail, data.postedAt],
+    [posting.postingId, posting.tenantId, posting.title, posting.contactEmail, posting.postedAt],
   );
 }
 

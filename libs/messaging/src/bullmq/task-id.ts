@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  * a short hash of the exact key follows. Readable in a dashboard, stable
  * across redeliveries, at most ~120 characters.
  */
-export function jobIdFor(intentKey: string): string {
+export function taskIdFor(intentKey: string): string {
   if (intentKey.length === 0) throw new Error('intent key is empty');
   const hash = createHash('sha256').update(intentKey).digest('base64url').slice(0, 12);
   const readable = intentKey.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100);

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotencyInProgressError, IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
+import { IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
 import {
   backoffBound,
   DeferError,
   type EventHandlers,
+  HANDLER_LEASE_MS,
   type Logger,
   type MessageContext,
   PermanentError,
   type RandomSource,
-  RetryLaterError,
 } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
 import type { EmailQueue, EmailRequest } from '../email/queue.ts';
@@ -33,19 +33,12 @@ export interface NotificationHandlersOptions {
 }
 
 /**
- * A handler's transaction is short (a few statements): its holder commits
- * within milliseconds or its session dies and rolls back. The lease only
- * bounds a frozen holder; a duplicate that meets a live one comes back soon.
- */
-const HANDLER_LEASE_MS = 10_000;
-
-/**
  * The notifications service's event handlers. Each runs once per event id
  * through the idempotency wrapper, in one transaction with its writes
  * (projection, notification log row); the emails it decided on are then
  * enqueued, also when a redelivery finds the event already handled, since the
  * process may have died between the commit and the enqueue. Enqueueing a key
- * twice is a no-op, and the email job sends a key at most once.
+ * twice is a no-op, and the email task sends a key at most once.
  *
  * A `match.found.v1` or `job.matched.v1` that names a candidate or posting not
  * known yet waits for it: the message is re-sent to the inbox with a growing
@@ -73,19 +66,15 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
 
   const handle = async (
     event: Pick<CloudEvent, 'id'>,
-    context: MessageContext,
     work: (em: EntityManager, refused: Decided['refused']) => Promise<EmailRequest[]>,
   ): Promise<void> => {
-    const decided = await once(batcher, event.id, context, async (em) => {
+    const decided = await once(batcher, event.id, async (em) => {
       const refused: Decided['refused'] = [];
       return { requests: await work(em, refused), refused };
     });
     // A duplicate gets the stored decision: its refusals were reported by the delivery that made it.
-    if (decided.fresh) for (const refusal of decided.refused ?? []) signals.email.publish(refusal);
-    // Results stored before decisions carried refusals are the list of requests itself.
-    await emails.enqueue(
-      Array.isArray(decided.stored) ? (decided.stored as EmailRequest[]) : (decided.requests ?? []),
-    );
+    if (decided.fresh) for (const refusal of decided.refused) signals.email.publish(refusal);
+    await emails.enqueue(decided.requests);
   };
 
   const intend = async (
@@ -99,28 +88,29 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       postedAt,
       replayHorizonMs: options.replayHorizonMs,
     });
-    const job = [{ key: intent.key, template: intent.template }];
+    const request = [{ key: intent.key, template: intent.template }];
     if (await recordIntent(em, { ...intent, keepUntil })) {
       const refusal = await admit(em, intent, options.admission, options.log);
-      if (!refusal) return job; // recorded `queued` by this transaction and admitted
+      if (!refusal) return request; // recorded `queued` by this transaction and admitted
       await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
       refused.push({ outcome: refusal.status, template: intent.template });
       return [];
     }
-    // Recorded before: only a queued intent gets a job (again, after a crash before the enqueue).
+    // Recorded before: only a queued intent gets its task (again, after a crash before the enqueue).
     const status = await intentStatus(em, intent.key);
-    return status === 'queued' ? job : [];
+    return status === 'queued' ? request : [];
   };
 
   return {
-    'job.posted.v1': (event, context) =>
-      handle(event, context, async (em) => {
-        await upsertPosting(em, event.data);
+    'job.posted.v1': (event) =>
+      handle(event, async (em) => {
+        const { jobId: postingId, tenantId, title, contactEmail, postedAt } = event.data;
+        await upsertPosting(em, { postingId, tenantId, title, contactEmail, postedAt });
         return [];
       }),
 
-    'candidate.registered.v1': (event, context) =>
-      handle(event, context, async (em, refused) => {
+    'candidate.registered.v1': (event) =>
+      handle(event, async (em, refused) => {
         const { candidateId, tenantId, name, email } = event.data;
         await upsertCandidate(em, event.data);
         return intend(em, refused, {
@@ -134,13 +124,13 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'match.found.v1': (event, context) =>
-      handle(event, context, async (em, refused) => {
-        const { jobId, candidateId, tenantId, score } = event.data;
+      handle(event, async (em, refused) => {
+        const { jobId: postingId, candidateId, tenantId, score } = event.data;
         const [candidate, posting] = await Promise.all([
           findCandidate(em, candidateId),
-          findPosting(em, jobId),
+          findPosting(em, postingId),
         ]);
-        const missing = [!candidate && `candidate ${candidateId}`, !posting && `posting ${jobId}`].filter(
+        const missing = [!candidate && `candidate ${candidateId}`, !posting && `posting ${postingId}`].filter(
           Boolean,
         );
         if (!candidate || !posting) throw waitFor(context, missing.join(' and '));
@@ -150,7 +140,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
           );
         }
         return intend(em, refused, {
-          key: idempotencyKey('match-email', jobId, candidateId),
+          key: idempotencyKey('match-email', postingId, candidateId),
           tenantId,
           eventId: event.id,
           recipient: candidate.email,
@@ -160,10 +150,10 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'job.matched.v1': (event, context) =>
-      handle(event, context, async (em, refused) => {
-        const { jobId, tenantId, matchCount, computedAt } = event.data;
-        const posting = await findPosting(em, jobId);
-        if (!posting) throw waitFor(context, `posting ${jobId}`);
+      handle(event, async (em, refused) => {
+        const { jobId: postingId, tenantId, matchCount, computedAt } = event.data;
+        const posting = await findPosting(em, postingId);
+        if (!posting) throw waitFor(context, `posting ${postingId}`);
         if (posting.tenantId !== tenantId) {
           throw new PermanentError(`job.matched.v1 ${event.id} names a posting of another tenant`);
         }
@@ -173,7 +163,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
           em,
           refused,
           {
-            key: idempotencyKey('job-matched', jobId),
+            key: idempotencyKey('job-matched', postingId),
             tenantId,
             eventId: event.id,
             recipient: posting.contactEmail,
@@ -186,43 +176,26 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   };
 }
 
-/** How a call of `once` got its result; `stored`: a result stored by an earlier version (a bare list). */
-interface Once {
-  fresh: boolean;
-  stored?: unknown[];
-}
-
 /**
  * The work once per event id, in one transaction with the claim (shared with
  * the other messages of its receive batch). A duplicate delivered while the
- * first runs is told to come back shortly (1 s, doubling with each retry,
- * at most the lease) rather than after the full lease. `fresh`: this call ran
- * the work (not a stored result of an earlier delivery).
+ * first runs gets idempotency's "in progress", which the consumer's
+ * retry-later rule turns into a short wait. `fresh`: this call ran the work
+ * (not a stored result of an earlier delivery).
  */
 async function once<T extends object>(
   batcher: IdempotentBatcher,
   eventId: string,
-  context: MessageContext,
   work: (em: EntityManager) => Promise<T>,
-): Promise<Partial<T> & Once> {
-  try {
-    // Each run of the work marks its result: the stored one is this call's own
-    // when it carries the mark of this call's last run (a batch rolled back and
-    // retried alone runs the work twice; a duplicate gets another's result).
-    let lastRun = '';
-    const result = await batcher.run(eventId, async (em) => {
-      lastRun = randomUUID();
-      return { ...(await work(em)), run: lastRun };
-    });
-    if (Array.isArray(result)) return { stored: result, fresh: false } as unknown as Partial<T> & Once;
-    const { run, ...rest } = result;
-    return { ...(rest as unknown as T), fresh: run === lastRun };
-  } catch (error) {
-    if (!(error instanceof IdempotencyInProgressError)) throw error;
-    // Each retry is a re-sent copy (deferred-count + 1), so that count doubles the wait.
-    const delayMs = Math.min(HANDLER_LEASE_MS, 1000 * 2 ** context.deferredCount);
-    throw new RetryLaterError(delayMs, `event ${eventId} is being handled by another delivery`, {
-      cause: error,
-    });
-  }
+): Promise<T & { fresh: boolean }> {
+  // Each run of the work marks its result: the stored one is this call's own
+  // when it carries the mark of this call's last run (a batch rolled back and
+  // retried alone runs the work twice; a duplicate gets another's result).
+  let lastRun = '';
+  const result = await batcher.run(eventId, async (em) => {
+    lastRun = randomUUID();
+    return { ...(await work(em)), run: lastRun };
+  });
+  const { run, ...rest } = result;
+  return { ...(rest as unknown as T), fresh: run === lastRun };
 }

@@ -242,7 +242,7 @@ export async function markAttemptFailed(
   return rows[0]?.template;
 }
 
-/** A job BullMQ gave up on without an attempt of ours failing (it stalled too often). */
+/** A task BullMQ gave up on without an attempt of ours failing (it stalled too often). */
 export async function markFailed(em: EntityManager, key: string, error: string): Promise<void> {
   await em.execute(
     `UPDATE notification_log SET status = 'failed', error = ?, updated_at = now()

@@ -23,9 +23,9 @@ export interface IntentHorizon {
 /**
  * How long an email intent's record must be kept: as long as an event that
  * asks for the same intent can still arrive, or a second email would go out.
- * - `job-matched:{jobId}` collapses every recomputation of the posting's
+ * - `job-matched:{postingId}` collapses every recomputation of the posting's
  *   matches: until the posting's last possible job.matched.v1 arrived.
- * - `welcome-email:{candidateId}` and `match-email:{jobId}:{candidateId}`
+ * - `welcome-email:{candidateId}` and `match-email:{postingId}:{candidateId}`
  *   come from one event each (a candidate registers once, a match is found
  *   once): until its last redelivery.
  * - Every intent: until a replay of the producers' event logs can no longer

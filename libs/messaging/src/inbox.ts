@@ -1,0 +1,107 @@
+import { pruneExpired } from '@hireflow/idempotency';
+import {
+  type Closeable,
+  type Logger,
+  type PeriodicTask,
+  resolveChannels,
+  type ServiceDeps,
+  startPeriodicTasks,
+} from '@hireflow/runtime';
+import { OutboxRelay } from './outbox/relay.ts';
+import { SnsPublisher } from './sns/publisher.ts';
+import { SqsConsumer } from './sqs/consumer.ts';
+import type { EventHandlers, SqsConsumerOptions } from './sqs/types.ts';
+
+/** Expired idempotency keys go hourly (they are kept far longer than any redelivery). */
+export const IDEMPOTENCY_PRUNE_INTERVAL_MS = 3_600_000;
+/** docs/design.md: the visibility timeout follows the handlers' measured p99, re-read every 5 min. */
+export const VISIBILITY_RESIZE_INTERVAL_MS = 300_000;
+
+export interface InboxOptions {
+  /** The service's handlers, one per event type its inbox receives. */
+  handlers: EventHandlers;
+  /** The consumer's settings a service may change (defaults: docs/messaging.md). */
+  consumer?: Pick<SqsConsumerOptions, 'concurrency' | 'maxDeferMs' | 'onMessage'>;
+  /** How long the relay keeps what it published for replays (EVENT_LOG_RETENTION_DAYS); services that publish. */
+  eventLogRetentionDays?: number;
+  /** The service's own periodic tasks, run beside the inbox's (pruning, the visibility resize). */
+  housekeeping?: PeriodicTask[];
+  log: Logger;
+}
+
+export interface Inbox {
+  readonly consumer: SqsConsumer;
+  /** The outbox relay; undefined for a service whose topology has no topic (it publishes nothing). */
+  readonly relay: OutboxRelay | undefined;
+  /**
+   * The worker role's closeables in shutdown order: housekeeping, the
+   * consumer (no new event), then `own` in the order given (the service's
+   * BullMQ workers finish what they run, their queues, its clients), then
+   * the relay, which flushes to SNS what all of them committed.
+   */
+  closeables(own?: Closeable[]): Closeable[];
+}
+
+/**
+ * What every service's worker role runs around its own work: the SQS
+ * consumer of its inbox, the outbox relay of its topic (when it has one),
+ * and the housekeeping of both (idempotency keys pruned, the visibility
+ * timeout resized from the measured p99) with the service's own tasks.
+ */
+export async function startInbox(deps: ServiceDeps, options: InboxOptions): Promise<Inbox> {
+  const { log } = options;
+  const channels = await resolveChannels(deps);
+  if (!channels.inbox) throw new Error(`the topology gives ${deps.service} no inbox queue`);
+  const relay =
+    Object.keys(channels.topicArns).length > 0
+      ? new OutboxRelay({
+          orm: deps.orm,
+          publisher: new SnsPublisher(deps.sns),
+          topicArns: channels.topicArns,
+          ...(options.eventLogRetentionDays === undefined
+            ? {}
+            : { eventLogRetentionMs: options.eventLogRetentionDays * 24 * 3_600_000 }),
+          logger: log,
+        })
+      : undefined;
+  const consumer = new SqsConsumer({
+    sqs: deps.sqs,
+    queue: channels.inbox,
+    handlers: options.handlers,
+    logger: log,
+    ...options.consumer,
+  });
+  await relay?.start();
+  try {
+    await consumer.start();
+  } catch (error) {
+    await relay?.close();
+    throw error;
+  }
+  const housekeeping = startPeriodicTasks(
+    [
+      {
+        name: 'idempotency-prune',
+        intervalMs: IDEMPOTENCY_PRUNE_INTERVAL_MS,
+        run: () => pruneExpired(deps.orm),
+      },
+      {
+        name: 'visibility-resize',
+        intervalMs: VISIBILITY_RESIZE_INTERVAL_MS,
+        run: () => consumer.resizeVisibilityTimeout(),
+      },
+      ...(options.housekeeping ?? []),
+    ],
+    log,
+  );
+  return {
+    consumer,
+    relay,
+    closeables: (own = []) => [
+      housekeeping,
+      { name: 'sqs-consumer', close: () => consumer.close() },
+      ...own,
+      ...(relay ? [{ name: 'outbox-relay', close: () => relay.close() }] : []),
+    ],
+  };
+}
