@@ -60,9 +60,10 @@ export interface EventContractsView {
    * The event and a copy in each older version still published beside it
    * (its deprecations' `downcast`, transitively): what the outbox writes.
    * A copy's id derives from the event's, so a re-announcement of the same
-   * event derives the same ids.
+   * event derives the same ids. After its sunset (`now`'s UTC day past it)
+   * a version gets no more copies.
    */
-  versionsOf(event: AnyEventOf<Catalog>): AnyEventOf<Catalog>[];
+  versionsOf(event: AnyEventOf<Catalog>, now?: Date): AnyEventOf<Catalog>[];
   /**
    * The event as the first type along its upcast chain that `accepts`, or
    * undefined when none does (the event as it came is handled, if at all).
@@ -80,7 +81,7 @@ export interface EventContracts<C extends Catalog = Catalog> extends EventContra
   topicOf(type: TypeOf<C>): TopicName;
   parse(input: unknown): AnyEventOf<C>;
   create<T extends TypeOf<C>>(type: T, data: DataOf<C, T>, options: CreateEventOptions): CloudEventOf<C, T>;
-  versionsOf(event: AnyEventOf<C>): AnyEventOf<C>[];
+  versionsOf(event: AnyEventOf<C>, now?: Date): AnyEventOf<C>[];
   upcast(event: AnyEventOf<C>, accepts: (type: string) => boolean): AnyEventOf<C> | undefined;
 }
 
@@ -133,12 +134,13 @@ export function defineEventContracts<C extends Catalog>(
   const withType = (event: AnyEventOf<C>, type: string, data: unknown, id = event.id): AnyEventOf<C> =>
     parse({ ...event, id, type, data });
 
-  const versionsOf = (event: AnyEventOf<C>): AnyEventOf<C>[] => {
-    const older = Object.entries(byFrom).filter(([, d]) => d.replacedBy === event.type);
+  const versionsOf = (event: AnyEventOf<C>, now = new Date()): AnyEventOf<C>[] => {
+    const today = now.toISOString().slice(0, 10);
+    const older = Object.entries(byFrom).filter(([, d]) => d.replacedBy === event.type && d.sunset >= today);
     return [
       event,
       ...older.flatMap(([from, d]) =>
-        versionsOf(withType(event, from, d.downcast(event.data), derivedEventId(event.id, from))),
+        versionsOf(withType(event, from, d.downcast(event.data), derivedEventId(event.id, from)), now),
       ),
     ];
   };

@@ -42,10 +42,38 @@ const isObject = (value: unknown): value is Json =>
 const show = (value: unknown) => JSON.stringify(value);
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
-/** The JSON types a schema admits; `integer` is kept apart from `number` (it is a subset). */
-function typesOf(schema: Json): Set<string> | undefined {
-  if (schema.type === undefined) return undefined;
-  return new Set(Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string]);
+const jsonType = (value: unknown) =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'array'
+      : Number.isInteger(value)
+        ? 'integer'
+        : typeof value;
+
+/**
+ * The JSON types a schema admits, undefined for any: its `type`, else the
+ * union of its anyOf/oneOf branches' (`integer | null` is written that way),
+ * else those of its `const` or `enum` values. `integer` is kept apart from
+ * `number` (it is a subset).
+ */
+function typesOf(schema: Json, resolve: RefResolver): Set<string> | undefined {
+  if (schema.type !== undefined) {
+    return new Set(Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string]);
+  }
+  const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (branches?.length) {
+    const types = new Set<string>();
+    for (const branch of branches) {
+      const found = typesOf(resolve(branch), resolve);
+      if (!found) return undefined;
+      for (const t of found) types.add(t);
+    }
+    return types;
+  }
+  if (schema.const !== undefined) return new Set([jsonType(schema.const)]);
+  if (Array.isArray(schema.enum)) return new Set(schema.enum.map(jsonType));
+  return undefined;
 }
 
 const covers = (types: Set<string>, type: string) =>
@@ -167,8 +195,8 @@ export function diffSchemas(
     }
     const a = resolveBefore(rawBefore);
     const b = resolveAfter(rawAfter);
-    const typesBefore = typesOf(a);
-    const typesAfter = typesOf(b);
+    const typesBefore = typesOf(a, resolveBefore);
+    const typesAfter = typesOf(b, resolveAfter);
     if (show(typesBefore && [...typesBefore].sort()) !== show(typesAfter && [...typesAfter].sort())) {
       const lost = typesAfter ? [...(typesBefore ?? ['any'])].filter((t) => !covers(typesAfter, t)) : [];
       const gained = typesBefore ? [...(typesAfter ?? ['any'])].filter((t) => !covers(typesBefore, t)) : [];
