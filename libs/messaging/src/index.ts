@@ -50,6 +50,7 @@ export {
   OutboxRelay,
 } from './outbox/relay.ts';
 export { outboxStats } from './outbox/store.ts';
+export { enqueueVersions } from './outbox/versions.ts';
 export type { OutgoingEvent, PublishFailure, PublishResult } from './sns/publisher.ts';
 export { SNS_MAX_BATCH, SnsPublisher } from './sns/publisher.ts';
 export { SqsConsumer } from './sqs/consumer.ts';
@@ -71,6 +72,8 @@ export {
   DEFAULT_SQS_BACKOFF,
   DEFAULT_WAIT_TIME_SECONDS,
 } from './sqs/types.ts';
+export type { EventDecoder } from './sqs/upcast.ts';
+export { eventDecoder } from './sqs/upcast.ts';
 export type { VisibilityResize, VisibilityResizeOptions } from './sqs/visibility.ts';
 export type { TraceCarrier } from './trace.ts';
 export { extractTrace, injectTrace } from './trace.ts';

@@ -1,4 +1,11 @@
-import { type AnyEvent, type CloudEvent, parseEvent, topicOf } from '@hireflow/contracts';
+import {
+  type AnyEvent,
+  type AnyEventOf,
+  type Catalog,
+  type CloudEvent,
+  type EventContractsView,
+  hireflowEvents,
+} from '@hireflow/contracts';
 import type { EntityManager } from '@mikro-orm/core';
 import { injectTrace } from '../trace.ts';
 import { OutboxMessage, type OutboxMessageEntity } from './entity.ts';
@@ -8,15 +15,21 @@ import { OutboxMessage, type OutboxMessageEntity } from './entity.ts';
  * same `em.flush()` / `em.transactional()` that writes the state change, and
  * keeps the active trace context so the consumer's span joins this trace.
  * The event is validated again here: an invalid event never leaves the service.
+ * `contracts` is the catalog it belongs to (a test's own, with a v2 fixture).
  */
-export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): OutboxMessageEntity {
-  const valid = parseEvent(event);
+export function enqueueEvent(
+  em: EntityManager,
+  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
+  contracts: EventContractsView = hireflowEvents,
+): OutboxMessageEntity {
+  const valid = contracts.parse(event);
   const trace = injectTrace();
   const row = em.create(OutboxMessage, {
     eventId: valid.id,
-    topic: topicOf(valid.type),
+    topic: contracts.topicOf(valid.type),
     type: valid.type,
-    payload: valid,
+    // Stored as JSON: an event of whichever catalog validated it.
+    payload: valid as AnyEvent,
     traceparent: trace.traceparent ?? null,
     tracestate: trace.tracestate ?? null,
     baggage: trace.baggage ?? null,
@@ -38,17 +51,18 @@ export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): O
  * idempotent by event id, apply it once wherever they already had it.
  */
 export function outboxInsert(
-  event: CloudEvent | AnyEvent,
+  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
   options: { from?: string; republish?: boolean } = {},
+  contracts: EventContractsView = hireflowEvents,
 ): { sql: string; params: unknown[] } {
-  const valid = parseEvent(event);
+  const valid = contracts.parse(event);
   const trace = injectTrace();
   return {
     sql: `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
           SELECT ?::uuid, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}${options.republish ? REPUBLISH : ''}`,
     params: [
       valid.id,
-      topicOf(valid.type),
+      contracts.topicOf(valid.type),
       valid.type,
       JSON.stringify(valid),
       trace.traceparent ?? null,
