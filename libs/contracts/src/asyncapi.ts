@@ -1,8 +1,8 @@
 // Builds the AsyncAPI 3.0 document of the catalog from the zod schemas:
-// channels are the SNS topics, messages the event types.
-import { z } from 'zod';
-import { envelopeSchema } from './envelope.ts';
-import { type EventType, eventCatalog, eventTypes } from './events.ts';
+// channels are the SNS topics, messages the event types. Committed as
+// libs/contracts/schemas/asyncapi.json (`pnpm contracts:generate`).
+import { eventJsonSchema } from './json-schema.ts';
+import { type EventContractsView, hireflowEvents } from './versions.ts';
 
 type Json = Record<string, unknown>;
 
@@ -25,15 +25,10 @@ export const messageAttributesSchema = {
   },
 } as const;
 
-function jsonSchema(schema: z.ZodType): Json {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as Json;
-  return rest;
-}
-
-function topics(): Map<string, { producer: string; types: EventType[] }> {
-  const byTopic = new Map<string, { producer: string; types: EventType[] }>();
-  for (const type of eventTypes) {
-    const { topic, producer } = eventCatalog[type];
+function topics(contracts: EventContractsView): Map<string, { producer: string; types: string[] }> {
+  const byTopic = new Map<string, { producer: string; types: string[] }>();
+  for (const type of contracts.types) {
+    const { topic, producer } = contracts.catalog[type]!;
     const found = byTopic.get(topic) ?? { producer, types: [] };
     found.types.push(type);
     byTopic.set(topic, found);
@@ -41,10 +36,10 @@ function topics(): Map<string, { producer: string; types: EventType[] }> {
   return byTopic;
 }
 
-export function buildAsyncApi(): Json {
+export function buildAsyncApi(events: EventContractsView = hireflowEvents): Json {
   const channels: Json = {};
   const operations: Json = {};
-  for (const [topic, { producer, types }] of topics()) {
+  for (const [topic, { producer, types }] of topics(events)) {
     channels[topic] = {
       address: topic,
       title: topic,
@@ -61,13 +56,20 @@ export function buildAsyncApi(): Json {
   }
   const messages: Json = {};
   const schemas: Json = { MessageAttributes: messageAttributesSchema };
-  for (const type of eventTypes) {
-    const { description, producer } = eventCatalog[type];
-    schemas[type] = jsonSchema(envelopeSchema(type));
+  for (const type of events.types) {
+    const { description, producer } = events.catalog[type]!;
+    const deprecation = events.deprecation(type);
+    schemas[type] = {
+      ...eventJsonSchema(events, type),
+      // AsyncAPI's Schema Object has `deprecated`; its Message Object does not, hence the x- fields.
+      ...(deprecation ? { deprecated: true } : {}),
+    };
     messages[type] = {
       name: type,
       title: type,
-      summary: description,
+      summary: deprecation
+        ? `${description} Deprecated: replaced by ${deprecation.replacedBy}, published until ${deprecation.sunset}.`
+        : description,
       contentType: 'application/json',
       headers: {
         ...messageAttributesSchema,
@@ -79,6 +81,7 @@ export function buildAsyncApi(): Json {
         location: '$message.payload#/id',
       },
       'x-producer': producer,
+      ...(deprecation ? { 'x-sunset': deprecation.sunset, 'x-replaced-by': deprecation.replacedBy } : {}),
     };
   }
   return {
@@ -87,7 +90,7 @@ export function buildAsyncApi(): Json {
       title: 'Hireflow events',
       version: '1.0.0',
       description:
-        'The v1 event catalog. Every message body is a CloudEvents 1.0 event in structured JSON mode. Generated from libs/contracts/src/events.ts by `node libs/contracts/src/generate-asyncapi.ts`: do not edit by hand.',
+        'The event catalog. Every message body is a CloudEvents 1.0 event in structured JSON mode. Generated from libs/contracts/src/events.ts by `pnpm contracts:generate`: do not edit by hand. Evolution rules: docs/contracts.md.',
     },
     defaultContentType: 'application/json',
     channels,
@@ -97,6 +100,6 @@ export function buildAsyncApi(): Json {
 }
 
 /** The document as committed: stable key order, two-space indent, trailing newline. */
-export function renderAsyncApi(): string {
-  return `${JSON.stringify(buildAsyncApi(), null, 2)}\n`;
+export function renderAsyncApi(events: EventContractsView = hireflowEvents): string {
+  return `${JSON.stringify(buildAsyncApi(events), null, 2)}\n`;
 }

@@ -1,11 +1,19 @@
 // CloudEvents 1.0 envelope, structured JSON mode (docs/design.md, "Events").
+// Written for any catalog (`…Of(catalog, …)`): Hireflow's own is bound below
+// as createEvent/parseEvent; a test's catalog with a v2 fixture uses the same
+// code through defineEventContracts (versions.ts).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type EventData, type EventType, eventCatalog, eventTypes, isEventType } from './events.ts';
+import { type Catalog, type EventCatalog, type EventType, eventCatalog } from './events.ts';
 
 export type EventSource = `hireflow/${string}`;
 
-export interface CloudEvent<T extends EventType = EventType> {
+/** A type name of catalog `C`. */
+export type TypeOf<C extends Catalog> = keyof C & string;
+/** The `data` of an event of type `T` in catalog `C`. */
+export type DataOf<C extends Catalog, T extends TypeOf<C>> = z.output<C[T]['data']>;
+
+export interface CloudEventOf<C extends Catalog, T extends TypeOf<C>> {
   specversion: '1.0';
   id: string;
   source: EventSource;
@@ -13,11 +21,16 @@ export interface CloudEvent<T extends EventType = EventType> {
   time: string;
   subject?: string;
   datacontenttype: 'application/json';
-  data: EventData<T>;
+  data: DataOf<C, T>;
 }
 
+/** A parsed event of any type of catalog `C`: narrow it with `event.type`. */
+export type AnyEventOf<C extends Catalog> = { [T in TypeOf<C>]: CloudEventOf<C, T> }[TypeOf<C>];
+
+export type CloudEvent<T extends EventType = EventType> = CloudEventOf<EventCatalog, T>;
+
 /** A parsed event of any catalog type: narrow it with `event.type`. */
-export type AnyEvent = { [T in EventType]: CloudEvent<T> }[EventType];
+export type AnyEvent = AnyEventOf<EventCatalog>;
 
 export interface EventIssue {
   path: string;
@@ -53,12 +66,26 @@ const envelopeFields = {
   datacontenttype: z.literal('application/json'),
 };
 
-/** The full envelope schema of one event type (its `data` schema inside). */
-export function envelopeSchema<T extends EventType>(type: T) {
-  return z.object({ ...envelopeFields, type: z.literal(type), data: eventCatalog[type].data });
+/** The full envelope schema of one event type of a catalog (its `data` schema inside). */
+export function envelopeSchemaOf<C extends Catalog, T extends TypeOf<C>>(catalog: C, type: T) {
+  return z.object({ ...envelopeFields, type: z.literal(type), data: catalog[type]!.data as C[T]['data'] });
 }
 
-const envelopes = new Map<EventType, z.ZodType>(eventTypes.map((t) => [t, envelopeSchema(t)]));
+/** The full envelope schema of one Hireflow event type (its `data` schema inside). */
+export function envelopeSchema<T extends EventType>(type: T) {
+  return envelopeSchemaOf(eventCatalog, type);
+}
+
+// Built once per catalog and type: parsing is on every message's path.
+const envelopes = new WeakMap<Catalog, Map<string, z.ZodType>>();
+
+function envelopeOf(catalog: Catalog, type: string): z.ZodType {
+  const byType = envelopes.get(catalog) ?? new Map<string, z.ZodType>();
+  envelopes.set(catalog, byType);
+  const schema = byType.get(type) ?? envelopeSchemaOf(catalog, type);
+  byType.set(type, schema);
+  return schema;
+}
 
 function toIssues(error: z.ZodError, prefix: (string | number)[] = []): EventIssue[] {
   return error.issues.map((issue) => ({
@@ -72,6 +99,11 @@ function toIssues(error: z.ZodError, prefix: (string | number)[] = []): EventIss
  * Throws InvalidEventError listing every issue; an unknown `type` is invalid too.
  */
 export function parseEvent(input: unknown): AnyEvent {
+  return parseEventOf(eventCatalog, input);
+}
+
+/** parseEvent against catalog `C`. */
+export function parseEventOf<C extends Catalog>(catalog: C, input: unknown): AnyEventOf<C> {
   let value = input;
   if (typeof input === 'string') {
     try {
@@ -84,20 +116,20 @@ export function parseEvent(input: unknown): AnyEvent {
     throw new InvalidEventError([{ path: '', message: 'expected a JSON object' }]);
   }
   const type = (value as { type?: unknown }).type;
-  if (!isEventType(type)) {
+  if (typeof type !== 'string' || !Object.hasOwn(catalog, type)) {
     const claimed = typeof type === 'string' ? type : undefined;
     const message = claimed === undefined ? 'missing type' : `unknown event type ${JSON.stringify(claimed)}`;
     throw new InvalidEventError([{ path: 'type', message }], claimed);
   }
-  const result = envelopes.get(type)!.safeParse(value);
+  const result = envelopeOf(catalog, type).safeParse(value);
   if (!result.success) throw new InvalidEventError(toIssues(result.error), type);
-  checkProducer(result.data as AnyEvent);
-  return result.data as AnyEvent;
+  checkProducer(catalog, result.data as AnyEventOf<C>);
+  return result.data as AnyEventOf<C>;
 }
 
 /** Only the catalog's producer of a type may send it: `job.matched.v1` from `hireflow/matching`. */
-function checkProducer(event: { type: EventType; source: string }): void {
-  const expected = `hireflow/${eventCatalog[event.type].producer}`;
+function checkProducer(catalog: Catalog, event: { type: string; source: string }): void {
+  const expected = `hireflow/${catalog[event.type]!.producer}`;
   if (event.source !== expected) {
     throw new InvalidEventError(
       [{ path: 'source', message: `must be ${expected}, the producer of ${event.type}` }],
@@ -120,9 +152,25 @@ export interface CreateEventOptions {
 /** Builds a validated event; throws InvalidEventError when `data` does not match the type's schema. */
 export function createEvent<T extends EventType>(
   type: T,
-  data: EventData<T>,
+  data: DataOf<EventCatalog, T>,
   options: CreateEventOptions,
 ): CloudEvent<T> {
+  return createEventOf(eventCatalog, type, data, options);
+}
+
+/** createEvent in catalog `C`. */
+export function createEventOf<C extends Catalog, T extends TypeOf<C>>(
+  catalog: C,
+  type: T,
+  data: DataOf<C, T>,
+  options: CreateEventOptions,
+): CloudEventOf<C, T> {
+  if (!Object.hasOwn(catalog, type)) {
+    throw new InvalidEventError(
+      [{ path: 'type', message: `unknown event type ${JSON.stringify(type)}` }],
+      type,
+    );
+  }
   const time = options.time ?? new Date();
   const candidate = {
     specversion: '1.0',
@@ -134,8 +182,8 @@ export function createEvent<T extends EventType>(
     datacontenttype: 'application/json',
     data,
   };
-  const result = envelopes.get(type)!.safeParse(candidate);
+  const result = envelopeOf(catalog, type).safeParse(candidate);
   if (!result.success) throw new InvalidEventError(toIssues(result.error), type);
-  checkProducer(result.data as AnyEvent);
-  return result.data as CloudEvent<T>;
+  checkProducer(catalog, result.data as CloudEventOf<C, T>);
+  return result.data as CloudEventOf<C, T>;
 }

@@ -102,7 +102,11 @@ export type { ServiceName };
 /** One SNS topic per producing service. */
 export type TopicName = 'jobs-events' | 'matching-events' | 'media-events';
 
-interface CatalogEntry<S extends z.ZodType, T extends TopicName, P extends ServiceName> {
+export interface CatalogEntry<
+  S extends z.ZodType = z.ZodType,
+  T extends TopicName = TopicName,
+  P extends ServiceName = ServiceName,
+> {
   data: S;
   /** The topic the event is published on (one topic per producer). */
   topic: T;
@@ -144,6 +148,8 @@ export const eventCatalog = {
   'media.failed.v1': entry(mediaFailedData, 'media-events', 'media', 'An upload could not be processed.'),
 } as const;
 
+/** Any catalog of event types: the one above, or a test's own (docs/contracts.md). */
+export type Catalog = Record<string, CatalogEntry>;
 export type EventCatalog = typeof eventCatalog;
 export type EventType = keyof EventCatalog;
 export type EventData<T extends EventType> = z.infer<EventCatalog[T]['data']>;

@@ -1,7 +1,40 @@
 export { buildAsyncApi, messageAttributesSchema, renderAsyncApi } from './asyncapi.ts';
-export type { AnyEvent, CloudEvent, CreateEventOptions, EventIssue, EventSource } from './envelope.ts';
-export { createEvent, envelopeSchema, InvalidEventError, parseEvent } from './envelope.ts';
-export type { EventCatalog, EventData, EventType, EventTypeOn, ServiceName, TopicName } from './events.ts';
+export { compareEvents, KEEP_AFTER_SUNSET_DAYS, MIN_DEPRECATION_DAYS } from './compat/events.ts';
+export { compareOpenApi } from './compat/openapi.ts';
+export type { Finding, SchemaRole, Verdict } from './compat/rules.ts';
+export { judge } from './compat/rules.ts';
+export type { ChangeKind, RefResolver, SchemaChange } from './compat/schema-diff.ts';
+export { diffSchemas } from './compat/schema-diff.ts';
+export type {
+  AnyEvent,
+  AnyEventOf,
+  CloudEvent,
+  CloudEventOf,
+  CreateEventOptions,
+  DataOf,
+  EventIssue,
+  EventSource,
+  TypeOf,
+} from './envelope.ts';
+export {
+  createEvent,
+  createEventOf,
+  envelopeSchema,
+  envelopeSchemaOf,
+  InvalidEventError,
+  parseEvent,
+  parseEventOf,
+} from './envelope.ts';
+export type {
+  Catalog,
+  CatalogEntry,
+  EventCatalog,
+  EventData,
+  EventType,
+  EventTypeOn,
+  ServiceName,
+  TopicName,
+} from './events.ts';
 export {
   apikeyIssuedData,
   apikeyRevokedData,
@@ -18,8 +51,10 @@ export {
   mediaVariant,
   topicOf,
 } from './events.ts';
+export { eventJsonSchema, publishedEventSchema } from './json-schema.ts';
 export type { PublicRoute, PublicService } from './public-routes.ts';
 export { loadBalancerPatterns, PUBLIC_ROUTES, patternsOf, routeOf } from './public-routes.ts';
+export { publishedEvents, publishedFiles } from './published.ts';
 export type { WorkerScalingPolicy } from './scaling.ts';
 export { scalingPolicyProblems, workerScaling } from './scaling.ts';
 export {
@@ -45,3 +80,11 @@ export {
   serviceChannels,
   topology,
 } from './topology.ts';
+export type { DeprecationOf, Deprecations, EventContracts, EventContractsView } from './versions.ts';
+export {
+  defineEventContracts,
+  derivedEventId,
+  eventDeprecations,
+  hireflowEvents,
+  parseTypeName,
+} from './versions.ts';

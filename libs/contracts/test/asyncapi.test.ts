@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { buildAsyncApi, eventTypes, renderAsyncApi } from '../src/index.ts';
 
 describe('AsyncAPI document', () => {
-  it('is committed and up to date (regenerate: node libs/contracts/src/generate-asyncapi.ts)', async () => {
-    const committed = await readFile(new URL('../asyncapi.json', import.meta.url), 'utf8');
+  it('is committed and up to date (regenerate: pnpm contracts:generate)', async () => {
+    const committed = await readFile(new URL('../schemas/asyncapi.json', import.meta.url), 'utf8');
     expect(committed).toBe(renderAsyncApi());
   });
 

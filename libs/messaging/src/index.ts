@@ -46,6 +46,7 @@ export {
   OutboxRelay,
 } from './outbox/relay.ts';
 export { outboxStats } from './outbox/store.ts';
+export { enqueueVersions } from './outbox/versions.ts';
 export type { RetryLaterOptions } from './retry-later.ts';
 export {
   DeferError,
@@ -78,6 +79,8 @@ export {
   DEFAULT_SQS_BACKOFF,
   DEFAULT_WAIT_TIME_SECONDS,
 } from './sqs/types.ts';
+export type { EventDecoder } from './sqs/upcast.ts';
+export { eventDecoder } from './sqs/upcast.ts';
 export type { VisibilityResize, VisibilityResizeOptions } from './sqs/visibility.ts';
 export type { TraceCarrier } from './trace.ts';
 export { extractTrace, injectTrace } from './trace.ts';

@@ -9,7 +9,7 @@ import { Parser } from '@asyncapi/parser';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 export const REDOCLY_CONFIG = join(ROOT, 'redocly.yaml');
-export const ASYNCAPI_DOCUMENT = join(ROOT, 'libs/contracts/asyncapi.json');
+export const ASYNCAPI_DOCUMENT = join(ROOT, 'libs/contracts/schemas/asyncapi.json');
 
 export interface LintProblem {
   severity: 'error' | 'warning';

@@ -1,4 +1,11 @@
-import { type AnyEvent, type CloudEvent, parseEvent, topicOf } from '@hireflow/contracts';
+import {
+  type AnyEvent,
+  type AnyEventOf,
+  type Catalog,
+  type CloudEvent,
+  type EventContractsView,
+  hireflowEvents,
+} from '@hireflow/contracts';
 import type { EntityManager } from '@mikro-orm/core';
 import { injectTrace } from '../trace.ts';
 import { OutboxMessage, type OutboxMessageEntity } from './entity.ts';
@@ -9,9 +16,14 @@ import { insertStatement, type OutboxRow, type OutboxStatement } from './store.t
  * same `em.flush()` / `em.transactional()` that writes the state change, and
  * keeps the active trace context so the consumer's span joins this trace.
  * The event is validated again here: an invalid event never leaves the service.
+ * `contracts` is the catalog it belongs to (a test's own, with a v2 fixture).
  */
-export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): OutboxMessageEntity {
-  const row = em.create(OutboxMessage, outboxRow(event));
+export function enqueueEvent(
+  em: EntityManager,
+  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
+  contracts: EventContractsView = hireflowEvents,
+): OutboxMessageEntity {
+  const row = em.create(OutboxMessage, outboxRow(event, contracts));
   em.persist(row);
   return row;
 }
@@ -30,21 +42,26 @@ export function enqueueEvent(em: EntityManager, event: CloudEvent | AnyEvent): O
  * idempotent by event id, apply it once wherever they already had it.
  */
 export function outboxInsertStatement(
-  event: CloudEvent | AnyEvent,
+  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
   options: { from?: string; republish?: boolean } = {},
+  contracts: EventContractsView = hireflowEvents,
 ): OutboxStatement {
-  return insertStatement(outboxRow(event), options);
+  return insertStatement(outboxRow(event, contracts), options);
 }
 
 /** The row an event is written as: validated again, with the active trace context. */
-function outboxRow(event: CloudEvent | AnyEvent): OutboxRow {
-  const valid = parseEvent(event);
+function outboxRow(
+  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
+  contracts: EventContractsView,
+): OutboxRow {
+  const valid = contracts.parse(event);
   const trace = injectTrace();
   return {
     eventId: valid.id,
-    topic: topicOf(valid.type),
+    topic: contracts.topicOf(valid.type),
     type: valid.type,
-    payload: valid,
+    // Stored as JSON: an event of whichever catalog validated it.
+    payload: valid as AnyEvent,
     traceparent: trace.traceparent ?? null,
     tracestate: trace.tracestate ?? null,
     baggage: trace.baggage ?? null,

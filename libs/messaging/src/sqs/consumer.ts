@@ -1,5 +1,5 @@
 import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { type AnyEvent, type EventType, InvalidEventError, parseEvent } from '@hireflow/contracts';
+import { type AnyEvent, type EventType, InvalidEventError } from '@hireflow/contracts';
 import { signals, untraced } from '@hireflow/telemetry';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ATTR_FAILED_COUNT } from '../attributes.ts';
@@ -25,6 +25,7 @@ import {
   type MessageRecord,
   type SqsConsumerOptions,
 } from './types.ts';
+import { type EventDecoder, eventDecoder } from './upcast.ts';
 import {
   resizeVisibilityTimeout,
   type VisibilityResize,
@@ -63,6 +64,7 @@ export class SqsConsumer {
   readonly #durations = new DurationWindow();
   readonly #deleter: BatchDeleter;
   readonly #heartbeat: Heartbeat;
+  readonly #decode: EventDecoder;
   #visibilitySeconds = 0;
   #loop: Promise<void> | undefined;
   #poll: AbortController | undefined;
@@ -73,6 +75,7 @@ export class SqsConsumer {
     this.#log = resolveLogger(options.logger, 'sqs-consumer').child({ queue: options.queue.name });
     this.#deleter = new BatchDeleter(options.sqs, options.queue.url, this.#log);
     this.#heartbeat = new Heartbeat(options.sqs, options.queue.url, this.#log, () => this.#inFlight.values());
+    this.#decode = eventDecoder(options);
   }
 
   /** Messages received and not yet settled. */
@@ -222,7 +225,7 @@ export class SqsConsumer {
       decoded.sentTimestamp === undefined ? undefined : Math.max(0, Date.now() - decoded.sentTimestamp);
     let event: AnyEvent;
     try {
-      event = parseEvent(decoded.body);
+      event = this.#decode(decoded.body);
     } catch (error) {
       if (!(error instanceof InvalidEventError)) throw error;
       const reason = error.message;

@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { CloudEvent, EventType } from '@hireflow/contracts';
+import type { CloudEvent, EventContractsView, EventType } from '@hireflow/contracts';
 import type { BackoffOptions, RandomSource } from '../backoff.ts';
 import type { Logger } from '../logger.ts';
 
@@ -71,6 +71,12 @@ export interface SqsConsumerOptions {
   /** `logicalName` (the topology's name, no prefix) labels its metrics; default `name`. */
   queue: { name: string; url: string; dlq: { url: string }; logicalName?: string };
   handlers: EventHandlers;
+  /**
+   * The catalog messages are validated against, with its deprecations: a
+   * message of a type no handler takes is upcast to a later version that
+   * one does (default: Hireflow's catalog).
+   */
+  contracts?: EventContractsView;
   /** Handlers running at once (default 10); receives ask only for free slots. */
   concurrency?: number;
   waitTimeSeconds?: number;

@@ -1,5 +1,5 @@
 // `pnpm lint:api`: Redocly's recommended rules on docs/api/openapi.json and
-// the AsyncAPI parser on libs/contracts/asyncapi.json; exit 1 on any error
+// the AsyncAPI parser on libs/contracts/schemas/asyncapi.json; exit 1 on any error
 // or warning.
 import { relative } from 'node:path';
 import { PUBLIC_API_DOCUMENT } from '../generate.ts';
