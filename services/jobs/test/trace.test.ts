@@ -76,7 +76,9 @@ describe('a trace of POST /v1/jobs from a jobs process with the telemetry preloa
     const spans = await waitFor(
       () => {
         const found = otlp.spans.filter((s) => s.traceId === traceId);
-        const done = ['db.postgresql.plan', 'http.route'].every((key) => found.some((s) => key in s.attributes));
+        const done = ['db.postgresql.plan', 'http.route'].every((key) =>
+          found.some((s) => key in s.attributes),
+        );
         return done && found;
       },
       { timeoutMs: 20_000, message: `the request's and the posting insert's spans of trace ${traceId}` },
