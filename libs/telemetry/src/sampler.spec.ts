@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import { AlwaysOffSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
-import { QuietStatementsSampler } from './sampler.ts';
+import { QuietStatementsSampler, samplerFromEnv } from './sampler.ts';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const sampledParent = trace.setSpanContext(ROOT_CONTEXT, {
@@ -10,7 +10,7 @@ const sampledParent = trace.setSpanContext(ROOT_CONTEXT, {
   traceFlags: 1,
   isRemote: false,
 });
-const decide = (sampler: QuietStatementsSampler, name: string, parent = sampledParent) =>
+const decide = (sampler: Sampler, name: string, parent = sampledParent) =>
   sampler.shouldSample(parent, traceId, name, SpanKind.CLIENT, {}, []).decision;
 
 describe('QuietStatementsSampler', () => {
@@ -56,5 +56,25 @@ describe('QuietStatementsSampler', () => {
     const sampler = new QuietStatementsSampler(new AlwaysOffSampler());
     expect(decide(sampler, 'pg.query:INSERT hireflow_jobs')).toBe(SamplingDecision.NOT_RECORD);
     expect(sampler.toString()).toContain('AlwaysOffSampler');
+  });
+});
+
+describe('samplerFromEnv', () => {
+  it('is the quiet default unless OTEL_TRACES_SAMPLER names another, applied as it is', () => {
+    expect(samplerFromEnv({})).toBeInstanceOf(QuietStatementsSampler);
+    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'bogus' })).toBeInstanceOf(QuietStatementsSampler);
+    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'always_off' }).toString()).toBe('AlwaysOffSampler');
+    const ratio = samplerFromEnv({
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    });
+    expect(ratio.toString()).toContain('root=TraceIdRatioBased{0.1}');
+    // A BEGIN is recorded when the operator's sampler says so: theirs is applied as it is.
+    expect(decide(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'always_on' }), 'pg.query:BEGIN x')).toBe(
+      SamplingDecision.RECORD_AND_SAMPLED,
+    );
+    expect(
+      samplerFromEnv({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '7' }).toString(),
+    ).toBe('TraceIdRatioBased{1}');
   });
 });

@@ -1,10 +1,12 @@
-import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
+import { type Attributes, type Context, diag, type Link, type SpanKind } from '@opentelemetry/api';
 import {
+  AlwaysOffSampler,
   AlwaysOnSampler,
   ParentBasedSampler,
   type Sampler,
   SamplingDecision,
   type SamplingResult,
+  TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
 
 /**
@@ -41,5 +43,38 @@ export class QuietStatementsSampler implements Sampler {
 
   toString(): string {
     return `QuietStatementsSampler{${this.delegate.toString()}}`;
+  }
+}
+
+/**
+ * The sampler: `QuietStatementsSampler` in front of the SDK's default, or the
+ * one `OTEL_TRACES_SAMPLER` (with `OTEL_TRACES_SAMPLER_ARG`) names, applied as
+ * it is, as the specification's environment variables say (the AWS stack sets
+ * `parentbased_traceidratio`). An unknown name falls back to the default.
+ */
+export function samplerFromEnv(env: Record<string, string | undefined>): Sampler {
+  const ratio = () => {
+    const value = Number(env.OTEL_TRACES_SAMPLER_ARG);
+    return env.OTEL_TRACES_SAMPLER_ARG !== undefined && value >= 0 && value <= 1 ? value : 1;
+  };
+  switch (env.OTEL_TRACES_SAMPLER) {
+    case undefined:
+    case '':
+      return new QuietStatementsSampler();
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio());
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+    default:
+      diag.error(`unknown OTEL_TRACES_SAMPLER value "${env.OTEL_TRACES_SAMPLER}", using the default`);
+      return new QuietStatementsSampler();
   }
 }

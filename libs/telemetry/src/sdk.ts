@@ -1,92 +1,87 @@
-import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
-import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
+import { context, DiagConsoleLogger, diag, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  CompositePropagator,
+  diagLogLevelFromString,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  hostDetector,
+  processDetector,
+} from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { setTelemetryHandle } from './handle.ts';
+import { createInstrumentations, instrumentedModules } from './instrumentations.ts';
 import { PrivacySpanProcessor } from './privacy.ts';
-import { QuietStatementsSampler } from './sampler.ts';
+import { samplerFromEnv } from './sampler.ts';
+
+type Env = Record<string, string | undefined>;
 
 /**
- * Starts the OpenTelemetry Node SDK with an OTLP/HTTP trace exporter
- * (`OTEL_EXPORTER_OTLP_ENDPOINT`, default http://127.0.0.1:4318) and the
- * instrumentations Hireflow uses. Metrics and logs exporters are off unless
- * asked for: pointing at nothing, they make `shutdown()` wait ~8 s.
+ * Starts tracing with the trace SDK alone (docs/tracing.md, "What a process
+ * loads"): the instrumentations Hireflow uses, W3C trace context and baggage,
+ * async-local context, the resource from `OTEL_SERVICE_NAME` /
+ * `OTEL_RESOURCE_ATTRIBUTES` with the process and host, and an OTLP/HTTP
+ * exporter (`OTEL_EXPORTER_OTLP_ENDPOINT`, default http://127.0.0.1:4318).
+ * No metrics or logs SDK: Hireflow's metrics are Prometheus (libs/runtime),
+ * its logs pino on stdout. `@opentelemetry/sdk-node` loaded all of those,
+ * and the gRPC, Zipkin and Prometheus exporters, whatever the settings said.
+ * Returns the modules the instrumentations patch, for the ESM loader hook.
  */
-export function startTelemetry(): void {
-  process.env.OTEL_METRICS_EXPORTER ??= 'none';
-  process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  // What Hireflow uses, not the forty libraries the package knows: each one
-  // enabled hooks every module load, and some (runtime-node) watch the event
-  // loop and every GC whether or not anything reads it.
-  process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ??= 'http,pg,ioredis,aws-sdk,pino';
-  const sdk = new NodeSDK({
-    // The SDK's default (parent-based, always on), without a span per BEGIN and COMMIT.
-    // OTEL_TRACES_SAMPLER, when set, is the SDK's to apply as it is.
-    ...(process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: new QuietStatementsSampler() }),
+export async function startTelemetry(env: Env = process.env): Promise<{ modules: string[] }> {
+  if (env.OTEL_LOG_LEVEL) {
+    diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(env.OTEL_LOG_LEVEL) });
+  }
+  // First, so each instrumentation hooks its module before the application imports it.
+  const { instrumentations, unknown } = await createInstrumentations(env);
+  if (unknown.length > 0) diag.error(`no such instrumentation here: ${unknown.join(', ')}`);
+  registerInstrumentations({ instrumentations });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
+  const provider = new TracerProvider({
+    // The SDK's default (parent-based, always on), without a span per BEGIN and
+    // COMMIT; OTEL_TRACES_SAMPLER, when set, applied as it is.
+    sampler: samplerFromEnv(env),
+    resource: defaultResource().merge(
+      detectResources({ detectors: [envDetector, processDetector, hostDetector] }),
+    ),
     // Scrubbed first, then batched to the exporter: no personal data leaves the process.
     spanProcessors: [
       new PrivacySpanProcessor(),
-      new BatchSpanProcessor({ exporter: traceExporter(process.env), ...batchSettings(process.env) }),
-    ],
-    instrumentations: [
-      getNodeAutoInstrumentations({
-        // Commands only: arguments carry keys and payloads. A command outside
-        // any operation (BullMQ's blocking waits) records nothing.
-        '@opentelemetry/instrumentation-ioredis': {
-          dbStatementSerializer: (command) => command,
-          requireParentSpan: true,
-        },
-        // The same for SQL: a poll (outbox, samplers, LISTEN) is no trace of its own.
-        // Taking a pooled connection is no step worth a span (it was one per query).
-        '@opentelemetry/instrumentation-pg': { requireParentSpan: true, ignoreConnectSpans: true },
-        '@opentelemetry/instrumentation-http': {
-          // Probes and scrapes would otherwise fill Jaeger; what they run is untraced too.
-          ignoreIncomingRequestHook: (req) => isPolledPath(req.url),
-          // The services' only HTTP calls are the AWS SDK's, which has spans of its own:
-          // client spans repeated them, twice over (node:http is patched by both loaders).
-          disableOutgoingRequestInstrumentation: true,
-        },
-      }),
-      new FastifyOtelInstrumentation({
-        registerOnInitialization: true,
-        // The request and its handler; no span per lifecycle hook (auth, idempotency,
-        // rate limit): what a hook does (its SQL, its Redis call) is a child of the request.
-        instrumentHooks: false,
-        ignorePaths: (route) => isPolledPath(route.url),
-      }),
+      new BatchSpanProcessor({ exporter: await traceExporter(env), ...batchSettings(env) }),
     ],
   });
-  sdk.start();
-  setTelemetryHandle({ shutdown: () => sdk.shutdown() });
+  trace.setGlobalTracerProvider(provider);
+  setTelemetryHandle({ shutdown: () => provider.shutdown() });
+  return { modules: instrumentedModules(instrumentations) };
 }
 
 /**
  * OTLP/HTTP in protobuf, the specification's default and a fraction of the
  * bytes and CPU of JSON; JSON when OTEL_EXPORTER_OTLP_PROTOCOL says `http/json`.
+ * Only the one in use is loaded. (`grpc` is not offered: it would bring
+ * @grpc/grpc-js into every process for what OTLP/HTTP does as well.)
  */
-function traceExporter(env: Record<string, string | undefined>) {
+async function traceExporter(env: Env): Promise<SpanExporter> {
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
-  return protocol === 'http/json' ? new OTLPJsonTraceExporter() : new OTLPProtoTraceExporter();
+  if (protocol === 'http/json') {
+    return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  }
+  if (protocol && protocol !== 'http/protobuf') {
+    diag.error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported here; using http/protobuf`);
+  }
+  return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
 }
 
-/**
- * Paths machines poll: health probes, Prometheus scrapes, and the API Bull
- * Board's page polls while it is open. Their requests record no span.
- */
-export function isPolledPath(url: string | undefined): boolean {
-  if (!url) return false;
-  return (
-    url.startsWith('/health') ||
-    url === '/metrics' ||
-    url.startsWith('/metrics?') ||
-    url.startsWith('/admin/queues/api')
-  );
-}
-
-/** The standard OTEL_BSP_* variables (the SDK reads them only for the processor it builds itself). */
-function batchSettings(env: Record<string, string | undefined>) {
+/** The standard OTEL_BSP_* variables (the SDK reads them only for a processor it builds itself). */
+function batchSettings(env: Env) {
   const read = (name: string) => {
     const value = Number(env[name]);
     return Number.isFinite(value) && value > 0 ? value : undefined;

@@ -1,0 +1,107 @@
+// The processes `pnpm bench footprint` measures, one at a time: spawned,
+// timed until they say they are ready (the IPC `started` message a service
+// sends once it listens, as the launcher waits for it), left idle, their
+// resident memory read from /proc, then stopped.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+
+export const root = resolve(import.meta.dirname, '..');
+const register = join(root, 'libs/telemetry/src/register.ts');
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 20_000;
+
+/** What to spawn: node's arguments (run from the repository's root) and the environment's additions. */
+export interface ProcessKind {
+  name: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+export interface Measure {
+  /** Resident set size after `idleMs` of idling once ready, in MB (10^6 bytes). */
+  rssMb: number;
+  /** From spawn to the `started` message, in ms. */
+  readyMs: number;
+}
+
+/** After its imports, a plain process says it is ready as a service does, then idles until stopped. */
+const readyThenIdle = "process.send({ type: 'started' }); setInterval(() => {}, 1 << 30);";
+
+/** A bare Node process: nothing imported. */
+export const bare: ProcessKind = { name: 'bare node', args: ['--input-type=module', '-e', readyThenIdle] };
+
+/** The baseline of issue 31: a process importing fastify, pg and ioredis (the root's own dependencies). */
+export const baseline: ProcessKind = {
+  name: 'fastify+pg+ioredis',
+  args: ['--input-type=module', '-e', `import 'fastify'; import 'pg'; import 'ioredis'; ${readyThenIdle}`],
+};
+
+/** The telemetry preload alone, as every service process has it. */
+export const preload: ProcessKind = {
+  name: 'telemetry preload',
+  args: ['--import', register, '--input-type=module', '-e', readyThenIdle],
+};
+
+/** A service's process in a role, with the preload, as the launcher and the image run it. */
+export function serviceProcess(
+  service: string,
+  role: 'api' | 'worker',
+  env: Record<string, string>,
+): ProcessKind {
+  return {
+    name: `${service} ${role}`,
+    args: ['--import', register, join(root, 'services', service, 'src/main.ts')],
+    env: { ...env, ROLE: role },
+  };
+}
+
+/** Spawns one process, waits until it is ready and `idleMs` more, reads its RSS, stops it. */
+export async function measure(kind: ProcessKind, idleMs: number): Promise<Measure> {
+  const started = performance.now();
+  const child = spawn(process.execPath, kind.args, {
+    cwd: root,
+    env: { ...process.env, ...kind.env },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<number | string | null>((done) =>
+    child.once('exit', (code, signal) => done(code ?? signal)),
+  );
+  try {
+    const readyMs = await new Promise<number>((ready, fail) => {
+      const timer = setTimeout(
+        () => fail(new Error(`${kind.name}: not ready in ${READY_TIMEOUT_MS} ms`)),
+        READY_TIMEOUT_MS,
+      );
+      child.on('message', (message: { type?: string }) => {
+        if (message?.type !== 'started') return;
+        clearTimeout(timer);
+        ready(performance.now() - started);
+      });
+      exited.then((code) => {
+        clearTimeout(timer);
+        fail(new Error(`${kind.name} exited (${code}) before it was ready:\n${stderr}`));
+      });
+    });
+    // An idle process: what it holds once started, not the garbage of starting (the same wait for every kind).
+    await delay(idleMs);
+    return { rssMb: await rssMb(child.pid!), readyMs };
+  } finally {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** VmRSS from /proc/<pid>/status (Linux), in MB. */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+  return (kb * 1024) / 1e6;
+}

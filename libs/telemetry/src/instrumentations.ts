@@ -1,0 +1,120 @@
+import { builtinModules } from 'node:module';
+import type { Instrumentation, InstrumentationBase } from '@opentelemetry/instrumentation';
+import { nameStatementSpan } from './statement-span.ts';
+
+// The instrumentations Hireflow uses, each imported on its own and only when
+// enabled: the auto-instrumentations package imported some forty of them
+// (and their dependencies) to enable five, about 40 MB of every process.
+
+type Env = Record<string, string | undefined>;
+
+/** What `OTEL_NODE_ENABLED_INSTRUMENTATIONS` can name; all five unless it says otherwise. */
+export const INSTRUMENTATIONS = ['http', 'pg', 'ioredis', 'aws-sdk', 'pino'] as const;
+export type InstrumentationName = (typeof INSTRUMENTATIONS)[number];
+
+const factories: Record<InstrumentationName, () => Promise<Instrumentation>> = {
+  http: async () => {
+    const { HttpInstrumentation } = await import('@opentelemetry/instrumentation-http');
+    return new HttpInstrumentation({
+      // Probes and scrapes would otherwise fill Jaeger; what they run is untraced too.
+      ignoreIncomingRequestHook: (req) => isPolledPath(req.url),
+      // The services' only HTTP calls are the AWS SDK's, which has spans of its own:
+      // client spans repeated them, twice over (node:http is patched by both loaders).
+      disableOutgoingRequestInstrumentation: true,
+    });
+  },
+  pg: async () => {
+    const { PgInstrumentation } = await import('@opentelemetry/instrumentation-pg');
+    return new PgInstrumentation({
+      // A poll (outbox, samplers, LISTEN) is no trace of its own.
+      requireParentSpan: true,
+      // Taking a pooled connection is no step worth a span (it was one per query).
+      ignoreConnectSpans: true,
+      // `INSERT job_posting`, not `pg.query:hf_9e0b12d386ad90bbe98f hireflow_jobs`.
+      requestHook: (span, { query }) => nameStatementSpan(span, query),
+    });
+  },
+  ioredis: async () => {
+    const { IORedisInstrumentation } = await import('@opentelemetry/instrumentation-ioredis');
+    return new IORedisInstrumentation({
+      // Commands only: arguments carry keys and payloads. A command outside
+      // any operation (BullMQ's blocking waits) records nothing.
+      dbStatementSerializer: (command) => command,
+      requireParentSpan: true,
+    });
+  },
+  'aws-sdk': async () => new (await import('@opentelemetry/instrumentation-aws-sdk')).AwsInstrumentation(),
+  pino: async () => new (await import('@opentelemetry/instrumentation-pino')).PinoInstrumentation(),
+};
+
+/**
+ * The enabled instrumentations, created (which hooks their modules' loading):
+ * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` (default all of `INSTRUMENTATIONS`)
+ * less `OTEL_NODE_DISABLED_INSTRUMENTATIONS`, plus `@fastify/otel`, always.
+ * A name outside the list is reported in `unknown` and otherwise ignored.
+ */
+export async function createInstrumentations(
+  env: Env,
+): Promise<{ instrumentations: Instrumentation[]; unknown: string[] }> {
+  const list = (value: string | undefined) =>
+    (value ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
+  const wanted = env.OTEL_NODE_ENABLED_INSTRUMENTATIONS
+    ? list(env.OTEL_NODE_ENABLED_INSTRUMENTATIONS)
+    : INSTRUMENTATIONS;
+  const disabled = new Set(list(env.OTEL_NODE_DISABLED_INSTRUMENTATIONS));
+  const known = (name: string): name is InstrumentationName =>
+    (INSTRUMENTATIONS as readonly string[]).includes(name);
+  const names = wanted.filter((name) => known(name) && !disabled.has(name)) as InstrumentationName[];
+  const instrumentations = await Promise.all(names.map((name) => factories[name]()));
+  const { FastifyOtelInstrumentation } = await import('@fastify/otel');
+  instrumentations.push(
+    new FastifyOtelInstrumentation({
+      registerOnInitialization: true,
+      // The request and its handler; no span per lifecycle hook (auth, idempotency,
+      // rate limit): what a hook does (its SQL, its Redis call) is a child of the request.
+      instrumentHooks: false,
+      ignorePaths: (route) => isPolledPath(route.url),
+    }) as unknown as Instrumentation,
+  );
+  return { instrumentations, unknown: [...wanted, ...disabled].filter((name) => !known(name)) };
+}
+
+/** The modules the instrumentations patch (`pg`, `http`, `@smithy/smithy-client` …). */
+export function instrumentedModules(instrumentations: Instrumentation[]): string[] {
+  // @fastify/otel patches nothing (it hooks Fastify's diagnostics channel): no definitions.
+  const definitions = (i: Instrumentation) =>
+    (i as Partial<Pick<InstrumentationBase, 'getModuleDefinitions'>>).getModuleDefinitions?.() ?? [];
+  return instrumentations.flatMap((i) => definitions(i).map((d) => d.name));
+}
+
+/**
+ * The ESM loader hook's `include` list: the modules an instrumentation
+ * patches, by name where Node has it built in (`http`), any file of the
+ * package otherwise (`/node_modules/pg/`). Only those are wrapped; wrapping
+ * every module (the hook's default: each of a service's own files, MikroORM,
+ * BullMQ …) cost every process memory and start time.
+ */
+export function loaderHookInclude(modules: string[]): (string | RegExp)[] {
+  return modules.map((name) =>
+    builtinModules.includes(name)
+      ? name
+      : new RegExp(`/node_modules/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`),
+  );
+}
+
+/**
+ * Paths machines poll: health probes, Prometheus scrapes, and the API Bull
+ * Board's page polls while it is open. Their requests record no span.
+ */
+export function isPolledPath(url: string | undefined): boolean {
+  if (!url) return false;
+  return (
+    url.startsWith('/health') ||
+    url === '/metrics' ||
+    url.startsWith('/metrics?') ||
+    url.startsWith('/admin/queues/api')
+  );
+}
