@@ -1,5 +1,6 @@
 import { type MessageObserver, startInbox } from '@hireflow/messaging';
 import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { bucketOf } from './app.ts';
 import { type Config, imageLimitsOf } from './config.ts';
 import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
@@ -29,10 +30,11 @@ export async function startWorker(
   configureSharp();
   const limits = imageLimitsOf(config);
   const backoff = { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS };
+  const s3 = createS3Client(deps.aws);
 
   const resizer = startResizeWorker({
     orm: deps.orm,
-    store: createMediaStore(deps.s3, bucketOf(config, deps)),
+    store: createMediaStore(s3, bucketOf(config, deps)),
     limiter: createImageLimiter({ concurrency: config.MEDIA_IMAGE_CONCURRENCY, timeoutMs: limits.timeoutMs }),
     limits,
     publicUrl: config.MEDIA_PUBLIC_URL,
@@ -72,5 +74,6 @@ export async function startWorker(
   return inbox.closeables([
     { name: 'resize-worker', close: async () => void (await resizer.close()) },
     { name: 'resize-queue', close: () => queue.close() },
+    { name: 's3', close: async () => s3.destroy() },
   ]);
 }
