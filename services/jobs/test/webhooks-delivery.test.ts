@@ -225,6 +225,41 @@ describe('a delivery', () => {
     expect(receiver.to('/gone')).toHaveLength(1);
   });
 
+  it('an endpoint failing for the whole retry window (3 days) is disabled and announced', async () => {
+    const a = h.tenants.a;
+    script.set('/dead', { statuses: [500] });
+    const endpoint = await register(a, '/dead', ['candidate.registered']);
+    // Its streak of failures began four days ago.
+    await h.deps.orm.em
+      .fork()
+      .execute(
+        "UPDATE webhook_endpoint SET consecutive_failures = 1, failing_since = now() - interval '4 days' WHERE id = ?",
+        [endpoint.id],
+      );
+    await deliver(candidateRegistered(a));
+    const disabled = await waitFor(async () => {
+      const res = await h.app.inject({ method: 'GET', url: `/v1/webhooks/${endpoint.id}`, headers: a.auth });
+      return res.json().enabled === false && res.json();
+    });
+    expect(disabled.disabledReason).toContain('three days');
+    const announced = await h.deps.orm.em
+      .fork()
+      .execute(
+        "SELECT 1 FROM outbox WHERE type = 'webhook.endpoint.disabled.v1' AND payload->'data'->>'endpointId' = ?",
+        [endpoint.id],
+      );
+    expect(announced).toHaveLength(1);
+    // Enabling it again clears the streak.
+    const enabled = await h.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${endpoint.id}`,
+      headers: a.auth,
+      payload: { enabled: true },
+    });
+    expect(enabled.json()).toMatchObject({ enabled: true, disabledReason: null });
+    await h.app.inject({ method: 'DELETE', url: `/v1/webhooks/${endpoint.id}`, headers: a.auth });
+  });
+
   it('follows no redirect: a 302 is a failed attempt, its Location is never fetched', async () => {
     const a = h.tenants.a;
     script.set('/moved', { statuses: [302], location: `${receiver.url}/elsewhere` });

@@ -399,22 +399,30 @@ export async function endpointSucceeded(em: EntityManager, endpointId: string): 
   );
 }
 
-/** A failure lengthens the streak; `openUntil` opens the circuit. Returns the streak's start. */
+/**
+ * A failure lengthens the streak and, from `openUntil`'s threshold, opens the
+ * circuit. A failure of an attempt that was already on its way when the
+ * circuit opened changes neither: only the probe's failure opens it again
+ * (for longer). Returns the streak's start.
+ */
 export async function endpointFailed(
   em: EntityManager,
   endpointId: string,
   now: Date,
   openUntil: (failures: number) => Date | null,
 ): Promise<{ failures: number; failingSince: Date } | null> {
-  const rows = await em.execute<{ consecutive_failures: number; failing_since: Date }[]>(
-    `UPDATE webhook_endpoint SET consecutive_failures = consecutive_failures + 1,
+  const rows = await em.execute<
+    { consecutive_failures: number; failing_since: Date | string; open: boolean }[]
+  >(
+    `UPDATE webhook_endpoint SET
+        consecutive_failures = consecutive_failures + CASE WHEN circuit_open_until > ? THEN 0 ELSE 1 END,
         failing_since = coalesce(failing_since, ?)
-      WHERE id = ? RETURNING consecutive_failures, failing_since`,
-    [now, endpointId],
+      WHERE id = ? RETURNING consecutive_failures, failing_since, coalesce(circuit_open_until > ?, false) AS open`,
+    [now, now, endpointId, now],
   );
   const row = rows[0];
   if (!row) return null;
-  const until = openUntil(row.consecutive_failures);
+  const until = row.open ? null : openUntil(row.consecutive_failures);
   if (until)
     await em.execute('UPDATE webhook_endpoint SET circuit_open_until = ? WHERE id = ?', [until, endpointId]);
   return { failures: row.consecutive_failures, failingSince: at(row.failing_since) };
