@@ -80,7 +80,10 @@ export const topology: Topology = {
       { topic: 'jobs-events', types: ['job.posted.v1', 'job.closed.v1', 'candidate.registered.v1'] },
     ]),
     'notifications-inbox': queue('notifications', [
-      { topic: 'jobs-events', types: ['job.posted.v1', 'candidate.registered.v1'] },
+      {
+        topic: 'jobs-events',
+        types: ['job.posted.v1', 'candidate.registered.v1', 'webhook.endpoint.disabled.v1'],
+      },
       { topic: 'matching-events', types: ['match.found.v1', 'job.matched.v1'] },
     ]),
     // media consumes apikey.* events to keep its projection of key hashes.

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventCatalog, eventTypes, isEventType, topology } from '../src/index.ts';
 
-const KNOWN_UNCONSUMED: string[] = ['webhook.endpoint.disabled.v1'];
+const KNOWN_UNCONSUMED: string[] = [];
 
 const subscriptions = Object.entries(topology.queues).flatMap(([queue, def]) =>
   def.subscriptions.flatMap((s) => s.types.map((type) => ({ queue, topic: s.topic, type }))),
