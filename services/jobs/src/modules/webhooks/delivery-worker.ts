@@ -44,8 +44,10 @@ export function startWebhookDelivery(
     connection: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
-    // An attempt ends within the timeout; the lock outlives it, so a live worker keeps its task.
-    lockDurationMs: Math.max(30_000, config.WEBHOOK_TIMEOUT_MS * 3),
+    // A live worker renews its lock while it sends; a dead one's task is taken over (and sent again,
+    // with the same webhook-id) within about twice this.
+    lockDurationMs: config.WEBHOOK_TIMEOUT_MS + 5000,
+    stalledIntervalMs: config.WEBHOOK_TIMEOUT_MS + 5000,
     closeTimeoutMs: config.WEBHOOK_TIMEOUT_MS + 2000,
     logger: log,
     tracerName: '@hireflow/jobs',
