@@ -42,6 +42,10 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
       webhooks.sweep,
     ],
     log,
+  }).catch(async (error: unknown) => {
+    // The inbox did not start: the delivery worker started before it must not outlive the start.
+    for (const closeable of webhooks.closeables) await closeable.close().catch(() => undefined);
+    throw error;
   });
   return inbox.closeables([...webhooks.closeables, { name: 'status-feed', close: () => feed.close() }]);
 }
