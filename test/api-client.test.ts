@@ -1,5 +1,6 @@
 import { buildPublicApiDocument, documentText, readCommittedDocument } from '@hireflow/api-docs';
 import { createHireflowClient, type HireflowClient, HireflowProblem } from '@hireflow/client';
+import { webhooksSection } from '@hireflow/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PublicApiHarness, startPublicApi } from './public-api-harness.ts';
 
@@ -34,7 +35,9 @@ describe('the running services', () => {
   it('serve the parts that make the committed public document (the client is generated from it)', async () => {
     const jobs = (await h.jobs.inject({ method: 'GET', url: '/openapi.json' })).json();
     const media = (await h.media.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(documentText(buildPublicApiDocument([jobs, media]))).toBe(await readCommittedDocument());
+    expect(documentText(buildPublicApiDocument([jobs, media], webhooksSection()))).toBe(
+      await readCommittedDocument(),
+    );
   });
 });
 
@@ -95,6 +98,32 @@ describe('@hireflow/client through the one base URL', () => {
       if (change.status === 'closed') break;
     }
     expect(statuses).toEqual(['processing', 'closed']);
+  });
+
+  it('manages webhook endpoints: create (secret once), list, update, test, deliveries, delete', async () => {
+    const created = await client.webhooks.create({
+      url: 'https://ats.example.com/hireflow',
+      events: ['posting.matched', 'upload.ready'],
+      description: 'client test',
+    });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect((await client.webhooks.list()).items.map((e) => e.id)).toContain(created.id);
+    const changed = await client.webhooks.update(created.id, { events: ['posting.closed'] });
+    expect(changed.events).toEqual(['posting.closed']);
+    const { secret } = await client.webhooks.rotateSecret(created.id);
+    expect(secret).not.toBe(created.secret);
+    const { deliveryId } = await client.webhooks.test(created.id);
+    const page = await client.webhooks.deliveries(created.id);
+    expect(page.items.map((d) => d.id)).toContain(deliveryId);
+    expect((await client.webhooks.delivery(created.id, deliveryId)).type).toBe('webhook.test');
+    const bad = await client.webhooks
+      .create({ url: 'ftp://x', events: ['posting.matched'] })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(HireflowProblem);
+    expect((bad as HireflowProblem).fieldError('url')).toBeDefined();
+    await client.webhooks.delete(created.id);
+    const gone = await client.webhooks.get(created.id).catch((e: unknown) => e);
+    expect(gone).toMatchObject({ status: 404 });
   });
 
   it('registers a candidate once (created, then already registered)', async () => {

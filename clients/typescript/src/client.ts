@@ -17,6 +17,12 @@ export type UploadAccepted = Schemas['UploadAccepted'];
 export type NewJob = paths['/v1/jobs']['post']['requestBody']['content']['application/json'];
 export type NewCandidate = paths['/v1/candidates']['post']['requestBody']['content']['application/json'];
 type UploadForm = paths['/v1/uploads']['post']['requestBody']['content']['multipart/form-data'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryDetail = Schemas['WebhookDeliveryDetail'];
+export type NewWebhook = paths['/v1/webhooks']['post']['requestBody']['content']['application/json'];
+export type WebhookChange = paths['/v1/webhooks/{id}']['patch']['requestBody']['content']['application/json'];
 
 /** What `GET /v1/jobs/{id}/events` sends in each `status` event. */
 export interface JobStatusEvent {
@@ -224,7 +230,67 @@ export function createHireflowClient(options: HireflowClientOptions) {
     },
   };
 
-  return { api, jobs, candidates, uploads };
+  const deliveryParams = (id: string, deliveryId: string) => ({ path: { id, deliveryId } });
+  const webhooks = {
+    /** Registers an endpoint: 201 with its signing `secret`, shown this once (verify with `verifyWebhook`). */
+    create: (body: NewWebhook, call: CallOptions = {}) =>
+      dataOf(api.POST('/v1/webhooks', { body, headers: idempotencyHeader(call), signal: call.signal })),
+    list: (call: CallOptions = {}) => dataOf(api.GET('/v1/webhooks', { signal: call.signal })),
+    get: (id: string, call: CallOptions = {}) =>
+      dataOf(api.GET('/v1/webhooks/{id}', { params: byId(id), signal: call.signal })),
+    update: (id: string, body: WebhookChange, call: CallOptions = {}) =>
+      dataOf(api.PATCH('/v1/webhooks/{id}', { params: byId(id), body, signal: call.signal })),
+    delete: async (id: string, call: CallOptions = {}) => {
+      const { error, response } = await api.DELETE('/v1/webhooks/{id}', {
+        params: byId(id),
+        signal: call.signal,
+      });
+      if (!response.ok) throw problemOf(response, error);
+    },
+    /** A new secret (shown this once); the old one signs beside it for 24 h. */
+    rotateSecret: (id: string, call: CallOptions = {}) =>
+      dataOf(
+        api.POST('/v1/webhooks/{id}/rotate-secret', {
+          params: byId(id),
+          headers: idempotencyHeader(call),
+          signal: call.signal,
+        }),
+      ),
+    /** Sends a `webhook.test` delivery now. */
+    test: (id: string, call: CallOptions = {}) =>
+      dataOf(
+        api.POST('/v1/webhooks/{id}/test', {
+          params: byId(id),
+          headers: idempotencyHeader(call),
+          signal: call.signal,
+        }),
+      ),
+    deliveries: (id: string, query: ListQuery = {}, call: CallOptions = {}) =>
+      dataOf(
+        api.GET('/v1/webhooks/{id}/deliveries', { params: { ...byId(id), query }, signal: call.signal }),
+      ),
+    allDeliveries: (id: string, query: Omit<ListQuery, 'cursor'> = {}) =>
+      allItems((cursor) => webhooks.deliveries(id, { ...query, ...(cursor ? { cursor } : {}) })),
+    /** One delivery and each of its attempts. */
+    delivery: (id: string, deliveryId: string, call: CallOptions = {}) =>
+      dataOf(
+        api.GET('/v1/webhooks/{id}/deliveries/{deliveryId}', {
+          params: deliveryParams(id, deliveryId),
+          signal: call.signal,
+        }),
+      ),
+    /** Sends a delivery again now, with the same webhook-id. */
+    retry: (id: string, deliveryId: string, call: CallOptions = {}) =>
+      dataOf(
+        api.POST('/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
+          params: deliveryParams(id, deliveryId),
+          headers: idempotencyHeader(call),
+          signal: call.signal,
+        }),
+      ),
+  };
+
+  return { api, jobs, candidates, uploads, webhooks };
 }
 
 export type HireflowClient = ReturnType<typeof createHireflowClient>;

@@ -209,6 +209,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The API key's tenant's endpoints (at most 10), newest first.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers an endpoint for the API key's tenant and answers its signing secret, this once. Deliveries follow the Standard Webhooks specification (docs/webhooks.md). At most 10 endpoints per tenant.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description An endpoint: where it points, what it receives, whether it is enabled (and if not, why).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery log; nothing more is sent to it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL, the event types, or whether it is enabled; enabling clears a disable.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Newest first, a page at a time (follow nextCursor).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery and its attempts
+         * @description Each attempt: when, the status code, the latency, the first KiB of the answer, or why none.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now
+         * @description Sends the delivery again now, with the same webhook-id and body, whatever its status. Send no body.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Answers a new secret, this once. For 24 hours deliveries carry two signatures, space separated: the new secret’s and the old one’s, so a receiver can switch when it likes. Send no body.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery
+         * @description Sends a webhook.test delivery now (retried like any other). Send no body.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/{uploadId}/{variant}.webp": {
         parameters: {
             query?: never;
@@ -230,7 +382,128 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "posting.matched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * posting.matched: A posting's matches were computed for the first time, or changed
+         * @description Sent to every enabled endpoint of the tenant subscribed to this type. Verify the signature (docs/webhooks.md), then answer 2xx within 10 seconds; anything else is retried for about 3 days.
+         */
+        post: operations["webhook_posting_matched"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "posting.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * posting.closed: A posting was closed (by the API or when it expired)
+         * @description Sent to every enabled endpoint of the tenant subscribed to this type. Verify the signature (docs/webhooks.md), then answer 2xx within 10 seconds; anything else is retried for about 3 days.
+         */
+        post: operations["webhook_posting_closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "upload.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * upload.ready: An upload was resized; its variants are at public URLs
+         * @description Sent to every enabled endpoint of the tenant subscribed to this type. Verify the signature (docs/webhooks.md), then answer 2xx within 10 seconds; anything else is retried for about 3 days.
+         */
+        post: operations["webhook_upload_ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "upload.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * upload.failed: An upload could not be processed
+         * @description Sent to every enabled endpoint of the tenant subscribed to this type. Verify the signature (docs/webhooks.md), then answer 2xx within 10 seconds; anything else is retried for about 3 days.
+         */
+        post: operations["webhook_upload_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "candidate.registered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * candidate.registered: A candidate registered (GET /v1/candidates/{id} for the profile)
+         * @description Sent to every enabled endpoint of the tenant subscribed to this type. Verify the signature (docs/webhooks.md), then answer 2xx within 10 seconds; anything else is retried for about 3 days.
+         */
+        post: operations["webhook_candidate_registered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test: Sent on request by POST /v1/webhooks/{id}/test
+         * @description Sent to every enabled endpoint of the tenant subscribed to this type. Verify the signature (docs/webhooks.md), then answer 2xx within 10 seconds; anything else is retried for about 3 days.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The request is accepted; what follows happens behind it */
@@ -382,6 +655,101 @@ export interface components {
             contentType: string;
             /** @description Public URL of the image (no API key needed) */
             url: string;
+        };
+        WebhookAttempt: {
+            attemptedAt: string;
+            statusCode: number | null;
+            latencyMs: number;
+            error: string | null;
+            /** @description The first KiB of the response body */
+            responseBody: string;
+        };
+        /** @description A delivery of one event to one endpoint */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** @description The webhook-id header of every attempt of this delivery */
+            webhookId: string;
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            lastStatusCode: number | null;
+            lastLatencyMs: number | null;
+            /** @description Why the last attempt got no answer (refused, timed out, …) */
+            lastError: string | null;
+            nextAttemptAt: string | null;
+            createdAt: string;
+        };
+        /** @description A delivery is on its way */
+        WebhookDeliveryAccepted: {
+            /** Format: uuid */
+            deliveryId: string;
+            /** @constant */
+            status: "pending";
+        };
+        /** @description A delivery and each of its attempts */
+        WebhookDeliveryDetail: {
+            /** Format: uuid */
+            id: string;
+            /** @description The webhook-id header of every attempt of this delivery */
+            webhookId: string;
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            lastStatusCode: number | null;
+            lastLatencyMs: number | null;
+            /** @description Why the last attempt got no answer (refused, timed out, …) */
+            lastError: string | null;
+            nextAttemptAt: string | null;
+            createdAt: string;
+            attemptLog: components["schemas"]["WebhookAttempt"][];
+        };
+        /** @description A page of an endpoint's deliveries, newest first */
+        WebhookDeliveryPage: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description A webhook endpoint (its secret is shown only when issued) */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            events: string[];
+            enabled: boolean;
+            /** @description Why Hireflow disabled it (410 Gone, failing for 3 days) */
+            disabledReason: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @description The tenant's webhook endpoints, newest first */
+        WebhookEndpointList: {
+            items: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description A webhook endpoint and its new signing secret */
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            events: string[];
+            enabled: boolean;
+            /** @description Why Hireflow disabled it (410 Gone, failing for 3 days) */
+            disabledReason: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description The signing secret (whsec_…): shown this once, keep it */
+            secret: string;
+        };
+        /** @description A rotated signing secret */
+        WebhookSecret: {
+            /** @description The new signing secret (whsec_…): shown this once */
+            secret: string;
+            /** @description Until then deliveries carry a signature of the old secret too */
+            previousSecretExpiresAt: string;
         };
     };
     responses: {
@@ -1868,6 +2236,818 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the first answer (status, body, Location) is stored for this key and this API key's tenant, and a retry with the same key and the same body gets it again with `Idempotent-Replayed: true`, without doing the work twice. The same key with another body: 422; while the first request still runs: 409 with Retry-After. Use a new random key (a UUID) per intended action, the same one for its retries. Keys are kept 15 days.
+                 * @example 6c1b0f6e-2f4e-4a3b-9d7c-3b2a1f0e9d8c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A webhook endpoint to register */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://ats.example.com/hireflow",
+                 *       "events": [
+                 *         "posting.matched",
+                 *         "upload.ready"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Where deliveries are POSTed: https (http only in local development) */
+                    url: string;
+                    events: ("posting.matched" | "posting.closed" | "upload.ready" | "upload.failed" | "candidate.registered")[];
+                    /** @description A note for the tenant (at most 500 characters) */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint and its secret */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The body is invalid (each field at fault named in errors), or is not JSON; or an Idempotency-Key header that is empty or longer than 255 characters (IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid body: url is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "url",
+                     *           "message": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description The tenant has 10 endpoints already; or a request with this Idempotency-Key still in progress (IDEMPOTENCY_IN_PROGRESS) */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/endpoint-limit",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "ENDPOINT_LIMIT",
+                     *       "detail": "A tenant has at most 10 webhook endpoints; delete one first"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/body-too-large",
+                     *       "title": "Content Too Large",
+                     *       "status": 413,
+                     *       "code": "BODY_TOO_LARGE",
+                     *       "detail": "Request body is larger than the limit",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "is too large"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported Media Type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Content-Type text/plain is not supported; send application/json",
+                     *       "errors": [
+                     *         {
+                     *           "field": "content-type",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook endpoint with this id for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook endpoint with this id for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description What to change; enabling clears why it was disabled */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where deliveries are POSTed: https (http only in local development) */
+                    url?: string;
+                    events?: ("posting.matched" | "posting.closed" | "upload.ready" | "upload.failed" | "candidate.registered")[];
+                    /** @description true re-enables a disabled endpoint */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook endpoint with this id for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description The body is larger than the limit (64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/body-too-large",
+                     *       "title": "Content Too Large",
+                     *       "status": 413,
+                     *       "code": "BODY_TOO_LARGE",
+                     *       "detail": "Request body is larger than the limit",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "is too large"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported Media Type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Content-Type text/plain is not supported; send application/json",
+                     *       "errors": [
+                     *         {
+                     *           "field": "content-type",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 */
+                limit?: number;
+                /** @description The previous page's nextCursor; omit for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description The id is not a UUID, or limit or cursor is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook endpoint with this id for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+                /** @description The delivery id */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            /** @description An id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such endpoint or delivery for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the first answer (status, body, Location) is stored for this key and this API key's tenant, and a retry with the same key and the same body gets it again with `Idempotent-Replayed: true`, without doing the work twice. The same key with another body: 422; while the first request still runs: 409 with Retry-After. Use a new random key (a UUID) per intended action, the same one for its retries. Keys are kept 15 days.
+                 * @example 6c1b0f6e-2f4e-4a3b-9d7c-3b2a1f0e9d8c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+                /** @description The delivery id */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery is on its way */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAccepted"];
+                };
+            };
+            /** @description An id is not a UUID; or an Idempotency-Key header that is empty or longer than 255 characters (IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such endpoint or delivery for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the first answer (status, body, Location) is stored for this key and this API key's tenant, and a retry with the same key and the same body gets it again with `Idempotent-Replayed: true`, without doing the work twice. The same key with another body: 422; while the first request still runs: 409 with Retry-After. Use a new random key (a UUID) per intended action, the same one for its retries. Keys are kept 15 days.
+                 * @example 6c1b0f6e-2f4e-4a3b-9d7c-3b2a1f0e9d8c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description The id is not a UUID; or an Idempotency-Key header that is empty or longer than 255 characters (IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook endpoint with this id for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the first answer (status, body, Location) is stored for this key and this API key's tenant, and a retry with the same key and the same body gets it again with `Idempotent-Replayed: true`, without doing the work twice. The same key with another body: 422; while the first request still runs: 409 with Retry-After. Use a new random key (a UUID) per intended action, the same one for its retries. Keys are kept 15 days.
+                 * @example 6c1b0f6e-2f4e-4a3b-9d7c-3b2a1f0e9d8c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery is on its way */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAccepted"];
+                };
+            };
+            /** @description The id is not a UUID; or an Idempotency-Key header that is empty or longer than 255 characters (IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid params: id must be a UUID",
+                     *       "errors": [
+                     *         {
+                     *           "field": "id",
+                     *           "message": "must be a UUID"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook endpoint with this id for this API key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "No image at /media/0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40/thumb.webp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getUploadVariant: {
         parameters: {
             query?: never;
@@ -1929,6 +3109,354 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    webhook_posting_matched: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery id: the same on every retry of this delivery (deduplicate on it)
+                 * @example msg_0f8e3a52-6c1e-4d8a-9a41-3f1b2d7c9e10
+                 */
+                "webhook-id": string;
+                /**
+                 * @description The attempt's time, in seconds since the epoch
+                 * @example 1764590400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> per secret, space separated (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "posting.matched";
+                    /** @description When the event happened (ISO 8601) */
+                    timestamp: string;
+                    /** @description A posting's matches were computed for the first time, or changed */
+                    data: {
+                        /** Format: uuid */
+                        jobId: string;
+                        matchCount: number;
+                        /** @description When these matches were computed */
+                        computedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 10 s is success) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Hireflow disables the endpoint at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_posting_closed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery id: the same on every retry of this delivery (deduplicate on it)
+                 * @example msg_0f8e3a52-6c1e-4d8a-9a41-3f1b2d7c9e10
+                 */
+                "webhook-id": string;
+                /**
+                 * @description The attempt's time, in seconds since the epoch
+                 * @example 1764590400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> per secret, space separated (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "posting.closed";
+                    /** @description When the event happened (ISO 8601) */
+                    timestamp: string;
+                    /** @description A posting was closed (by the API or when it expired) */
+                    data: {
+                        /** Format: uuid */
+                        jobId: string;
+                        closedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 10 s is success) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Hireflow disables the endpoint at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_upload_ready: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery id: the same on every retry of this delivery (deduplicate on it)
+                 * @example msg_0f8e3a52-6c1e-4d8a-9a41-3f1b2d7c9e10
+                 */
+                "webhook-id": string;
+                /**
+                 * @description The attempt's time, in seconds since the epoch
+                 * @example 1764590400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> per secret, space separated (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "upload.ready";
+                    /** @description When the event happened (ISO 8601) */
+                    timestamp: string;
+                    /** @description An upload was resized; its variants are at public URLs */
+                    data: {
+                        /** Format: uuid */
+                        uploadId: string;
+                        /** @enum {string} */
+                        ownerType?: "job" | "candidate";
+                        /** Format: uuid */
+                        ownerId?: string;
+                        variants: {
+                            name: string;
+                            width: number;
+                            height: number;
+                            contentType: string;
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 10 s is success) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Hireflow disables the endpoint at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_upload_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery id: the same on every retry of this delivery (deduplicate on it)
+                 * @example msg_0f8e3a52-6c1e-4d8a-9a41-3f1b2d7c9e10
+                 */
+                "webhook-id": string;
+                /**
+                 * @description The attempt's time, in seconds since the epoch
+                 * @example 1764590400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> per secret, space separated (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "upload.failed";
+                    /** @description When the event happened (ISO 8601) */
+                    timestamp: string;
+                    /** @description An upload could not be processed */
+                    data: {
+                        /** Format: uuid */
+                        uploadId: string;
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 10 s is success) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Hireflow disables the endpoint at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_candidate_registered: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery id: the same on every retry of this delivery (deduplicate on it)
+                 * @example msg_0f8e3a52-6c1e-4d8a-9a41-3f1b2d7c9e10
+                 */
+                "webhook-id": string;
+                /**
+                 * @description The attempt's time, in seconds since the epoch
+                 * @example 1764590400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> per secret, space separated (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "candidate.registered";
+                    /** @description When the event happened (ISO 8601) */
+                    timestamp: string;
+                    /** @description A candidate registered (GET /v1/candidates/{id} for the profile) */
+                    data: {
+                        /** Format: uuid */
+                        candidateId: string;
+                        registeredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 10 s is success) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Hireflow disables the endpoint at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery id: the same on every retry of this delivery (deduplicate on it)
+                 * @example msg_0f8e3a52-6c1e-4d8a-9a41-3f1b2d7c9e10
+                 */
+                "webhook-id": string;
+                /**
+                 * @description The attempt's time, in seconds since the epoch
+                 * @example 1764590400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> per secret, space separated (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "webhook.test";
+                    /** @description When the event happened (ISO 8601) */
+                    timestamp: string;
+                    /** @description Sent on request by POST /v1/webhooks/{id}/test */
+                    data: {
+                        /** Format: uuid */
+                        endpointId: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 10 s is success) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Hireflow disables the endpoint at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

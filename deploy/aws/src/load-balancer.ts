@@ -59,17 +59,22 @@ export class PublicEntry extends Construct {
     return `${this.scheme}://${this.loadBalancer.loadBalancerDnsName}`;
   }
 
-  /** Routes `paths` to the service port of `service`, healthy when `/health/ready` answers 200. */
+  /**
+   * Routes `paths` to the service port of `service`, healthy when
+   * `/health/ready` answers 200. An ALB rule takes at most 5 path patterns:
+   * more make more rules to the same target group.
+   */
   route(
     id: string,
     service: ecs.FargateService,
     port: number,
     paths: string[],
   ): elbv2.ApplicationTargetGroup {
+    const [first, ...rest] = chunks(paths, MAX_PATTERNS_PER_RULE);
     this.#priority += 10;
-    return this.listener.addTargets(id, {
+    const group = this.listener.addTargets(id, {
       priority: this.#priority,
-      conditions: [elbv2.ListenerCondition.pathPatterns(paths)],
+      conditions: [elbv2.ListenerCondition.pathPatterns(first ?? [])],
       port,
       protocol: elbv2.ApplicationProtocol.HTTP,
       targets: [service.loadBalancerTarget({ containerName: 'app', containerPort: port })],
@@ -83,5 +88,23 @@ export class PublicEntry extends Construct {
       // A stopping task answers ready 503 at once and drains in SHUTDOWN_TIMEOUT_MS (25 s).
       deregistrationDelay: Duration.seconds(30),
     });
+    rest.forEach((more, i) => {
+      this.#priority += 10;
+      this.listener.addTargetGroups(`${id}${i + 2}`, {
+        priority: this.#priority,
+        conditions: [elbv2.ListenerCondition.pathPatterns(more)],
+        targetGroups: [group],
+      });
+    });
+    return group;
   }
+}
+
+/** AWS's limit of condition values in one listener rule. */
+const MAX_PATTERNS_PER_RULE = 5;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

@@ -98,6 +98,18 @@ export const apikeyIssuedData = z.object({
 
 export const apikeyRevokedData = z.object({ keyId: id, tenantId: id, revokedAt: isoTime });
 
+/** jobs disabled a tenant's webhook endpoint (410 Gone, or failing for the whole retry window). */
+export const webhookEndpointDisabledData = z.object({
+  endpointId: id,
+  tenantId: id,
+  /** Where the tenant is told (its contact address). */
+  contactEmail: email,
+  /** The endpoint URL's host only: a path or query may carry the receiver's own token. */
+  host: shortText(253),
+  reason: shortText(300),
+  disabledAt: isoTime,
+});
+
 export type { ServiceName };
 /** One SNS topic per producing service. */
 export type TopicName = 'jobs-events' | 'matching-events' | 'media-events';
@@ -132,6 +144,12 @@ export const eventCatalog = {
   ),
   'apikey.issued.v1': entry(apikeyIssuedData, 'jobs-events', 'jobs', 'An API key was issued to a tenant.'),
   'apikey.revoked.v1': entry(apikeyRevokedData, 'jobs-events', 'jobs', 'An API key was revoked.'),
+  'webhook.endpoint.disabled.v1': entry(
+    webhookEndpointDisabledData,
+    'jobs-events',
+    'jobs',
+    "A tenant's webhook endpoint was disabled (it answered 410 Gone, or failed for three days).",
+  ),
   'match.found.v1': entry(matchFoundData, 'matching-events', 'matching', 'A candidate matches a posting.'),
   'job.matched.v1': entry(
     jobMatchedData,

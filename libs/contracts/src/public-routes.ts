@@ -15,6 +15,7 @@ export interface PublicRoute {
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { prefix: '/v1/jobs', service: 'jobs' },
   { prefix: '/v1/candidates', service: 'jobs' },
+  { prefix: '/v1/webhooks', service: 'jobs' },
   { prefix: '/v1/uploads', service: 'media' },
   { prefix: '/media', service: 'media' },
   // The one-click unsubscribe links of emails: public, for mail clients, not in the API document.

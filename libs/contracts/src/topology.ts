@@ -72,13 +72,18 @@ export const topology: Topology = {
   queues: {
     'jobs-inbox': queue('jobs', [
       { topic: 'matching-events', types: ['job.matched.v1', 'match.found.v1'] },
-      { topic: 'media-events', types: ['media.processed.v1'] },
+      { topic: 'media-events', types: ['media.processed.v1', 'media.failed.v1'] },
+      // Its own events too, for the webhooks they become (docs/webhooks.md).
+      { topic: 'jobs-events', types: ['job.closed.v1', 'candidate.registered.v1'] },
     ]),
     'matching-inbox': queue('matching', [
       { topic: 'jobs-events', types: ['job.posted.v1', 'job.closed.v1', 'candidate.registered.v1'] },
     ]),
     'notifications-inbox': queue('notifications', [
-      { topic: 'jobs-events', types: ['job.posted.v1', 'candidate.registered.v1'] },
+      {
+        topic: 'jobs-events',
+        types: ['job.posted.v1', 'candidate.registered.v1', 'webhook.endpoint.disabled.v1'],
+      },
       { topic: 'matching-events', types: ['match.found.v1', 'job.matched.v1'] },
     ]),
     // media consumes apikey.* events to keep its projection of key hashes.

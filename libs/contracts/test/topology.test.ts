@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventCatalog, eventTypes, isEventType, topology } from '../src/index.ts';
 
-const KNOWN_UNCONSUMED = ['media.failed.v1'];
+const KNOWN_UNCONSUMED: string[] = [];
 
 const subscriptions = Object.entries(topology.queues).flatMap(([queue, def]) =>
   def.subscriptions.flatMap((s) => s.types.map((type) => ({ queue, topic: s.topic, type }))),
@@ -28,8 +28,7 @@ describe('catalog and topology agree', () => {
         if (!subscriptions.some((s) => s.topic === topic && s.type === type)) unconsumed.push(type);
       }
     }
-    // docs/design.md's service table names no consumer of media.failed.v1 (media
-    // publishes it for future use); any other unconsumed type is drift.
+    // Every published type has a consumer (media.failed.v1: jobs, for upload.failed webhooks).
     expect(unconsumed).toEqual(KNOWN_UNCONSUMED);
   });
 

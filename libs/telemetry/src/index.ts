@@ -8,6 +8,6 @@ export {
   withoutChildSpans,
 } from './quiet.ts';
 export { scrubSql, scrubUrl } from './scrub.ts';
-export type { EmailSignal, IdempotencySignal, JobSignal, MessageSignal } from './signals.ts';
+export type { EmailSignal, IdempotencySignal, JobSignal, MessageSignal, WebhookSignal } from './signals.ts';
 export { signals } from './signals.ts';
 export { currentTraceId } from './trace.ts';

@@ -32,11 +32,19 @@ export interface EmailSignal {
   template: string;
 }
 
+export interface WebhookSignal {
+  /** An attempt's outcome (delivered, failed, gone, refused), or an endpoint disabled. */
+  outcome: 'delivered' | 'failed' | 'gone' | 'refused' | 'endpoint-disabled';
+  /** The attempt's latency (attempts only). */
+  latencyMs?: number | undefined;
+}
+
 const channels = {
   message: channel('hireflow:sqs-message'),
   job: channel('hireflow:bullmq-job'),
   idempotency: channel('hireflow:idempotency'),
   email: channel('hireflow:email'),
+  webhook: channel('hireflow:webhook'),
 };
 
 function signal<T>(name: keyof typeof channels) {
@@ -58,4 +66,5 @@ export const signals = {
   job: signal<JobSignal>('job'),
   idempotency: signal<IdempotencySignal>('idempotency'),
   email: signal<EmailSignal>('email'),
+  webhook: signal<WebhookSignal>('webhook'),
 };

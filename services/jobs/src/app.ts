@@ -17,6 +17,10 @@ import { candidateRoutes } from './modules/candidates/routes.ts';
 import { postingRoutes } from './modules/postings/routes.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
 import { apiKeyLookup } from './modules/tenants/auth.ts';
+import { createDeliveryQueue } from './modules/webhooks/deliveries.ts';
+import { webhookRoutes } from './modules/webhooks/routes.ts';
+
+export { webhooksSection } from './modules/webhooks/openapi.ts';
 
 /** The jobs service's HTTP app, ready but not listening (tests use `inject()`). */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
@@ -56,6 +60,18 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     autoCloseAfterMs: config.JOB_AUTO_CLOSE_AFTER_MS,
   });
   await app.register(candidateRoutes, { orm: deps.orm });
+  const deliveries = createDeliveryQueue({
+    connection: deps.redis,
+    prefix: config.REDIS_PREFIX,
+    logger: deps.log,
+  });
+  app.addHook('onClose', () => deliveries.close());
+  await app.register(webhookRoutes, {
+    orm: deps.orm,
+    queue: deliveries,
+    allowHttp: config.WEBHOOK_ALLOW_HTTP,
+    rotationGraceMs: config.WEBHOOK_ROTATION_GRACE_MS,
+  });
   await app.ready();
   return app;
 }
@@ -84,5 +100,11 @@ export function describeApi(): Promise<OpenApiDocument> {
       autoCloseAfterMs: 0,
     });
     await app.register(candidateRoutes, { orm: notServed('orm') });
+    await app.register(webhookRoutes, {
+      orm: notServed('orm'),
+      queue: notServed('queue'),
+      allowHttp: false,
+      rotationGraceMs: 0,
+    });
   });
 }

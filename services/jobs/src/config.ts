@@ -2,6 +2,7 @@ import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/con
 import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
+import { refuseLocalWebhooksInProduction, webhookConfigSchema } from './modules/webhooks/config.ts';
 
 /** Every variable the jobs service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('jobs').extend({
@@ -32,10 +33,13 @@ export const configSchema = serviceConfigSchema('jobs').extend({
     .transform((value) => value === 'true')
     .describe('Serve the API reference page at /docs (the OpenAPI document stays at /openapi.json).'),
   EVENT_LOG_RETENTION_DAYS: eventLogRetentionDays(),
+  ...webhookConfigSchema.shape,
 });
 
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseServiceConfig(configSchema, env, { httpsInProduction: ['MEDIA_PUBLIC_URL'] });
+  return refuseLocalWebhooksInProduction(
+    parseServiceConfig(configSchema, env, { httpsInProduction: ['MEDIA_PUBLIC_URL'] }),
+  );
 }

@@ -5,15 +5,23 @@ import type { Config } from './config.ts';
 import { postingHandlers } from './modules/postings/consumers.ts';
 import { closeOverduePostings } from './modules/postings/service.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
+import { startWebhookDelivery } from './modules/webhooks/delivery-worker.ts';
 
 const AUTO_CLOSE_BATCH = 100;
 
-/** The jobs worker role: the inbox (read model, SSE notices), the outbox relay, the auto-close sweep. */
+/**
+ * The jobs worker role: the inbox (read model, SSE notices, webhook deliveries created), the outbox
+ * relay, the webhook delivery worker and its sweep, the auto-close sweep.
+ */
 export async function startWorker(config: Config, deps: ServiceDeps): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
   const feed = new StatusFeed(deps.redis, config.REDIS_PREFIX);
+  const webhooks = startWebhookDelivery(config, deps, log);
   const inbox = await startInbox(deps, {
-    handlers: postingHandlers(deps.orm, feed, log, { mediaPublicUrl: config.MEDIA_PUBLIC_URL }),
+    handlers: postingHandlers(deps.orm, feed, log, {
+      mediaPublicUrl: config.MEDIA_PUBLIC_URL,
+      deliveries: webhooks.queue,
+    }),
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
     housekeeping: [
       {
@@ -31,8 +39,13 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
         },
       },
       dropRetiredAutoCloseQueue(deps.redis, config.REDIS_PREFIX),
+      webhooks.sweep,
     ],
     log,
+  }).catch(async (error: unknown) => {
+    // The inbox did not start: the delivery worker started before it must not outlive the start.
+    for (const closeable of webhooks.closeables) await closeable.close().catch(() => undefined);
+    throw error;
   });
-  return inbox.closeables([{ name: 'status-feed', close: () => feed.close() }]);
+  return inbox.closeables([...webhooks.closeables, { name: 'status-feed', close: () => feed.close() }]);
 }

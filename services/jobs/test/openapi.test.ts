@@ -30,6 +30,13 @@ describe('OpenAPI 3.1', () => {
         '/v1/candidates',
         '/v1/candidates/{id}',
         '/v1/candidates/{id}/matches',
+        '/v1/webhooks',
+        '/v1/webhooks/{id}',
+        '/v1/webhooks/{id}/rotate-secret',
+        '/v1/webhooks/{id}/test',
+        '/v1/webhooks/{id}/deliveries',
+        '/v1/webhooks/{id}/deliveries/{deliveryId}',
+        '/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
       ].sort(),
     );
     const docs = await h.app.inject({ method: 'GET', url: '/docs/' });
@@ -57,6 +64,16 @@ describe('OpenAPI 3.1', () => {
         'postJob',
         'registerCandidate',
         'streamJobEvents',
+        'createWebhook',
+        'listWebhooks',
+        'getWebhook',
+        'updateWebhook',
+        'deleteWebhook',
+        'rotateWebhookSecret',
+        'testWebhook',
+        'listWebhookDeliveries',
+        'getWebhookDelivery',
+        'retryWebhookDelivery',
       ].sort(),
     );
     const events = doc.paths['/v1/jobs/{id}/events']!.get as {

@@ -75,6 +75,11 @@ export const TAGS = [
     description:
       "Images (a posting's logo, a candidate's photo): upload, follow the resize, fetch the variants",
   },
+  {
+    name: 'webhooks',
+    description:
+      'Webhook endpoints: results pushed to your URL, signed (Standard Webhooks), retried, with a delivery log',
+  },
 ];
 
 const SECURITY_SCHEMES = {
@@ -94,7 +99,7 @@ const SECURITY_SCHEMES = {
  * Throws when two parts disagree (the same path, or a component with the
  * same name and another shape) or an operation lacks its operationId or tag.
  */
-export function buildPublicApiDocument(parts: OpenApiDocument[]): OpenApiDocument {
+export function buildPublicApiDocument(parts: OpenApiDocument[], webhooks?: Json): OpenApiDocument {
   const paths: Record<string, Json> = {};
   const schemas: Json = {};
   for (const part of parts) {
@@ -121,6 +126,7 @@ export function buildPublicApiDocument(parts: OpenApiDocument[]): OpenApiDocumen
     security: [{ apiKey: [] }],
     tags: TAGS,
     paths: sortedPaths as OpenApiDocument['paths'],
+    ...(webhooks ? { webhooks } : {}),
     components: {
       schemas: sortKeys(schemas),
       responses: SHARED_RESPONSES,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { describeApi as describeJobsApi } from '@hireflow/jobs';
+import { describeApi as describeJobsApi, webhooksSection } from '@hireflow/jobs';
 import { describeApi as describeMediaApi } from '@hireflow/media';
 import type { OpenApiDocument } from '@hireflow/runtime';
 import { buildPublicApiDocument } from './document.ts';
@@ -16,7 +16,7 @@ export async function describePublicServices(): Promise<{ jobs: OpenApiDocument;
 /** The public API document as the code describes it now. */
 export async function generatePublicApiDocument(): Promise<OpenApiDocument> {
   const { jobs, media } = await describePublicServices();
-  return buildPublicApiDocument([jobs, media]);
+  return buildPublicApiDocument([jobs, media], webhooksSection());
 }
 
 /** How the document is written to disk (a test compares this text). */

@@ -155,6 +155,13 @@ export async function startPlatform(
       ...((service === 'media' || service === 'jobs') && !options.env.MEDIA_PUBLIC_URL
         ? { MEDIA_PUBLIC_URL: api }
         : {}),
+      // A webhook receiver on this machine (http://127.0.0.1:…) must work locally (docs/webhooks.md).
+      ...(service === 'jobs'
+        ? {
+            WEBHOOK_ALLOW_HTTP: options.env.WEBHOOK_ALLOW_HTTP ?? 'true',
+            WEBHOOK_ALLOW_PRIVATE: options.env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
+          }
+        : {}),
     });
     const restarted: Record<string, { url: string; admin: string }> = {};
     services = await startServices({

@@ -82,6 +82,25 @@ export function createMetrics(service: string): ServiceMetrics {
     registers,
   });
 
+  const webhookDeliveries = new Counter({
+    name: 'hireflow_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (delivered, failed, gone, refused).',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const webhookAttemptSeconds = new Histogram({
+    name: 'hireflow_webhook_attempt_duration_seconds',
+    help: 'Webhook delivery attempt latency (connect to answer read), by outcome.',
+    labelNames: ['outcome'],
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const webhookEndpointsDisabled = new Counter({
+    name: 'hireflow_webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints disabled by the delivery worker (410 Gone, or failing for the retry window).',
+    registers,
+  });
+
   const unsubscribe = [
     signals.message.subscribe((m) => {
       messages.inc({ queue: m.queue, type: m.type ?? 'unknown', outcome: m.outcome });
@@ -100,6 +119,15 @@ export function createMetrics(service: string): ServiceMetrics {
     }),
     signals.idempotency.subscribe((i) => idempotency.inc({ outcome: i.outcome })),
     signals.email.subscribe((e) => emails.inc({ outcome: e.outcome, template: e.template })),
+    signals.webhook.subscribe((w) => {
+      if (w.outcome === 'endpoint-disabled') {
+        webhookEndpointsDisabled.inc();
+        return;
+      }
+      webhookDeliveries.inc({ outcome: w.outcome });
+      if (w.latencyMs !== undefined)
+        webhookAttemptSeconds.observe({ outcome: w.outcome }, w.latencyMs / 1000);
+    }),
   ];
 
   // The queue gauges live in a registry of their own, merged in only while this process samples.

@@ -79,4 +79,55 @@ export const jobsMigrations = [
     'CREATE INDEX job_match_job_idx ON job_match (job_id, score DESC, found_at, match_id)',
     'CREATE INDEX job_match_candidate_idx ON job_match (candidate_id, score DESC, found_at, match_id)',
   ]),
+  defineSqlMigration('1005-jobs-webhooks', [
+    // Webhook endpoints of a tenant (docs/webhooks.md); the secret signs deliveries, so it is kept as issued.
+    `CREATE TABLE webhook_endpoint (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL REFERENCES tenant (id),
+      url text NOT NULL,
+      description text NOT NULL DEFAULT '',
+      events jsonb NOT NULL,
+      enabled boolean NOT NULL DEFAULT true,
+      disabled_reason text,
+      secret text NOT NULL,
+      previous_secret text,
+      previous_secret_expires_at timestamptz,
+      consecutive_failures integer NOT NULL DEFAULT 0,
+      failing_since timestamptz,
+      circuit_open_until timestamptz,
+      created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL
+    )`,
+    'CREATE INDEX webhook_endpoint_tenant_idx ON webhook_endpoint (tenant_id, created_at DESC, id DESC)',
+    // One delivery per (endpoint, event): a redelivered event creates none again.
+    `CREATE TABLE webhook_delivery (
+      id uuid PRIMARY KEY,
+      endpoint_id uuid NOT NULL REFERENCES webhook_endpoint (id) ON DELETE CASCADE,
+      tenant_id uuid NOT NULL,
+      event_id text NOT NULL,
+      type text NOT NULL,
+      body text NOT NULL,
+      traceparent text,
+      status text NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+      attempts integer NOT NULL DEFAULT 0,
+      last_status integer,
+      last_latency_ms integer,
+      last_error text,
+      next_attempt_at timestamptz,
+      created_at timestamptz NOT NULL,
+      UNIQUE (endpoint_id, event_id)
+    )`,
+    'CREATE INDEX webhook_delivery_endpoint_idx ON webhook_delivery (endpoint_id, created_at DESC, id DESC)',
+    "CREATE INDEX webhook_delivery_pending_idx ON webhook_delivery (next_attempt_at) WHERE status = 'pending'",
+    `CREATE TABLE webhook_attempt (
+      id bigserial PRIMARY KEY,
+      delivery_id uuid NOT NULL REFERENCES webhook_delivery (id) ON DELETE CASCADE,
+      attempted_at timestamptz NOT NULL,
+      status_code integer,
+      latency_ms integer NOT NULL,
+      error text,
+      response_body text NOT NULL DEFAULT ''
+    )`,
+    'CREATE INDEX webhook_attempt_delivery_idx ON webhook_attempt (delivery_id, id)',
+  ]),
 ];

@@ -25,7 +25,7 @@ export const PostingProjection = defineEntity({
   },
 });
 
-export const TEMPLATES = ['welcome', 'match', 'job-matched'] as const;
+export const TEMPLATES = ['welcome', 'match', 'job-matched', 'webhook-disabled'] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 export const NOTIFICATION_STATUSES = ['queued', 'sent', 'failed', 'suppressed', 'held'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];

@@ -87,4 +87,10 @@ export const notificationsMigrations = [
     "CREATE INDEX notification_log_held_idx ON notification_log (created_at) WHERE status = 'held'",
   ]),
   defineSqlMigration('1004-notifications-inbox-results-are-decisions', [INBOX_RESULTS_AS_DECISIONS]),
+  defineSqlMigration('1005-notifications-webhook-disabled-template', [
+    // webhook.endpoint.disabled.v1 tells the tenant's contact (docs/webhooks.md).
+    `ALTER TABLE notification_log DROP CONSTRAINT notification_log_template_check,
+       ADD CONSTRAINT notification_log_template_check
+       CHECK (template IN ('welcome', 'match', 'job-matched', 'webhook-disabled'))`,
+  ]),
 ];

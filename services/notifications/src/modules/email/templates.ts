@@ -5,6 +5,7 @@ export interface TemplateParams {
   welcome: { name: string };
   match: { name: string; title: string; score: number };
   'job-matched': { title: string; matchCount: number; computedAt: string };
+  'webhook-disabled': { endpointId: string; host: string; reason: string; disabledAt: string };
 }
 
 export interface RenderedEmail {
@@ -91,6 +92,18 @@ const templates: { [T in TemplateName]: (params: TemplateParams[T]) => RenderedE
       subject,
       text: `Hello,\n\n${summary}\n\n— Hireflow\n`,
       html: page(subject, ['Hello,', escapeHtml(summary)]),
+    };
+  },
+  'webhook-disabled': ({ endpointId, host, reason, disabledAt }) => {
+    const subject = oneLine(`Your Hireflow webhook endpoint at ${host} is disabled`);
+    const lines = [
+      `Hireflow disabled your webhook endpoint ${endpointId} (host ${host}) at ${disabledAt}: ${reason}.`,
+      'Deliveries to it have stopped. Fix the receiver, then enable it again with PATCH /v1/webhooks/{id} {"enabled": true}; its delivery log (GET /v1/webhooks/{id}/deliveries) shows what failed.',
+    ];
+    return {
+      subject,
+      text: `Hello,\n\n${lines.join('\n\n')}\n\n— Hireflow\n`,
+      html: page(subject, ['Hello,', ...lines.map(escapeHtml)]),
     };
   },
 };

@@ -173,6 +173,20 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
           posting.postedAt,
         );
       }),
+
+    // One email to the tenant's contact per disabling (an endpoint enabled and disabled again is told again).
+    'webhook.endpoint.disabled.v1': (event) =>
+      handle(event, async (em, refused) => {
+        const { endpointId, tenantId, contactEmail, host, reason, disabledAt } = event.data;
+        return intend(em, refused, {
+          key: idempotencyKey('webhook-disabled', endpointId, disabledAt),
+          tenantId,
+          eventId: event.id,
+          recipient: contactEmail,
+          template: 'webhook-disabled',
+          params: { endpointId, host, reason, disabledAt },
+        });
+      }),
   };
 }
 
