@@ -87,6 +87,7 @@ export {
   SQS_TEXT,
   SQS_TEXT_MESSAGE,
   sqsText,
+  toSqsText,
 } from './transport/sqs-text.ts';
 export type { DeprecationOf, Deprecations, EventContracts, EventContractsView } from './versions.ts';
 export {

@@ -20,6 +20,10 @@ export const SQS_TEXT = /^(?:[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]|[\uD800-\uDBFF][
 export const SQS_TEXT_MESSAGE =
   'must contain only characters a message can carry (no U+FFFE, U+FFFF, lone surrogates or control characters but tab and newlines)';
 
+/** One character SQS cannot carry (a code unit: a lone surrogate is one). */
+const NOT_SQS =
+  /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\uD800-\uDFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /** Whether every character of `value` is one SQS can carry. */
 export function isSqsText(value: string): boolean {
   return SQS_TEXT.test(value);
@@ -65,8 +69,10 @@ export function nonSqsTextPath(
  * re-send, dead-letter); new events are refused instead.
  */
 export function escapeForSqs(json: string): string {
-  return json.replace(
-    /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\uD800-\uDFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return json.replace(NOT_SQS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Short text for an attribute (a dead-letter reason): each character SQS cannot carry becomes U+FFFD. */
+export function toSqsText(value: string): string {
+  return value.replace(NOT_SQS, '\uFFFD');
 }

@@ -5,6 +5,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { escapeForSqs, toSqsText } from '@hireflow/contracts';
 import { ATTR_DEAD_LETTER_REASON } from '../attributes.ts';
 
 /** SQS keeps at most 10 message attributes. */
@@ -36,11 +37,11 @@ export async function deadLetter(
         ? { DataType: attr.DataType, StringValue: attr.StringValue }
         : { DataType: attr.DataType, BinaryValue: attr.BinaryValue };
   }
-  attributes[ATTR_DEAD_LETTER_REASON] = { DataType: 'String', StringValue: reason.slice(0, 1000) };
+  attributes[ATTR_DEAD_LETTER_REASON] = { DataType: 'String', StringValue: toSqsText(reason.slice(0, 1000)) };
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: target.dlqUrl,
-      MessageBody: message.Body ?? '',
+      MessageBody: escapeForSqs(message.Body ?? ''),
       MessageAttributes: attributes,
     }),
   );
