@@ -27,6 +27,8 @@ export async function deadLetter(
   target: DeadLetterTarget,
   message: Message,
   reason: string,
+  /** Runs once the DLQ has it, before the delete (the consumer marks the message superseded). */
+  afterSent?: () => Promise<void>,
 ): Promise<void> {
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, attr] of Object.entries(message.MessageAttributes ?? {})) {
@@ -45,6 +47,7 @@ export async function deadLetter(
       MessageAttributes: attributes,
     }),
   );
+  await afterSent?.();
   await sqs.send(
     new DeleteMessageCommand({ QueueUrl: target.queueUrl, ReceiptHandle: message.ReceiptHandle }),
   );

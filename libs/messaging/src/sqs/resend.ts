@@ -21,6 +21,8 @@ export async function resendMessage(
   received: { decoded: DecodedMessage; receiptHandle: string | undefined },
   delaySeconds: number,
   counters: Record<string, string>,
+  /** Runs once the copy is sent, before the delete (the consumer marks the original superseded). */
+  afterSent?: () => Promise<void>,
 ): Promise<void> {
   const { decoded, receiptHandle } = received;
   const attributes = { ...decoded.sqsAttributes };
@@ -35,5 +37,6 @@ export async function resendMessage(
       MessageAttributes: attributes,
     }),
   );
+  await afterSent?.();
   await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
 }
