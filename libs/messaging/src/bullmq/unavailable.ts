@@ -62,14 +62,16 @@ export async function clearUnavailable(redis: Redis, taskKey: string): Promise<v
 
 /**
  * The wait before the next try: full jitter from the task's backoff base,
- * doubling with each wait so far, at most UNAVAILABLE_WAIT_CAP_MS, at least
+ * doubling with each wait so far, at most the queue's backoff cap and
+ * UNAVAILABLE_WAIT_CAP_MS, at least
  * UNAVAILABLE_MIN_WAIT_MS, and never
  * past what is left of the bound.
  */
 export function unavailableWaitMs(
   waits: number,
-  options: { baseMs: number; leftMs: number; random?: RandomSource | undefined },
+  options: { baseMs: number; capMs: number; leftMs: number; random?: RandomSource | undefined },
 ): number {
-  const drawn = fullJitter(waits, { base: options.baseMs, cap: UNAVAILABLE_WAIT_CAP_MS }, options.random);
+  const cap = Math.min(options.capMs, UNAVAILABLE_WAIT_CAP_MS);
+  const drawn = fullJitter(waits, { base: options.baseMs, cap }, options.random);
   return Math.max(0, Math.min(Math.max(drawn, UNAVAILABLE_MIN_WAIT_MS), options.leftMs));
 }

@@ -85,7 +85,7 @@ export function createTaskWorker<Data, Result = unknown>(
   let keyOf: (id: string) => string = () => {
     throw new Error('worker not built yet');
   };
-  const rules = { redis: connection.redis, keyOf: (id: string) => keyOf(id), log };
+  const rules = { redis: connection.redis, keyOf: (id: string) => keyOf(id), log, capMs: cap };
   const worker = new Worker<Data, Result>(options.name, comingBackLater(options, rules), {
     connection: connection.redis,
     prefix: options.prefix,
@@ -164,6 +164,8 @@ interface Rules {
   /** The Redis key of a task's hash. */
   keyOf(id: string): string;
   log: Logger;
+  /** The queue's backoff cap (ms). */
+  capMs: number;
 }
 
 /**
@@ -210,6 +212,7 @@ function comingBackLater<Data, Result>(
       }
       const delayMs = unavailableWaitMs(retryLatersOf(job), {
         baseMs: backoffBaseOf(job),
+        capMs: rules.capMs,
         leftMs: maxUnavailableMs - waitedMs,
         random: options.random,
       });
