@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type Catalog, type EventCatalog, type EventType, eventCatalog } from './events.ts';
+import { nonSqsTextPath, SQS_TEXT_MESSAGE } from './transport/sqs-text.ts';
 
 export type EventSource = `hireflow/${string}`;
 
@@ -123,8 +124,20 @@ export function parseEventOf<C extends Catalog>(catalog: C, input: unknown): Any
   }
   const result = envelopeOf(catalog, type).safeParse(value);
   if (!result.success) throw new InvalidEventError(toIssues(result.error), type);
+  checkTravels(result.data, type);
   checkProducer(catalog, result.data as AnyEventOf<C>);
   return result.data as AnyEventOf<C>;
+}
+
+/**
+ * Every string of an event, whatever its schema says, keeps to the
+ * characters SQS can carry (sqs-text.ts): one that does not would be
+ * stranded on its way, so it is invalid (poison) at once.
+ */
+function checkTravels(event: unknown, type: string): void {
+  const path = nonSqsTextPath(event);
+  if (path)
+    throw new InvalidEventError([{ path: path.map(String).join('.'), message: SQS_TEXT_MESSAGE }], type);
 }
 
 /** Only the catalog's producer of a type may send it: `job.matched.v1` from `hireflow/matching`. */
@@ -184,6 +197,7 @@ export function createEventOf<C extends Catalog, T extends TypeOf<C>>(
   };
   const result = envelopeOf(catalog, type).safeParse(candidate);
   if (!result.success) throw new InvalidEventError(toIssues(result.error), type);
+  checkTravels(result.data, type);
   checkProducer(catalog, result.data as CloudEventOf<C, T>);
   return result.data as CloudEventOf<C, T>;
 }

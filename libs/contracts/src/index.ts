@@ -80,6 +80,15 @@ export {
   serviceChannels,
   topology,
 } from './topology.ts';
+export {
+  escapeForSqs,
+  isSqsText,
+  nonSqsTextPath,
+  SQS_TEXT,
+  SQS_TEXT_MESSAGE,
+  sqsText,
+  toSqsText,
+} from './transport/sqs-text.ts';
 export type { DeprecationOf, Deprecations, EventContracts, EventContractsView } from './versions.ts';
 export {
   defineEventContracts,

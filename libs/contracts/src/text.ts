@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { SQS_TEXT, SQS_TEXT_MESSAGE } from './transport/sqs-text.ts';
 
 // Text a person typed, as every schema takes it (HTTP bodies and event data):
 // trimmed, bounded, and free of what Postgres or a reader cannot take (NUL
 // and other control characters, lone UTF-16 surrogates). An event breaking
-// these rules is poison at once, never a retried database error.
+// these rules is poison at once, never a retried database error. Every such
+// string also keeps to the characters SQS can carry (sqs-text.ts).
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -32,7 +34,8 @@ export const text = (max: number, options: { multiline?: boolean; min?: number }
         ? 'must not contain control characters'
         : 'must be a single line without control characters',
     })
-    .refine((s) => !hasLoneSurrogate(s), { message: 'must be valid Unicode (no lone surrogates)' });
+    .refine((s) => !hasLoneSurrogate(s), { message: 'must be valid Unicode (no lone surrogates)' })
+    .regex(SQS_TEXT, SQS_TEXT_MESSAGE);
 
 // Top-level domains common in spam and phishing, to refuse a bare
 // "example.com" in a name. Those that are also technology names (ASP.NET,

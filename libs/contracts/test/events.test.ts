@@ -143,7 +143,40 @@ describe('event catalog', () => {
     );
     const bad = { ...event.data, name: 'Ada\u0000', headline: 'two\nlines', skills: ['\ud800'] };
     const error = issuesOf(() => parseEvent({ ...event, data: bad }));
-    expect(error.issues.map((i) => i.path).sort()).toEqual(['data.headline', 'data.name', 'data.skills.0']);
+    expect([...new Set(error.issues.map((i) => i.path))].sort()).toEqual([
+      'data.headline',
+      'data.name',
+      'data.skills.0',
+    ]);
+  });
+
+  it('refuses text SQS cannot carry (U+FFFF, U+FFFE), in the data and in the envelope: poison', () => {
+    const event = createEvent(
+      'job.closed.v1',
+      { jobId: randomUUID(), tenantId: randomUUID(), closedAt: new Date().toISOString() },
+      { source: 'hireflow/jobs', subject: 'posting' },
+    );
+    expect(issuesOf(() => parseEvent({ ...event, subject: 'posting\uffff' })).issues).toEqual([
+      { path: 'subject', message: expect.stringMatching(/characters a message can carry/) },
+    ]);
+    const posted = issuesOf(() =>
+      createEvent(
+        'job.posted.v1',
+        {
+          jobId: randomUUID(),
+          tenantId: randomUUID(),
+          title: 'Engineer',
+          description: 'Build things\ufffe',
+          skills: [],
+          location: '',
+          remote: true,
+          contactEmail: 'hr@example.test',
+          postedAt: new Date().toISOString(),
+        },
+        { source: 'hireflow/jobs' },
+      ),
+    );
+    expect(posted.issues.map((i) => i.path)).toEqual(['data.description']);
   });
 
   it('API10: refuses variant URLs that are not http(s): javascript:, file:, data:', () => {

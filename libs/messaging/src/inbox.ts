@@ -10,6 +10,7 @@ import {
 import { OutboxRelay } from './outbox/relay.ts';
 import { SnsPublisher } from './sns/publisher.ts';
 import { SqsConsumer } from './sqs/consumer.ts';
+import { redisSupersededMarks } from './sqs/superseded.ts';
 import type { EventHandlers, SqsConsumerOptions } from './sqs/types.ts';
 
 /** Expired idempotency keys go hourly (they are kept far longer than any redelivery). */
@@ -69,6 +70,7 @@ export async function startInbox(deps: ServiceDeps, options: InboxOptions): Prom
     queue: channels.inbox,
     handlers: options.handlers,
     logger: log,
+    superseded: redisSupersededMarks(deps.redis, `hf:${deps.service}`),
     ...options.consumer,
   });
   await relay?.start();

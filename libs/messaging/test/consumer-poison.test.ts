@@ -1,4 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { escapeForSqs } from '@hireflow/contracts';
 import { testTopology } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
 import { DeferError, PermanentError, retryLater, SqsConsumer } from '../src/index.ts';
@@ -51,6 +52,30 @@ async function firstRunThrows(label: string, error: Error) {
 }
 
 describe('SQS consumer: poison and typed outcomes', () => {
+  it('dead-letters an injected event holding a character SQS cannot carry (sent escaped), naming the field', async () => {
+    let ran = 0;
+    const { queue, consumer } = await harness('poison-charset', {
+      'job.posted.v1': () => {
+        ran += 1;
+      },
+    });
+    try {
+      const event = jobPosted();
+      const injected = { ...event, data: { ...event.data, description: 'Build things\uffff' } };
+      // Escaped as a JSON text may carry it (SQS refuses it raw): the same event once parsed.
+      const body = escapeForSqs(JSON.stringify(injected));
+      await env.aws.sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: body }));
+      const [dead] = await receiveCount(env.aws.sqs, queue.dlq.url, 1, 20_000);
+      expect(dead!.MessageAttributes?.['dead-letter-reason']?.StringValue).toMatch(
+        /^invalid event job\.posted\.v1: data\.description: must contain only characters a message can carry/,
+      );
+      expect(JSON.parse(dead!.Body!)).toEqual(injected);
+      expect(ran).toBe(0);
+    } finally {
+      await consumer.close();
+    }
+  });
+
   it('dead-letters a malformed body and an unknown type at once, with a reason, never retried', async () => {
     const { queue, spy, consumer } = await harness('poison', { 'job.closed.v1': () => undefined });
     try {

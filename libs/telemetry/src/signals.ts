@@ -9,7 +9,7 @@ export interface MessageSignal {
   /** The queue's logical name (no topology prefix). */
   queue: string;
   type: string | undefined;
-  outcome: 'handled' | 'failed' | 'retry-later' | 'deferred' | 'dead-lettered';
+  outcome: 'handled' | 'failed' | 'retry-later' | 'deferred' | 'dead-lettered' | 'superseded';
   durationMs?: number | undefined;
   /** Now minus SQS's SentTimestamp at receive. */
   ageMs?: number | undefined;

@@ -11,6 +11,8 @@ afterAll(async () => {
 
 type Case = [label: string, value: unknown];
 const LONE_SURROGATE = '\ud800';
+// Outside SQS's character set (libs/contracts/src/transport/sqs-text.ts): an event holding it could not travel.
+const NONCHARACTER = '\uffff';
 
 // For each field: a wrong type, a missing value, out-of-range/oversized values, malformed formats, unicode edges.
 const jobFields: Record<string, Case[]> = {
@@ -24,6 +26,7 @@ const jobFields: Record<string, Case[]> = {
     ['a NUL character', 'a\u0000b'],
     ['a newline', 'two\nlines'],
     ['a lone surrogate', `bad${LONE_SURROGATE}`],
+    ['U+FFFE, which SQS cannot carry', 'Engineer\ufffe'],
     ['an object', { text: 'x' }],
     ['API6: a link', 'Urgent: verify your account at https://evil.example/login'],
     ['API6: an email address', 'Write to hr@evil.example'],
@@ -35,9 +38,11 @@ const jobFields: Record<string, Case[]> = {
     ['too long', 'x'.repeat(20_001)],
     ['a NUL character', 'a\u0000b'],
     ['a lone surrogate', `bad${LONE_SURROGATE}`],
+    ['U+FFFF, which SQS cannot carry', `Build event-driven services${NONCHARACTER}`],
   ],
   skills: [
     ['a string', 'node'],
+    ['U+FFFF in a skill', [`node${NONCHARACTER}`]],
     ['missing', undefined],
     ['numbers', [1, 2]],
     ['an empty skill', ['']],
@@ -51,6 +56,7 @@ const jobFields: Record<string, Case[]> = {
     ['missing', undefined],
     ['too long', 'x'.repeat(201)],
     ['a control character', 'a\u0007b'],
+    ['U+FFFF', `Berlin${NONCHARACTER}`],
   ],
   remote: [
     ['a string', 'yes'],
@@ -74,6 +80,7 @@ const candidateFields: Record<string, Case[]> = {
     ['too long', 'x'.repeat(201)],
     ['a NUL character', 'a\u0000'],
     ['a lone surrogate', LONE_SURROGATE],
+    ['U+FFFF, which SQS cannot carry', `Ada${NONCHARACTER}`],
     ['API6: a link', 'Bob, your account is locked: www.evil.example'],
     ['API6: an email address', 'Bob bob@victim.test'],
   ],
@@ -88,6 +95,7 @@ const candidateFields: Record<string, Case[]> = {
     ['missing', undefined],
     ['too long', 'x'.repeat(301)],
     ['API6: a link', 'verify at https://evil.example/login'],
+    ['U+FFFE', 'Engineer\ufffe'],
   ],
   skills: [
     ['an object', {}],
@@ -181,6 +189,18 @@ describe('request-level bad input', () => {
   it.each(['/v1/jobs', '/v1/candidates'])('%s: an oversized body → 413', async (url) => {
     const huge = JSON.stringify({ ...validPosting, description: 'x'.repeat(70 * 1024) });
     await expectProblem(await post(url, huge), 413, 'body');
+  });
+
+  it('U+FFFF written as a JSON escape in the description → 400 naming description, nothing accepted', async () => {
+    const body = JSON.stringify({ ...validPosting, description: 'Build services' }).replace(
+      'Build services',
+      'Build services\\uffff',
+    );
+    const res = await post('/v1/jobs', body);
+    await expectProblem(res, 400, 'description');
+    expect(res.json().errors.find((e: { field: string }) => e.field === 'description').message).toMatch(
+      /characters a message can carry/,
+    );
   });
 
   it('unknown fields → 400 naming each', async () => {

@@ -517,6 +517,9 @@ export function verdict(result: CheckResult): string[] {
     problems.push(`${result.emails.differentIdCopies} email copies with different ids`);
   if (result.poison.missingPlacements)
     problems.push(`${result.poison.missingPlacements} poison messages not dead-lettered`);
+  const badText = result.operations.byKind['bad-text'];
+  if (badText?.failed)
+    problems.push(`${badText.failed} postings with text SQS cannot carry not refused with 400`);
   if (result.unexpectedDeadLetters)
     problems.push(`${result.unexpectedDeadLetters} dead letters that are not poison`);
   return problems;

@@ -10,6 +10,12 @@ export type FaultKind =
   | 'smtp-outage'
   | 'redis-restart'
   | 'postgres-cut'
+  /** Postgres unreachable longer than a BullMQ task's whole retry budget (a failover). */
+  | 'postgres-long-cut'
+  /** The emulator (S3, SQS, SNS) unreachable as long: S3 for every resize. */
+  | 'emulator-cut'
+  /** Redis restarted with all its data gone (no AOF to replay): queues, locks, marks. */
+  | 'redis-wipe'
   | 'postgres-restart'
   | 'emulator-pause'
   | 'network-delay';
@@ -27,6 +33,8 @@ export interface FaultTargets {
   redis: OwnedServer;
   emulator: OwnedServer;
   smtp: SmtpCatcher;
+  /** Removes every key of the soak's Redis (through its own port, not the proxy). */
+  wipeRedis(): Promise<void>;
   /** Every service process by name (`jobs`, `notifications/3`): workers have a `/`. */
   pids(): Record<string, number>;
 }
@@ -38,6 +46,9 @@ const WEIGHTS: Record<FaultKind, number> = {
   'smtp-outage': 2,
   'redis-restart': 1,
   'postgres-cut': 2,
+  'postgres-long-cut': 1,
+  'emulator-cut': 1,
+  'redis-wipe': 1,
   'postgres-restart': 1,
   'emulator-pause': 1,
   'network-delay': 2,
@@ -56,6 +67,8 @@ export function startFaults(options: {
   targets: FaultTargets;
   /** The longest SIGSTOP of a worker: above the leases (email 15 s, BullMQ lock 30 s) to force takeovers. */
   pauseMs: [number, number];
+  /** How long a long cut (Postgres, the emulator) lasts: above the BullMQ retry budget (default 90–150 s). */
+  longCutMs?: [number, number];
   log: (line: string) => void;
   kinds?: FaultKind[];
 }) {
@@ -167,6 +180,30 @@ export function startFaults(options: {
         targets.postgres.proxy.restore();
         busy.delete('postgres');
         return { ...record('postgres', `connections reset for ${ms} ms`), end: now() };
+      }
+      case 'postgres-long-cut':
+      case 'emulator-cut': {
+        const server = kind === 'postgres-long-cut' ? targets.postgres : targets.emulator;
+        if (busy.has(server.name)) return undefined;
+        busy.add(server.name);
+        const ms = random.int(...(options.longCutMs ?? [90_000, 150_000]));
+        server.proxy.cut();
+        await hold(ms);
+        server.proxy.restore();
+        busy.delete(server.name);
+        return { ...record(server.name, `unreachable for ${(ms / 1000).toFixed(1)} s`), end: now() };
+      }
+      case 'redis-wipe': {
+        if (busy.has('redis')) return undefined;
+        busy.add('redis');
+        const downMs = random.int(200, 2000);
+        // FLUSHALL reaches the AOF, so the restart comes back empty, as a Redis without persistence would.
+        await targets.wipeRedis();
+        await targets.redis.kill();
+        await hold(downMs);
+        await targets.redis.start();
+        busy.delete('redis');
+        return { ...record('redis', `all data lost, restarted after ${downMs} ms`), end: now() };
       }
       case 'emulator-pause': {
         if (busy.has('emulator')) return undefined;

@@ -13,11 +13,15 @@ export type PlannedOp =
   | { kind: 'sns-duplicate'; candidate: number; eventId: string; newEventId: string; copies: number }
   /** A candidate registered, then at once a `match.found.v1` for it, most likely before its own event. */
   | { kind: 'out-of-order'; group: number; n: number; key: string; posting: number; matchId: string }
+  /** A posting whose description holds what SQS cannot carry (U+FFFF, a lone surrogate): the API must refuse it. */
+  | { kind: 'bad-text'; n: number; key: string; text: string }
   | {
       kind: 'poison';
       topic: 'jobs-events' | 'matching-events';
       type: 'candidate.registered.v1' | 'match.found.v1';
       eventId: string;
+      /** A well-formed event but for text SQS cannot carry (sent escaped), rather than a broken schema. */
+      badText?: string;
     };
 
 export interface Plan {
@@ -35,7 +39,11 @@ const WEIGHTS = {
   'sns-duplicate': 10,
   'out-of-order': 6,
   poison: 2,
+  'bad-text': 2,
 };
+
+/** Text SQS cannot carry: a noncharacter, a lone high and a lone low surrogate. */
+const BAD_TEXT = ['\uffff', '\ud800', '\udfff', '\ufffe'];
 
 function word(random: Random): string {
   const letters = 'bcdfghjklmnpqrstvwxz';
@@ -127,9 +135,13 @@ export function drawPlan(random: Random, events: number): Plan {
           topic: onJobs ? 'jobs-events' : 'matching-events',
           type: onJobs ? 'candidate.registered.v1' : 'match.found.v1',
           eventId: random.uuid(),
+          ...(random.chance(0.5) ? { badText: random.pick(BAD_TEXT) } : {}),
         });
         break;
       }
+      case 'bad-text':
+        ops.push({ kind, n: index, key: random.uuid(), text: random.pick(BAD_TEXT) });
+        break;
     }
   }
   // A posting that an out-of-order match names must stay open: a closed posting takes no match.

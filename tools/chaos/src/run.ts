@@ -34,6 +34,8 @@ export interface ChaosOptions {
   maxDrainMs: number;
   /** SIGSTOP of a worker, drawn in this range (above the 15 s email lease by default). */
   pauseMs?: [number, number];
+  /** A long cut of Postgres or the emulator, drawn in this range (default 90–150 s, past the BullMQ retry budget). */
+  longCutMs?: [number, number];
   kinds?: FaultKind[];
   log: (line: string) => void;
   /** Aborted: the workload stops sending, the drain ends, the run is checked and torn down. */
@@ -189,6 +191,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
             random: random.fork('faults'),
             everyMs: options.faultEveryMs,
             pauseMs: options.pauseMs ?? [16_000, 24_000],
+            ...(options.longCutMs ? { longCutMs: options.longCutMs } : {}),
             kinds: options.kinds,
             log,
             targets: {
@@ -196,6 +199,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
               redis,
               emulator,
               smtp,
+              wipeRedis: async () => void (await direct.flushall()),
               pids: () => platform.pids,
             },
           })

@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { CreateTopicCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { createHireflowClient, HireflowProblem, type NewCandidate, type NewJob } from '@hireflow/client';
-import { createEvent } from '@hireflow/contracts';
+import { createEvent, escapeForSqs } from '@hireflow/contracts';
 import { now } from './clock.ts';
 import type { Plan, PlannedOp } from './plan.ts';
 
@@ -126,7 +126,8 @@ export async function runWorkload(
     await ctx.sns.send(
       new PublishCommand({
         TopicArn: await topicArn(topic),
-        Message: JSON.stringify(body),
+        // Escaped as any sender must for text SQS cannot carry raw (the bad-text poison).
+        Message: escapeForSqs(JSON.stringify(body)),
         MessageAttributes: { type: { DataType: 'String', StringValue: type } },
       }),
     );
@@ -286,7 +287,67 @@ export async function runWorkload(
         );
         return retrying(record, () => publish('matching-events', match.type, match));
       }
+      case 'bad-text': {
+        let accepted = false;
+        await retrying(record, async (signal) => {
+          const body = postingBody(ctx.plan, { group: 0, n: op.n });
+          try {
+            await client.jobs.post(
+              { ...body, description: `${body.description} ${op.text}` },
+              { idempotencyKey: op.key, signal },
+            );
+            accepted = true;
+          } catch (error) {
+            const refused =
+              error instanceof HireflowProblem &&
+              error.status === 400 &&
+              error.errors.some((e) => e.field === 'description');
+            if (!refused) throw error;
+          }
+        });
+        if (accepted) {
+          record.ok = false;
+          record.error = 'a description SQS cannot carry was accepted';
+        }
+        return;
+      }
       case 'poison':
+        if (op.badText !== undefined) {
+          // A valid event but for one string SQS cannot carry, sent escaped: poison all the same.
+          const poisoned =
+            op.type === 'candidate.registered.v1'
+              ? {
+                  ...createEvent(
+                    op.type,
+                    {
+                      candidateId: op.eventId,
+                      tenantId: ctx.tenantId,
+                      name: 'Poison',
+                      email: 'poison@chaos.test',
+                      headline: 'poison',
+                      skills: [],
+                      location: 'Remote',
+                    },
+                    { source: 'hireflow/jobs', id: op.eventId },
+                  ),
+                  subject: `poison${op.badText}`,
+                }
+              : {
+                  ...createEvent(
+                    op.type,
+                    {
+                      matchId: op.eventId,
+                      jobId: op.eventId,
+                      candidateId: op.eventId,
+                      tenantId: ctx.tenantId,
+                      score: 0.5,
+                    },
+                    { source: 'hireflow/matching', id: op.eventId },
+                  ),
+                  subject: `poison${op.badText}`,
+                };
+          return retrying(record, () => publish(op.topic, op.type, poisoned));
+        }
         // A valid envelope whose data breaks the schema: poison, to be dead-lettered at once.
         return retrying(record, () =>
           publish(op.topic, op.type, {

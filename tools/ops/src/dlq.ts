@@ -9,7 +9,7 @@ import {
   SendMessageBatchCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { dlqName, type Topology } from '@hireflow/contracts';
+import { dlqName, escapeForSqs, type Topology } from '@hireflow/contracts';
 
 /**
  * Attributes dead-lettering, deferral and failed handling added: a redriven
@@ -164,7 +164,7 @@ export async function redriveDeadLetters(
         QueueUrl: from.queueUrl,
         Entries: messages.map((m, i) => ({
           Id: String(i),
-          MessageBody: m.Body ?? '',
+          MessageBody: escapeForSqs(m.Body ?? ''),
           MessageAttributes: cleanAttributes(m),
         })),
       }),

@@ -45,6 +45,8 @@ const NEW_READERS =
 
 export function judge(change: SchemaChange, role: SchemaRole): Verdict {
   if (change.kind === 'field-added-optional') return { breaking: false };
+  // No message, request or response that travelled could hold anything it refuses.
+  if (change.kind === 'transport-implied') return { breaking: false };
   if (role === 'event') {
     if (change.kind === 'field-removed') return { breaking: true, why: 'consumers read this field' };
     return { breaking: true, why: change.widens ? OLD_READERS : NEW_READERS };

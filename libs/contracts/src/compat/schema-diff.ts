@@ -3,6 +3,8 @@
 // the set of accepted values: `narrows` refuses something the old schema
 // accepted, `widens` accepts something it refused. Whether that breaks
 // anyone depends on who writes and who reads (rules.ts).
+import { SQS_TEXT } from '../transport/sqs-text.ts';
+
 type Json = Record<string, unknown>;
 
 export type ChangeKind =
@@ -18,6 +20,8 @@ export type ChangeKind =
   | 'const-changed'
   | 'format-changed'
   | 'pattern-changed'
+  /** SQS's character set made explicit: it refuses nothing a queue ever carried. */
+  | 'transport-implied'
   | 'bound-changed'
   | 'closed-changed'
   | 'union-changed';
@@ -114,6 +118,10 @@ export function diffSchemas(
   // A keyword whose presence narrows (format, pattern, const): added narrows, removed widens, changed both.
   const compareKeyword = (kind: ChangeKind, key: string, a: Json, b: Json, path: string) => {
     if (show(a[key]) === show(b[key])) return;
+    // SQS's own character set narrows nothing a queue ever delivered (transport/sqs-text.ts).
+    if (key === 'pattern' && a[key] === undefined && b[key] === SQS_TEXT.source) {
+      return add('transport-implied', path, `${key} → SQS's character set`, false, false);
+    }
     add(kind, path, `${key} ${show(a[key])} → ${show(b[key])}`, b[key] !== undefined, a[key] !== undefined);
   };
 

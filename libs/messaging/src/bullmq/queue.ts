@@ -7,6 +7,7 @@ import { type Logger, resolveLogger } from '../logger.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_ATTEMPTS, DEFAULT_TASK_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
 import { taskIdFor } from './task-id.ts';
+import { clearUnavailable, failedOnlyForDependency } from './unavailable.ts';
 
 export interface TaskQueueOptions {
   name: string;
@@ -69,7 +70,9 @@ export interface TaskQueue<Data> {
    * a new add. `free`: no task holds it (none, or a completed or orphaned
    * one, now removed: BullMQ ignores an add whose id exists); `failed`: a dead letter
    * holds it (`retryDeadLetter`, or leave it to be read); `pending`: waiting,
-   * delayed or running, it will run.
+   * delayed or running, it will run. A dead letter that failed only because a
+   * dependency was unreachable (bullmq/unavailable.ts) is no verdict on the
+   * work: it is run again here, with fresh attempts, and reported `pending`.
    */
   makeRoom(intentKey: string): Promise<'free' | 'failed' | 'pending'>;
   /** Runs the dead letter of an intent key again (BullMQ's retry of a failed job). */
@@ -153,6 +156,12 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
     async makeRoom(intentKey) {
       const job = await queue.getJob(taskIdFor(intentKey));
       const state = job ? await job.getState() : 'missing';
+      if (state === 'failed' && job && failedOnlyForDependency(job.failedReason)) {
+        await clearUnavailable(connection.redis, queue.toKey(job.id!));
+        await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+        log.warn({ jobId: job.id }, 'a task that failed only for a dependency runs again');
+        return 'pending';
+      }
       if (state === 'failed') return 'failed';
       if (state !== 'completed' && state !== 'missing' && state !== 'unknown') return 'pending';
       // A completed task, or one in no state (its hash orphaned): either would swallow the add.

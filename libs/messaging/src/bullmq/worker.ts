@@ -1,10 +1,19 @@
 import { signals } from '@hireflow/telemetry';
 import { DelayedError, type Job, type Processor, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { type BackoffOptions, fullJitter, type RandomSource } from '../backoff.ts';
+import { isDependencyUnavailable, isPermanent } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
+import {
+  clearUnavailable,
+  DEFAULT_MAX_UNAVAILABLE_MS,
+  DependencyUnavailableError,
+  unavailableSince,
+  unavailableWaitMs,
+} from './unavailable.ts';
 
 export const DEFAULT_WORKER_CONCURRENCY = 10;
 export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
@@ -42,6 +51,12 @@ export interface TaskWorkerOptions<Data, Result> {
   stalledIntervalMs?: number;
   /** Retry-laters of one task before one counts as a failed attempt (default 100). */
   maxRetryLaters?: number;
+  /**
+   * How long a task waits out a dependency that is only unreachable
+   * (isDependencyUnavailable) before such a failure counts as an attempt
+   * (default 30 min; unavailable.ts).
+   */
+  maxUnavailableMs?: number;
   tracerName?: string;
   logger?: Logger;
 }
@@ -57,7 +72,8 @@ export interface TaskWorker<Data, Result> {
  * strategy registered, tracing, and a close that cannot hang on a stuck job.
  * Throw `PermanentError` (or BullMQ's `UnrecoverableError`) to skip retries,
  * `retryLater(…)` (or let another holder's "in progress" through) to come back
- * later without spending an attempt.
+ * later without spending an attempt. A failure that only says a dependency
+ * was unreachable is waited out the same way, up to `maxUnavailableMs`.
  */
 export function createTaskWorker<Data, Result = unknown>(
   options: TaskWorkerOptions<Data, Result>,
@@ -65,7 +81,12 @@ export function createTaskWorker<Data, Result = unknown>(
   const connection = openConnection(options.connection, true);
   const log = resolveLogger(options.logger, 'job-worker').child({ queue: options.name });
   const cap = options.backoff?.cap ?? DEFAULT_TASK_BACKOFF.cap;
-  const worker = new Worker<Data, Result>(options.name, comingBackLater(options), {
+  // The processor needs the worker's keys; it runs only once the worker exists.
+  let keyOf: (id: string) => string = () => {
+    throw new Error('worker not built yet');
+  };
+  const rules = { redis: connection.redis, keyOf: (id: string) => keyOf(id), log, capMs: cap };
+  const worker = new Worker<Data, Result>(options.name, comingBackLater(options, rules), {
     connection: connection.redis,
     prefix: options.prefix,
     concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
@@ -76,16 +97,11 @@ export function createTaskWorker<Data, Result = unknown>(
     telemetry: telemetry(options.tracerName),
     settings: {
       // Called for every non-builtin backoff type; attemptsMade is 1 after the first failure.
-      backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { opts: Job['opts'] }) => {
-        const backoff = job?.opts.backoff;
-        const base =
-          typeof backoff === 'object'
-            ? (backoff.delay ?? DEFAULT_TASK_BACKOFF.base)
-            : (backoff ?? DEFAULT_TASK_BACKOFF.base);
-        return fullJitter(attemptsMade - 1, { base, cap }, options.random);
-      },
+      backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { opts: Job['opts'] }) =>
+        fullJitter(attemptsMade - 1, { base: backoffBaseOf(job), cap }, options.random),
     },
   });
+  keyOf = (id) => worker.toKey(id);
   const durationOf = (job: Job | undefined) =>
     job?.processedOn && job.finishedOn ? job.finishedOn - job.processedOn : undefined;
   worker.on('completed', (job) => {
@@ -135,24 +151,73 @@ export function createTaskWorker<Data, Result = unknown>(
   };
 }
 
+/** A task's backoff base in ms: its `backoff.delay`. */
+function backoffBaseOf(job: { opts: Job['opts'] } | undefined): number {
+  const backoff = job?.opts.backoff;
+  return typeof backoff === 'object'
+    ? (backoff.delay ?? DEFAULT_TASK_BACKOFF.base)
+    : (backoff ?? DEFAULT_TASK_BACKOFF.base);
+}
+
+interface Rules {
+  redis: Redis;
+  /** The Redis key of a task's hash. */
+  keyOf(id: string): string;
+  log: Logger;
+  /** The queue's backoff cap (ms). */
+  capMs: number;
+}
+
 /**
- * The processor, with the retry-later rule: a task that asks to come back
- * later is moved to delayed by the rule's delay (BullMQ's moveToDelayed skips
- * the attempt) and reported as delayed, not failed. Past `maxRetryLaters`
- * waits the retry-later counts as a failed attempt.
+ * The processor, with the two "come back later" rules, both by BullMQ's
+ * moveToDelayed (which spends no attempt) and reported as delayed, not
+ * failed:
+ * - a task that asks to come back later waits the retry-later rule's delay;
+ *   past `maxRetryLaters` waits the retry-later counts as a failed attempt;
+ * - a failure that only says a dependency was unreachable waits with backoff
+ *   (unavailable.ts) until the task has waited `maxUnavailableMs` since the
+ *   first of such failures in a row; then it counts, marked as such for the
+ *   sweeps. Any other failure counts at once and ends the run.
  */
-function comingBackLater<Data, Result>(options: TaskWorkerOptions<Data, Result>): Processor<Data, Result> {
+function comingBackLater<Data, Result>(
+  options: TaskWorkerOptions<Data, Result>,
+  rules: Rules,
+): Processor<Data, Result> {
   const maxWaits = options.maxRetryLaters ?? DEFAULT_MAX_RETRY_LATERS;
+  const maxUnavailableMs = options.maxUnavailableMs ?? DEFAULT_MAX_UNAVAILABLE_MS;
   return async (job, token, signal) => {
     try {
       return await options.processor(job, token, signal);
     } catch (error) {
       const later = retryLaterOf(error);
-      if (!later) throw error;
-      const waits = retryLatersOf(job);
-      if (waits >= maxWaits)
-        throw new Error(`came back later ${waits} times: ${later.message}`, { cause: error });
-      await job.moveToDelayed(Date.now() + retryLaterDelayMs(later, waits), token);
+      if (later) {
+        const waits = retryLatersOf(job);
+        if (waits >= maxWaits)
+          throw new Error(`came back later ${waits} times: ${later.message}`, { cause: error });
+        await job.moveToDelayed(Date.now() + retryLaterDelayMs(later, waits), token);
+        throw new DelayedError();
+      }
+      const key = rules.keyOf(job.id!);
+      if (isPermanent(error) || !isDependencyUnavailable(error)) {
+        await clearUnavailable(rules.redis, key).catch(() => undefined);
+        throw error;
+      }
+      const now = Date.now();
+      const waitedMs = now - (await unavailableSince(rules.redis, key, now));
+      const message = error instanceof Error ? error.message : String(error);
+      if (waitedMs >= maxUnavailableMs) {
+        throw new DependencyUnavailableError(`${message} (waited ${Math.round(waitedMs / 1000)} s)`, {
+          cause: error,
+        });
+      }
+      const delayMs = unavailableWaitMs(retryLatersOf(job), {
+        baseMs: backoffBaseOf(job),
+        capMs: rules.capMs,
+        leftMs: maxUnavailableMs - waitedMs,
+        random: options.random,
+      });
+      rules.log.warn({ err: error, jobId: job.id, delayMs, waitedMs }, 'dependency unavailable; waiting');
+      await job.moveToDelayed(now + delayMs, token);
       throw new DelayedError();
     }
   };

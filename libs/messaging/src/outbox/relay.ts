@@ -2,6 +2,8 @@ import type { AnyEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { untraced } from '@hireflow/telemetry';
 import pg from 'pg';
+import { fullJitter } from '../backoff.ts';
+import { isDependencyUnavailable } from '../errors.ts';
 import { DEFAULT_EVENT_LOG_RETENTION_MS, pruneEventLog } from '../event-log/prune.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/publisher.ts';
@@ -23,6 +25,8 @@ export const DEFAULT_RELAY_POLL_INTERVAL_MS = 1000;
 export const DEFAULT_RELAY_CONCURRENCY = 1;
 export const DEFAULT_RELAY_LINGER_MS = 3;
 export const DEFAULT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** The longest wait of the relay while Postgres or SNS is unreachable (docs/messaging.md). */
+export const RELAY_UNAVAILABLE_CAP_MS = 30_000;
 
 export interface OutboxRelayOptions {
   orm: MikroORM;
@@ -216,12 +220,25 @@ export class OutboxRelay {
   }
 
   async #run(): Promise<void> {
+    let unavailable = 0;
     while (!this.#closing) {
       let outcome: RelayOutcome | undefined;
       try {
         outcome = await this.relayOnce();
+        unavailable = 0;
       } catch (error) {
-        this.#log.error({ err: error }, 'outbox relay batch failed');
+        if (!isDependencyUnavailable(error)) this.#log.error({ err: error }, 'outbox relay batch failed');
+        else {
+          // Postgres (or SNS) away: nothing is given up, the rows stay pending;
+          // wait with backoff (at most 30 s) instead of failing every poll.
+          const delayMs = Math.max(
+            this.#options.pollIntervalMs,
+            fullJitter(unavailable++, { base: this.#options.pollIntervalMs, cap: RELAY_UNAVAILABLE_CAP_MS }),
+          );
+          this.#log.warn({ err: error, delayMs }, 'outbox relay: dependency unavailable; waiting');
+          if (!this.#closing) await this.#wake.wait(delayMs);
+          continue;
+        }
       }
       if (this.#closing) break;
       await this.#maybePrune();

@@ -1,5 +1,5 @@
 import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import { type AnyEvent, type CloudEvent, parseEvent } from '@hireflow/contracts';
+import { type AnyEvent, type CloudEvent, escapeForSqs, parseEvent } from '@hireflow/contracts';
 import { untraced } from '@hireflow/telemetry';
 import { type Context, context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { assertAttributeBudget, eventAttributes } from '../attributes.ts';
@@ -81,7 +81,11 @@ export class SnsPublisher {
     const entries = items.map((item, i) => {
       const attributes = eventAttributes(item.event.type, { ...item.trace, ...spans[i]!.carrier });
       assertAttributeBudget(attributes);
-      return { Id: String(i), Message: JSON.stringify(item.event), MessageAttributes: attributes };
+      return {
+        Id: String(i),
+        Message: escapeForSqs(JSON.stringify(item.event)),
+        MessageAttributes: attributes,
+      };
     });
     const result: PublishResult = { published: [], failed: [] };
     try {

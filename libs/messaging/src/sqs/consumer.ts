@@ -223,20 +223,41 @@ export class SqsConsumer {
     };
     const ageMs =
       decoded.sentTimestamp === undefined ? undefined : Math.max(0, Date.now() - decoded.sentTimestamp);
+    // Only a message received before can have been re-sent already: a first receive costs nothing here.
+    if (decoded.receiveCount > 1 && (await this.#isSuperseded(base.messageId))) {
+      await this.#settle(entry, () => this.#deleter.delete(entry.receiptHandle));
+      return this.#report({ ...base, outcome: 'superseded', reason: 'its copy was already sent' });
+    }
     let event: AnyEvent;
     try {
       event = this.#decode(decoded.body);
     } catch (error) {
       if (!(error instanceof InvalidEventError)) throw error;
       const reason = error.message;
-      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
+      await this.#settle(entry, () =>
+        deadLetter(
+          this.#options.sqs,
+          this.#target(),
+          message,
+          reason,
+          this.#markSuperseded(message.MessageId),
+        ),
+      );
       return this.#report({ ...base, outcome: 'dead-lettered', type: error.type, reason, error });
     }
     const ids = { ...base, eventId: event.id, type: event.type };
     const handler = this.#options.handlers[event.type] as EventHandler<EventType> | undefined;
     if (!handler) {
       const reason = `no handler for ${event.type} on ${this.#options.queue.name}`;
-      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
+      await this.#settle(entry, () =>
+        deadLetter(
+          this.#options.sqs,
+          this.#target(),
+          message,
+          reason,
+          this.#markSuperseded(message.MessageId),
+        ),
+      );
       return this.#report({ ...ids, outcome: 'dead-lettered', reason });
     }
     const parent = extractTrace(decoded.trace, ROOT_CONTEXT);
@@ -262,9 +283,20 @@ export class SqsConsumer {
       }
       const durationMs = performance.now() - started;
       this.#durations.record(durationMs);
+      const age = ageMs === undefined ? {} : { ageMs };
       try {
         const record = await this.#afterHandler(entry, decoded, failure);
-        this.#report({ ...ids, ...record, durationMs, ...(ageMs === undefined ? {} : { ageMs }) });
+        this.#report({ ...ids, ...record, durationMs, ...age });
+      } catch (settling) {
+        // The outcome is reported even when settling throws (a lost delete,
+        // SQS away): the handler's failure is not hidden behind the SQS error.
+        const reason = `settling failed: ${(settling as Error).message}`;
+        this.#report(
+          failure === undefined
+            ? { ...ids, outcome: 'handled', reason, durationMs, ...age }
+            : { ...ids, outcome: 'failed', reason, error: failure, durationMs, ...age },
+        );
+        throw settling;
       } finally {
         span.end();
       }
@@ -290,7 +322,15 @@ export class SqsConsumer {
     const error = failure as Error;
     if (isPermanent(failure)) {
       const reason = `permanent failure: ${error.message}`;
-      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
+      await this.#settle(entry, () =>
+        deadLetter(
+          this.#options.sqs,
+          this.#target(),
+          message,
+          reason,
+          this.#markSuperseded(message.MessageId),
+        ),
+      );
       return { outcome: 'dead-lettered', reason, error };
     }
     const maxDeferMs = this.#options.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
@@ -304,6 +344,7 @@ export class SqsConsumer {
           delayMs,
           reason: later.message,
           maxDeferMs,
+          afterSent: this.#markSuperseded(message.MessageId),
         }),
       );
       if (waited.outcome === 'dead-lettered') return { ...waited, error };
@@ -328,6 +369,7 @@ export class SqsConsumer {
           delayMs: delaySeconds * 1000,
           reason,
           maxDeferMs,
+          afterSent: this.#markSuperseded(message.MessageId),
         }),
       );
       if (waited.outcome === 'dead-lettered') return { ...waited, error };
@@ -336,7 +378,15 @@ export class SqsConsumer {
     const failedCount = decoded.failedCount + 1;
     if (failedCount >= (this.#options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
       const reason = `failed ${failedCount} times: ${error.message}`;
-      await this.#settle(entry, () => deadLetter(this.#options.sqs, this.#target(), message, reason));
+      await this.#settle(entry, () =>
+        deadLetter(
+          this.#options.sqs,
+          this.#target(),
+          message,
+          reason,
+          this.#markSuperseded(message.MessageId),
+        ),
+      );
       return { outcome: 'dead-lettered', reason, error, failedCount };
     }
     const delaySeconds = fullJitter(failedCount - 1, backoff, this.#options.random);
@@ -353,9 +403,33 @@ export class SqsConsumer {
         {
           [ATTR_FAILED_COUNT]: String(failedCount),
         },
+        this.#markSuperseded(message.MessageId),
       ),
     );
     return { outcome: 'failed', delaySeconds, error, failedCount };
+  }
+
+  async #isSuperseded(messageId: string): Promise<boolean> {
+    const marks = this.#options.superseded;
+    if (!marks || !messageId) return false;
+    try {
+      return await marks.isMarked(this.#options.queue.name, messageId);
+    } catch (error) {
+      // Without the marks the message is handled: at worst a second chain, as before them.
+      this.#log.warn({ err: error, messageId }, 'superseded marks unreadable; handling the message');
+      return false;
+    }
+  }
+
+  /** Marks the received message superseded once its copy or dead letter is sent (before its delete). */
+  #markSuperseded(messageId: string | undefined): () => Promise<void> {
+    return async () => {
+      const marks = this.#options.superseded;
+      if (!marks || !messageId) return;
+      await marks.mark(this.#options.queue.name, messageId).catch((error: unknown) => {
+        this.#log.warn({ err: error, messageId }, 'could not mark a re-sent message superseded');
+      });
+    };
   }
 
   /** Stops the heartbeat for the message, waits out an extension in flight, then runs its final call. */

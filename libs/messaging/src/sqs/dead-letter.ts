@@ -5,6 +5,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { escapeForSqs, toSqsText } from '@hireflow/contracts';
 import { ATTR_DEAD_LETTER_REASON } from '../attributes.ts';
 
 /** SQS keeps at most 10 message attributes. */
@@ -26,6 +27,8 @@ export async function deadLetter(
   target: DeadLetterTarget,
   message: Message,
   reason: string,
+  /** Runs once the DLQ has it, before the delete (the consumer marks the message superseded). */
+  afterSent?: () => Promise<void>,
 ): Promise<void> {
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, attr] of Object.entries(message.MessageAttributes ?? {})) {
@@ -36,14 +39,15 @@ export async function deadLetter(
         ? { DataType: attr.DataType, StringValue: attr.StringValue }
         : { DataType: attr.DataType, BinaryValue: attr.BinaryValue };
   }
-  attributes[ATTR_DEAD_LETTER_REASON] = { DataType: 'String', StringValue: reason.slice(0, 1000) };
+  attributes[ATTR_DEAD_LETTER_REASON] = { DataType: 'String', StringValue: toSqsText(reason.slice(0, 1000)) };
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: target.dlqUrl,
-      MessageBody: message.Body ?? '',
+      MessageBody: escapeForSqs(message.Body ?? ''),
       MessageAttributes: attributes,
     }),
   );
+  await afterSent?.();
   await sqs.send(
     new DeleteMessageCommand({ QueueUrl: target.queueUrl, ReceiptHandle: message.ReceiptHandle }),
   );

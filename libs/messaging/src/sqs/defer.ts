@@ -13,6 +13,8 @@ export interface DeferOptions {
   /** Total wait since a consumer first deferred the message, after which it is dead-lettered. */
   maxDeferMs?: number;
   now?: number;
+  /** Runs once the copy or the dead letter is sent, before the delete. */
+  afterSent?: () => Promise<void>;
 }
 
 /**
@@ -47,12 +49,19 @@ export async function deferMessage(
   if (leftMs <= 0) {
     const waited = Math.round((now - firstSeen) / 1000);
     const reason = `deferred ${count} times over ${waited} s: ${options.reason}`;
-    await deadLetter(sqs, target, message, reason);
+    await deadLetter(sqs, target, message, reason, options.afterSent);
     return { outcome: 'dead-lettered', reason };
   }
-  await resendMessage(sqs, target.queueUrl, { decoded, receiptHandle: message.ReceiptHandle }, delaySeconds, {
-    [ATTR_DEFERRED_COUNT]: String(count + 1),
-    [ATTR_FIRST_SEEN]: String(firstSeen),
-  });
+  await resendMessage(
+    sqs,
+    target.queueUrl,
+    { decoded, receiptHandle: message.ReceiptHandle },
+    delaySeconds,
+    {
+      [ATTR_DEFERRED_COUNT]: String(count + 1),
+      [ATTR_FIRST_SEEN]: String(firstSeen),
+    },
+    options.afterSent,
+  );
   return { outcome: 'deferred', reason: options.reason };
 }

@@ -1,4 +1,5 @@
 import { DeleteMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { escapeForSqs } from '@hireflow/contracts';
 import type { DecodedMessage } from './message.ts';
 
 /** SQS's DelaySeconds maximum. */
@@ -10,7 +11,8 @@ export const MAX_DELAY_SECONDS = 900;
  * numeric ones set, then deletes the received copy. The new copy starts at
  * receive count 1: a retry or a wait burns no receive toward the queue's
  * `maxReceiveCount`. The body is re-sent raw (an SNS envelope is unwrapped;
- * the consumer reads both forms). If the delete fails both copies stay: the
+ * the consumer reads both forms), any character SQS cannot carry escaped
+ * (escapeForSqs: an SNS envelope's Message may hold one raw). If the delete fails both copies stay: the
  * handlers are idempotent by event id, so that is a duplicate, never a loss.
  */
 export async function resendMessage(
@@ -19,6 +21,8 @@ export async function resendMessage(
   received: { decoded: DecodedMessage; receiptHandle: string | undefined },
   delaySeconds: number,
   counters: Record<string, string>,
+  /** Runs once the copy is sent, before the delete (the consumer marks the original superseded). */
+  afterSent?: () => Promise<void>,
 ): Promise<void> {
   const { decoded, receiptHandle } = received;
   const attributes = { ...decoded.sqsAttributes };
@@ -28,10 +32,11 @@ export async function resendMessage(
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: queueUrl,
-      MessageBody: decoded.body,
+      MessageBody: escapeForSqs(decoded.body),
       DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds))),
       MessageAttributes: attributes,
     }),
   );
+  await afterSent?.();
   await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
 }

@@ -2,6 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { CloudEvent, EventContractsView, EventType } from '@hireflow/contracts';
 import type { BackoffOptions, RandomSource } from '../backoff.ts';
 import type { Logger } from '../logger.ts';
+import type { SupersededMarks } from './superseded.ts';
 
 export interface MessageContext {
   /** The SQS message id (differs per re-send; the event id does not). */
@@ -25,7 +26,17 @@ export type EventHandler<T extends EventType> = (
 /** One typed handler per event type the queue receives. */
 export type EventHandlers = { [T in EventType]?: EventHandler<T> };
 
-export type MessageOutcome = 'handled' | 'failed' | 'retry-later' | 'deferred' | 'dead-lettered';
+/**
+ * `superseded`: a received message whose copy (or dead letter) was already
+ * sent and whose delete was lost: deleted, its handler not run (superseded.ts).
+ */
+export type MessageOutcome =
+  | 'handled'
+  | 'failed'
+  | 'retry-later'
+  | 'deferred'
+  | 'dead-lettered'
+  | 'superseded';
 
 /** What became of one received message; reported to `onMessage` once its final SQS call is done. */
 export interface MessageRecord {
@@ -91,6 +102,12 @@ export interface SqsConsumerOptions {
   maxDeferMs?: number;
   /** Handler failures after which the consumer dead-letters a message (default 8). */
   maxAttempts?: number;
+  /**
+   * Where re-sent messages are marked, so an original whose delete was lost
+   * is not handled again beside its copy (one failure chain per message).
+   * `startInbox` gives Redis; without it a lost delete forks the chain.
+   */
+  superseded?: SupersededMarks;
   logger?: Logger;
   onMessage?: MessageObserver;
 }

@@ -58,7 +58,7 @@ export function createMetrics(service: string): ServiceMetrics {
   });
   const messages = new Counter({
     name: 'hireflow_messages_total',
-    help: 'SQS messages by queue, event type and outcome (handled, failed, retry-later, deferred, dead-lettered).',
+    help: 'SQS messages by queue, event type and outcome (handled, failed, retry-later, deferred, dead-lettered, superseded).',
     labelNames: ['queue', 'type', 'outcome'],
     registers,
   });

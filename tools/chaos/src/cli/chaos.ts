@@ -1,4 +1,4 @@
-// `pnpm chaos [--events N] [--duration S] [--seed K] [--fault-every S] [--faults kind,…] [--broken NAME] [--out DIR]`:
+// `pnpm chaos [--events N] [--duration S] [--seed K] [--fault-every S] [--faults kind,…] [--long-cut MIN,MAX] [--broken NAME] [--out DIR]`:
 // the system under a seeded workload and fault schedule, then a check of
 // every sink (docs/chaos.md). Exits 1 when anything is lost or duplicated.
 import { resolve } from 'node:path';
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     faults: { type: 'string' },
     out: { type: 'string' },
     'max-drain': { type: 'string', default: '600' },
+    'long-cut': { type: 'string', default: '90,150' },
   },
 });
 const number = (name: string, value: string | undefined, min: number, max: number) => {
@@ -25,6 +26,15 @@ const number = (name: string, value: string | undefined, min: number, max: numbe
     process.exit(64);
   }
   return n;
+};
+/** `--long-cut MIN,MAX` seconds: how long a long cut of Postgres or the emulator lasts. */
+const longCut = (value: string | undefined): [number, number] => {
+  const [min, max] = (value ?? '').split(',').map((part) => number('long-cut', part, 1, 3600) * 1000);
+  if (min === undefined || max === undefined || max < min) {
+    console.error('--long-cut must be MIN,MAX seconds');
+    process.exit(64);
+  }
+  return [min, max];
 };
 const events = number('events', values.events, 1, 1_000_000);
 const seed = number('seed', values.seed, 0, 2 ** 32 - 1);
@@ -51,6 +61,7 @@ const run = await runChaos({
   durationS: values.duration === undefined ? undefined : number('duration', values.duration, 1, 86_400),
   faultEveryMs: number('fault-every', values['fault-every'], 0, 3600) * 1000,
   broken: values.broken,
+  longCutMs: longCut(values['long-cut']),
   kinds: values.faults ? (values.faults.split(',') as FaultKind[]) : undefined,
   outDir,
   maxDrainMs: number('max-drain', values['max-drain'], 10, 86_400) * 1000,

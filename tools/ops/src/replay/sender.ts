@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { escapeForSqs } from '@hireflow/contracts';
 import type { LoggedEvent } from '@hireflow/messaging';
 // The light entry points: a command line should not load the outbox, BullMQ and Postgres.
 import { eventAttributes } from '@hireflow/messaging/attributes';
@@ -50,7 +51,10 @@ export interface SendOptions {
 /**
  * Sends one batch straight to the queue as the topic would have delivered it
  * (raw delivery): the CloudEvent JSON as the body, the `type` attribute and
- * the trace context the event was published with. Entries the queue reports
+ * the trace context the event was published with. A character SQS cannot
+ * carry (an event logged before the contracts refused it) is sent as a JSON
+ * escape (escapeForSqs): the body parses to the same event, which the
+ * consumer's validation then dead-letters, and the replay goes on. Entries the queue reports
  * failed, or a call that failed, are tried again with full jitter; a sender
  * fault (the queue refusing the entry itself) or the last attempt throws.
  */
@@ -71,7 +75,7 @@ export async function sendBatch(
           QueueUrl: queueUrl,
           Entries: pending.map((item, i) => ({
             Id: String(i),
-            MessageBody: JSON.stringify(item.event),
+            MessageBody: escapeForSqs(JSON.stringify(item.event)),
             MessageAttributes: eventAttributes(item.event.type, item.trace),
           })),
         }),
