@@ -1,7 +1,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { createMediaStore } from '@hireflow/media/storage';
 import type { TaskWorker } from '@hireflow/messaging';
-import { createS3Client } from '@hireflow/runtime';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { startTcpProxy, type TcpProxy, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageLimitsOf } from '../src/config.ts';
@@ -81,7 +81,7 @@ describe('an S3 cut longer than the BullMQ retry budget, during a resize', () =>
     expect(view.variants.map((v) => v.name).sort()).toEqual(['medium', 'thumb']);
     expect(swept.failed).not.toContain(id);
     expect((await h.events(id)).map((e) => e.type)).toEqual(['media.processed.v1']);
-    const listed = await h.deps.s3.send(
+    const listed = await h.s3.send(
       new ListObjectsV2Command({ Bucket: h.store.bucket, Prefix: `uploads/${h.tenants.a.tenantId}/${id}/` }),
     );
     expect((listed.Contents ?? []).map((c) => c.Key!.split('/').at(-1)).sort()).toEqual([
