@@ -55,7 +55,7 @@ export function serviceConfigSchema(service: ServiceName) {
       )
       .default('false')
       .describe(
-        "Whose X-Forwarded-For to believe for the client address (rate limits by address): false (the socket), true, a hop count, or the proxies' addresses/CIDRs (behind an ALB: its subnets).",
+        "Whose X-Forwarded-For to believe for the client address (rate limits by address): false (the socket), true, a hop count, or the proxies' addresses/CIDRs (behind an ALB: its subnets). With NODE_ENV=production only false or addresses/CIDRs: true and hop counts believe whatever a client writes in the header.",
       ),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce
       .number({ message: 'must be a number' })
@@ -136,6 +136,15 @@ export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSche
   if (!config.ADMIN_TOKEN) {
     throw new ConfigError([
       { variable: 'ADMIN_TOKEN', message: 'is required when NODE_ENV=production (it guards the admin port)' },
+    ]);
+  }
+  if (config.TRUST_PROXY === 'true' || /^\d+$/.test(config.TRUST_PROXY)) {
+    throw new ConfigError([
+      {
+        variable: 'TRUST_PROXY',
+        message:
+          "must name the proxies' addresses or CIDRs when NODE_ENV=production (true or a hop count believes a client's own X-Forwarded-For)",
+      },
     ]);
   }
   const plain = (options.httpsInProduction ?? []).filter(

@@ -96,6 +96,19 @@ describe('admin configuration', () => {
     expect(parseServiceConfig(withLink, {}, options).PUBLIC_LINK).toBe('http://127.0.0.1:3000');
   });
 
+  it('API8: refuses, with NODE_ENV=production, TRUST_PROXY=true or a hop count (a client could pick its own address); CIDRs pass', () => {
+    const production = { NODE_ENV: 'production', ADMIN_TOKEN: TOKEN };
+    for (const value of ['true', '1', '2']) {
+      expect(() => parseServiceConfig(schema, { ...production, TRUST_PROXY: value }), value).toThrow(
+        /TRUST_PROXY: must name the proxies' addresses or CIDRs when NODE_ENV=production/,
+      );
+    }
+    for (const value of ['false', '10.0.0.0/16', '10.0.0.0/24,10.0.1.0/24']) {
+      expect(parseServiceConfig(schema, { ...production, TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+    }
+    expect(parseServiceConfig(schema, { TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('true');
+  });
+
   it('refuses a token too short to guard anything', () => {
     expect(() => parseServiceConfig(schema, { ADMIN_TOKEN: 'short' })).toThrow(
       /ADMIN_TOKEN: must be at least 16/,
