@@ -19,7 +19,7 @@ import { REPO_ROOT, type StackSettings } from './config.ts';
 import { DataStores } from './data-stores.ts';
 import { PublicEntry } from './load-balancer.ts';
 import { Messaging } from './messaging.ts';
-import { Network } from './network.ts';
+import { Network, VPC_CIDR } from './network.ts';
 import { deploymentPlan as defaultPlan, type ServicePlan } from './plan.ts';
 import { AppSecrets } from './secrets.ts';
 import { ServiceDeployment, stackEnvironment } from './service-deployment.ts';
@@ -86,6 +86,10 @@ export class HireflowStack extends Stack {
           ...this.#bucketEnvironment(service, t),
           // media makes variant URLs under it, jobs checks them.
           ...(service === 'media' || service === 'jobs' ? { MEDIA_PUBLIC_URL: publicUrl } : {}),
+          // Behind the load balancer every client would share its address: believe its X-Forwarded-For only.
+          ...(servicePlan.api ? { TRUST_PROXY: VPC_CIDR } : {}),
+          // The one-click unsubscribe links of emails point at the public entry, which routes them to notifications.
+          ...(service === 'notifications' ? { UNSUBSCRIBE_BASE_URL: publicUrl } : {}),
         },
         secrets: this.#secrets(service),
         adminPeer: this.network.internalPeer,

@@ -142,6 +142,18 @@ describe('Fargate services', () => {
     }
   });
 
+  it('API2/API8: tell the API tasks to believe X-Forwarded-For from the VPC only (the load balancer), and notifications its public unsubscribe base', () => {
+    for (const { env } of deployed) {
+      const service = String(env.SERVICE);
+      expect(env.TRUST_PROXY, service).toBe(plans[service]!.api ? '10.40.0.0/16' : undefined);
+      expect(env.UNSUBSCRIBE_BASE_URL, service).toBe(
+        service === 'notifications' ? 'https://api.example.com' : undefined,
+      );
+    }
+    const vpc = resourcesOfType(json, 'AWS::EC2::VPC')[0]![1];
+    expect(vpc.Properties.CidrBlock).toBe('10.40.0.0/16');
+  });
+
   it('tell media its bucket, and media and jobs the https public URL of the variants', () => {
     for (const { env } of deployed) {
       expect('MEDIA_BUCKET' in env, String(env.SERVICE)).toBe(env.SERVICE === 'media');
