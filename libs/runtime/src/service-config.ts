@@ -55,7 +55,7 @@ export function serviceConfigSchema(service: ServiceName) {
       )
       .default('false')
       .describe(
-        "Whose X-Forwarded-For to believe for the client address (rate limits by address): false (the socket), true, a hop count, or the proxies' addresses/CIDRs (behind an ALB: its subnets). With NODE_ENV=production only false or addresses/CIDRs: true and hop counts believe whatever a client writes in the header.",
+        "Whose X-Forwarded-For to believe for the client address (rate limits by address): false (the socket), true, a hop count, or the proxies' addresses/CIDRs (behind an ALB: its subnets).",
       ),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce
       .number({ message: 'must be a number' })

@@ -149,6 +149,8 @@ export async function startPlatform(
       PORT: String(servicePort(service, settings.HIREFLOW_PORT_BASE)),
       HOST: '127.0.0.1',
       LOG_LEVEL: settings.LOG_LEVEL,
+      // The gateway (loopback) appends the client's address to X-Forwarded-For.
+      TRUST_PROXY: options.env.TRUST_PROXY ?? '127.0.0.1',
       // Variant URLs are under the one base URL, as on AWS (media makes
       // them, jobs checks them).
       ...((service === 'media' || service === 'jobs') && !options.env.MEDIA_PUBLIC_URL
