@@ -16,6 +16,16 @@ declare module 'fastify' {
     principal: ApiPrincipal | null;
     /** The principal's key's requests in the current rate-limit window, counted with the authentication. */
     requestCount: RequestCount | undefined;
+    /** The digest of the key the principal presented. */
+    credentialHash: string | undefined;
+  }
+  interface FastifyInstance {
+    /**
+     * Whether the request's key is still active, looked up afresh (no cache):
+     * long-lived answers (status streams) ask it as they go, so a revocation
+     * ends them. A lookup that fails says yes: an outage does not end streams.
+     */
+    recheckApiKey(request: FastifyRequest): Promise<boolean>;
   }
 }
 
@@ -56,6 +66,10 @@ class ExpiringCache<V> {
     if (hit.until > Date.now()) return hit.value;
     this.#entries.delete(key);
     return undefined;
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
   }
 
   set(key: string, value: V, ttlMs: number): void {
@@ -110,6 +124,25 @@ export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
 
     app.decorateRequest('principal', null);
     app.decorateRequest('requestCount', undefined);
+    app.decorateRequest('credentialHash', undefined);
+    app.decorate('recheckApiKey', async (request: FastifyRequest): Promise<boolean> => {
+      const hash = request.credentialHash;
+      if (!hash || !request.principal) return false;
+      let principal: ApiPrincipal | null;
+      try {
+        principal = await options.lookup(hash);
+      } catch (error) {
+        request.log.warn({ err: error }, 'API key recheck failed: keeping the answer open');
+        return true;
+      }
+      if (principal?.keyId === request.principal.keyId) {
+        known.set(hash, principal, options.cacheTtlMs ?? 10_000);
+        return true;
+      }
+      // Revoked: this process stops accepting it at once, not when its cache entry ends.
+      known.delete(hash);
+      return false;
+    });
     app.addHook('onRequest', async (request) => {
       if (!isPublicApiRoute(request)) return;
       const header = request.headers.authorization;
@@ -119,6 +152,7 @@ export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
       if (cached) {
         // Known without a lookup: only the key's own count, one round trip.
         request.principal = cached;
+        request.credentialHash = hash;
         request.requestCount = await options.limiter.countRequest(cached.keyId);
         return;
       }
@@ -137,6 +171,7 @@ export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
       const principal = standing.credentialLimited ? null : await lookup(hash);
       if (!principal) return refuse('The API key is unknown or revoked');
       request.principal = principal;
+      request.credentialHash = hash;
       request.requestCount = await options.limiter.countRequest(principal.keyId);
     });
   },

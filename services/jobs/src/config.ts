@@ -22,6 +22,11 @@ export const configSchema = serviceConfigSchema('jobs').extend({
     600_000,
     86_400_000,
   ),
+  SSE_KEEP_ALIVE_MS: positiveInt(
+    "A status stream's keep-alive comment, and the recheck of its API key, this often: a revoked key's stream ends within it.",
+    15_000,
+    60_000,
+  ),
   MEDIA_PUBLIC_URL: publicBaseUrl(
     `http://127.0.0.1:${servicePort('media')}`,
     "The media service's public base: logos and photos from media.processed.v1 must have URLs under it (https in production).",
