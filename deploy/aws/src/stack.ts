@@ -130,6 +130,11 @@ export class HireflowStack extends Stack {
       }
     }
 
+    this.messaging.onlyProducersPublish((topic) => {
+      const producer = t.topics[topic]?.producer;
+      return producer ? this.deployments.get(producer)?.taskRole : undefined;
+    });
+
     new CfnOutput(this, 'PublicUrl', { value: publicUrl, description: 'The public API' });
     new CfnOutput(this, 'ClusterName', { value: this.cluster.clusterName });
     new CfnOutput(this, 'SmtpUrlSecret', {
@@ -204,6 +209,9 @@ export class HireflowStack extends Stack {
       REDIS_URL: fromSecretsManager(this.dataStores.redisUrl),
       ADMIN_TOKEN: fromSecretsManager(this.appSecrets.adminToken),
     };
+    if (service === 'jobs' || service === 'media') {
+      secrets.APIKEY_EVENT_KEY = fromSecretsManager(this.appSecrets.apiKeyEventKey);
+    }
     if (service === 'notifications') {
       secrets.SMTP_URL = fromSecretsManager(this.appSecrets.smtpUrl);
       secrets.UNSUBSCRIBE_SIGNING_KEY = fromSecretsManager(this.appSecrets.unsubscribeSigningKey);

@@ -34,7 +34,20 @@ export const publicApiConfigSchema = z.object({
     100_000,
   ),
   FAILED_AUTH_WINDOW_MS: positiveInt('Window of the failed-credentials limit.', 60_000, 3_600_000),
+  APIKEY_EVENT_KEY: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .max(512, 'must be at most 512 characters')
+    .optional()
+    .describe(
+      'Secret of jobs and media only: jobs signs apikey.* events with it, media refuses those without its signature. Required in production.',
+    ),
 });
+
+/** What NODE_ENV=production requires of a service with a public API (parseServiceConfig's requiredInProduction). */
+export const PUBLIC_API_SECRETS = {
+  APIKEY_EVENT_KEY: 'it signs the API-key events, so that no other publisher can announce a key',
+} as const;
 
 export type PublicApiConfig = z.output<typeof publicApiConfigSchema>;
 

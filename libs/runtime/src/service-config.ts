@@ -129,6 +129,8 @@ export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSche
   options: {
     /** URL variables that must be https:// with NODE_ENV=production (links handed to the public). */
     httpsInProduction?: (keyof z.output<S> & string)[];
+    /** Secrets with no default that NODE_ENV=production refuses to start without, each with what it guards. */
+    requiredInProduction?: Partial<Record<keyof z.output<S> & string, string>>;
   } = {},
 ): z.output<S> {
   const config = parseConfig(schema, env);
@@ -137,6 +139,18 @@ export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSche
     throw new ConfigError([
       { variable: 'ADMIN_TOKEN', message: 'is required when NODE_ENV=production (it guards the admin port)' },
     ]);
+  }
+  const values = config as Record<string, unknown>;
+  const missing = Object.entries(options.requiredInProduction ?? {}).filter(
+    ([variable]) => values[variable] === undefined || values[variable] === '',
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(
+      missing.map(([variable, guards]) => ({
+        variable,
+        message: `is required when NODE_ENV=production (${guards})`,
+      })),
+    );
   }
   if (config.TRUST_PROXY === 'true' || /^\d+$/.test(config.TRUST_PROXY)) {
     throw new ConfigError([

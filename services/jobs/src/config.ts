@@ -1,6 +1,11 @@
 import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
-import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
+import {
+  PUBLIC_API_SECRETS,
+  parseServiceConfig,
+  publicApiConfigSchema,
+  serviceConfigSchema,
+} from '@hireflow/runtime';
 import { z } from 'zod';
 
 /** Every variable the jobs service reads, described; parsed once at start. */
@@ -42,5 +47,8 @@ export const configSchema = serviceConfigSchema('jobs').extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseServiceConfig(configSchema, env, { httpsInProduction: ['MEDIA_PUBLIC_URL'] });
+  return parseServiceConfig(configSchema, env, {
+    httpsInProduction: ['MEDIA_PUBLIC_URL'],
+    requiredInProduction: PUBLIC_API_SECRETS,
+  });
 }
