@@ -6,6 +6,7 @@ import { instanceNames, provisionTopology } from '@hireflow/ops';
 import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
 import { type Gateway, startGateway } from './gateway.ts';
+import { ensureLocalSecrets } from './local-secrets.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { type RunningServices, startServices } from './services.ts';
 import type { LauncherSettings } from './settings.ts';
@@ -19,6 +20,8 @@ export interface RunningPlatform {
   admin: Record<string, string>;
   awsEndpoint: string;
   demo: DemoKey;
+  /** The file that keeps the instance's generated secrets (ADMIN_TOKEN among them). */
+  secretsFile: string;
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
   /** Where the services send traces; `uiUrl` when the launcher runs the local trace viewer. */
   traces: { otlpEndpoint: string; uiUrl: string | undefined };
@@ -132,8 +135,11 @@ export async function startPlatform(
     traces = tracing;
     log(tracing.description);
 
+    // Generated per state directory (the environment's own values win): no published default.
+    const secrets = await ensureLocalSecrets(names.stateDir, options.env);
     const envOf = (service: ServiceName): Record<string, string | undefined> => ({
       ...options.env,
+      ...secrets.values,
       OTEL_SERVICE_NAME: service,
       DATABASE_URL: databaseUrl(service),
       REDIS_URL: settings.REDIS_URL,
@@ -216,6 +222,7 @@ export async function startPlatform(
       admin: Object.fromEntries(SERVICE_NAMES.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,
       demo,
+      secretsFile: secrets.file,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
       traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
       get pids() {
