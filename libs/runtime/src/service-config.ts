@@ -76,6 +76,13 @@ export function serviceConfigSchema(service: ServiceName) {
       .max(65535, 'must be between 0 and 65535')
       .optional()
       .describe('Admin port; default PORT + 1000 (0 when PORT is 0: a free one).'),
+    ADMIN_ALLOWED_HOSTS: z
+      .string()
+      .regex(/^([a-z0-9.-]+(,[a-z0-9.-]+)*)?$/i, 'must be host names separated by commas')
+      .default('')
+      .describe(
+        'Host names the admin port answers besides loopback names and IP addresses (a web page cannot reach it by DNS rebinding); comma-separated.',
+      ),
     ADMIN_TOKEN: z
       .string()
       .min(16, 'must be at least 16 characters')

@@ -68,6 +68,53 @@ describe('the admin listener', () => {
   });
 });
 
+describe('API8 security misconfiguration: the admin port and the Host header', () => {
+  it('answers loopback names, IP addresses and ADMIN_ALLOWED_HOSTS only (no DNS rebinding), token or not', async () => {
+    for (const config of [{}, { ADMIN_TOKEN: TOKEN }]) {
+      const admin = createAdminServer(
+        { ...config, ADMIN_ALLOWED_HOSTS: 'jobs,prometheus.internal' },
+        { log },
+      );
+      admin.get('/internal/ping', async () => ({ pong: true }));
+      const auth = config.ADMIN_TOKEN ? { authorization: `Bearer ${TOKEN}` } : {};
+      try {
+        for (const host of [
+          'localhost:4001',
+          '127.0.0.1:4001',
+          '[::1]:4001',
+          '10.40.3.7:4001',
+          'jobs:4001',
+          'Prometheus.Internal',
+        ]) {
+          const res = await admin.inject({
+            method: 'GET',
+            url: '/internal/ping',
+            headers: { ...auth, host },
+          });
+          expect(res.statusCode, host).toBe(200);
+        }
+        for (const host of [
+          'evil.example:4001',
+          'attacker.test',
+          'jobs.evil.example',
+          '127.0.0.1.nip.io:4001',
+        ]) {
+          const res = await admin.inject({
+            method: 'GET',
+            url: '/internal/ping',
+            headers: { ...auth, host },
+          });
+          expect(res.statusCode, host).toBe(403);
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(res.json()).toMatchObject({ code: 'HOST_NOT_ALLOWED', errors: [{ field: 'host' }] });
+        }
+      } finally {
+        await admin.close();
+      }
+    }
+  });
+});
+
 describe('admin configuration', () => {
   const schema = serviceConfigSchema('media');
 
