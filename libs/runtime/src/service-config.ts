@@ -12,6 +12,9 @@ import { adminPortFor, type ServiceName, servicePort } from '@hireflow/contracts
 import { z } from 'zod';
 import { awsConfigSchema } from './aws.ts';
 
+/** docker-compose's admin token of earlier versions, published in this repository: refused everywhere. */
+export const PUBLISHED_ADMIN_TOKEN = 'hireflow-development-admin-token';
+
 /** The variables every service reads; a service's config.ts extends it with its own. PORT defaults to the service's port in libs/contracts. */
 export function serviceConfigSchema(service: ServiceName) {
   return z.object({
@@ -87,6 +90,10 @@ export function serviceConfigSchema(service: ServiceName) {
       .string()
       .min(16, 'must be at least 16 characters')
       .max(512, 'must be at most 512 characters')
+      .refine(
+        (value) => value !== PUBLISHED_ADMIN_TOKEN,
+        'is the published development token: generate your own',
+      )
       .optional()
       .describe(
         'When set, every admin request needs it, as a Bearer token or as the password of HTTP Basic auth.',

@@ -156,6 +156,14 @@ describe('admin configuration', () => {
     expect(parseServiceConfig(schema, { TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('true');
   });
 
+  it('API8: refuses the admin token docker-compose used to publish, in production or not', () => {
+    for (const NODE_ENV of ['production', 'development']) {
+      expect(() =>
+        parseServiceConfig(schema, { NODE_ENV, ADMIN_TOKEN: 'hireflow-development-admin-token' }),
+      ).toThrow(/ADMIN_TOKEN: is the published development token/);
+    }
+  });
+
   it('refuses a token too short to guard anything', () => {
     expect(() => parseServiceConfig(schema, { ADMIN_TOKEN: 'short' })).toThrow(
       /ADMIN_TOKEN: must be at least 16/,
