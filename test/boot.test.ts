@@ -159,12 +159,21 @@ describe('pnpm start (the launcher)', () => {
       { timeoutMs: 30_000, message: `no smtp send span of trace ${candidateTrace} from notifications` },
     );
 
-    // The notification log is read on the notifications admin port, never on its service port.
+    // The notification log is read on the notifications admin port, never on its service port,
+    // with the admin token pnpm start generated for this state directory (no published default).
+    const { ADMIN_TOKEN: adminToken } = JSON.parse(
+      await readFile(join(root, stateDir, instance, 'secrets.json'), 'utf8'),
+    ) as { ADMIN_TOKEN: string };
     const internal = `/internal/notifications?recipient=${encodeURIComponent(CANDIDATE.email)}`;
+    expect((await fetch(`${adminUrls.notifications}${internal}`)).status).toBe(401);
     expect((await fetch(`${urls.notifications}${internal}`)).status).toBe(404);
     // The send is recorded right after the SMTP accept the span above saw.
     const log = await waitFor(async () => {
-      const page = (await (await fetch(`${adminUrls.notifications}${internal}`)).json()) as {
+      const page = (await (
+        await fetch(`${adminUrls.notifications}${internal}`, {
+          headers: { authorization: `Bearer ${adminToken}` },
+        })
+      ).json()) as {
         items: { template: string; status: string }[];
       };
       return page.items[0]?.status === 'sent' ? page : undefined;

@@ -173,12 +173,48 @@ describe('Prometheus and Grafana in docker-compose.yml', () => {
     );
     for (const config of prometheus.scrape_configs) {
       expect(config.metrics_path).toBe('/metrics');
-      expect(config.authorization).toEqual({ type: 'Bearer', credentials: serviceEnv.ADMIN_TOKEN });
+      expect(config.authorization).toEqual({
+        type: 'Bearer',
+        credentials_file: '/run/hireflow-secrets/ADMIN_TOKEN',
+      });
     }
+    // The file the secrets one-shot writes, on the volume Prometheus and the services mount.
+    const svcOf = (name: string) => service(name) as ComposeService & { volumes?: string[] };
+    expect(mounted(svcOf('prometheus'), '/run/hireflow-secrets')).toBe('hireflow-secrets');
     // The admin listener is reachable inside the network: it binds every interface.
     expect(serviceEnv.ADMIN_HOST).toBe('0.0.0.0');
     const svc = service('prometheus') as ComposeService & { volumes?: string[] };
     expect(mounted(svc, '/etc/prometheus/prometheus.yml')).toBe('./deploy/compose/prometheus.yml');
+  });
+
+  it('API8: publishes no secret: the secrets one-shot generates them once into a volume, the services read them unless set, NODE_ENV is set', () => {
+    for (const name of ['ADMIN_TOKEN', 'UNSUBSCRIBE_SIGNING_KEY', 'APIKEY_EVENT_KEY']) {
+      expect(composeText).not.toMatch(new RegExp(`${name}:`));
+    }
+    expect(serviceEnv.NODE_ENV).toBe('development');
+    const secrets = service('secrets') as ComposeService & { volumes?: string[]; entrypoint?: string[] };
+    expect(secrets.entrypoint).toEqual(['/bin/sh', '/run/hireflow/secrets.sh']);
+    expect(mounted(secrets, '/run/hireflow/secrets.sh')).toBe('./deploy/compose/secrets.sh');
+    expect(mounted(secrets, '/run/hireflow-secrets')).toBe('hireflow-secrets');
+    const script = read('deploy/compose/secrets.sh');
+    const entry = read('deploy/compose/with-secrets.sh');
+    for (const name of ['ADMIN_TOKEN', 'UNSUBSCRIBE_SIGNING_KEY', 'APIKEY_EVENT_KEY']) {
+      expect(script).toContain(name);
+      expect(entry).toContain(name);
+    }
+    expect(script).toMatch(/randomBytes\(32\)/);
+    for (const name of APP_SERVICES) {
+      const svc = service(name) as ComposeService & {
+        volumes?: string[];
+        entrypoint?: string[];
+        command?: string[];
+        depends_on?: Record<string, { condition: string }>;
+      };
+      expect(svc.entrypoint, name).toEqual(['/bin/sh', '/run/hireflow/with-secrets.sh']);
+      expect(svc.command, name).toEqual(['hireflow', 'start']);
+      expect(mounted(svc, '/run/hireflow-secrets'), name).toBe('hireflow-secrets');
+      expect(svc.depends_on?.secrets?.condition, name).toBe('service_completed_successfully');
+    }
   });
 
   it('provisions Grafana with Prometheus and the Hireflow dashboard from files that exist', () => {

@@ -138,7 +138,7 @@ export interface paths {
         };
         /**
          * Stream a posting's status (Server-Sent Events)
-         * @description A `text/event-stream`: an `event: status` with the current status first, then one for every change; `data` is JSON `{ jobId, status, matchCount }` and `id` counts the events of this stream. A comment line (`: keep-alive`) every 15 s keeps proxies from closing it. The server ends a stream after its maximum life (10 min by default) with a `retry:` hint; reconnect after it (EventSource does by itself): the current status comes first again, so nothing is missed. An API key may hold a bounded number of streams open at once (429 TOO_MANY_STREAMS beyond).
+         * @description A `text/event-stream`: an `event: status` with the current status first, then one for every change; `data` is JSON `{ jobId, status, matchCount }` and `id` counts the events of this stream. A comment line (`: keep-alive`) every 15 s keeps proxies from closing it; the API key is checked again as often, and a stream whose key was revoked ends with an `event: revoked`. The server ends a stream after its maximum life (10 min by default) with a `retry:` hint; reconnect after it (EventSource does by itself): the current status comes first again, so nothing is missed. An API key may hold a bounded number of streams open at once (429 TOO_MANY_STREAMS beyond).
          */
         get: operations["streamJobEvents"];
         put?: never;

@@ -117,6 +117,28 @@ export class Messaging extends Construct {
   }
 
   /**
+   * Only a topic's producer publishes to it: a deny for every other principal,
+   * whatever an identity policy grants it (events are not credentials:
+   * docs/security.md, API10). Topics without a deployed producer are left as they are.
+   */
+  onlyProducersPublish(producerRole: (topic: TopicName) => iam.IRole | undefined): void {
+    for (const [name, topic] of this.topics) {
+      const role = producerRole(name);
+      if (!role) continue;
+      topic.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'OnlyTheProducerPublishes',
+          effect: iam.Effect.DENY,
+          principals: [new iam.AnyPrincipal()],
+          actions: ['sns:Publish'],
+          resources: [topic.topicArn],
+          conditions: { ArnNotEquals: { 'aws:PrincipalArn': role.roleArn } },
+        }),
+      );
+    }
+  }
+
+  /**
    * CloudWatch cannot use SNS's AWS-managed key, so the alert topic has a key
    * of its own whose policy lets CloudWatch encrypt for it.
    */

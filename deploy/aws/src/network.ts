@@ -4,13 +4,16 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 
+/** The VPC's range: the load balancer's addresses are in it, so the API tasks trust its X-Forwarded-For (TRUST_PROXY). */
+export const VPC_CIDR = '10.40.0.0/16';
+
 export class Network extends Construct {
   readonly vpc: ec2.Vpc;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
     this.vpc = new ec2.Vpc(this, 'Vpc', {
-      ipAddresses: ec2.IpAddresses.cidr('10.40.0.0/16'),
+      ipAddresses: ec2.IpAddresses.cidr(VPC_CIDR),
       maxAzs: 2,
       // One NAT gateway (~$35/month plus traffic): losing its zone stops
       // egress until it is back. Two double the price; see docs/deploy.md.

@@ -19,6 +19,8 @@ export class AppSecrets extends Construct {
   readonly adminToken: secretsmanager.Secret;
   /** UNSUBSCRIBE_SIGNING_KEY of notifications. */
   readonly unsubscribeSigningKey: secretsmanager.Secret;
+  /** APIKEY_EVENT_KEY of jobs (signs apikey.* events) and media (refuses unsigned ones); no other service's. */
+  readonly apiKeyEventKey: secretsmanager.Secret;
   /** SMTP_URL of notifications; named, so the operator can find and fill it. */
   readonly smtpUrl: secretsmanager.Secret;
 
@@ -30,6 +32,10 @@ export class AppSecrets extends Construct {
     });
     this.unsubscribeSigningKey = new secretsmanager.Secret(this, 'UnsubscribeSigningKey', {
       description: 'UNSUBSCRIBE_SIGNING_KEY of notifications (signs one-click unsubscribe links)',
+      generateSecretString: { ...URL_SAFE, passwordLength: 64 },
+    });
+    this.apiKeyEventKey = new secretsmanager.Secret(this, 'ApiKeyEventKey', {
+      description: 'APIKEY_EVENT_KEY of jobs and media (signs and checks the API-key events)',
       generateSecretString: { ...URL_SAFE, passwordLength: 64 },
     });
     this.smtpUrl = new secretsmanager.Secret(this, 'SmtpUrl', {

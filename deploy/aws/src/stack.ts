@@ -19,7 +19,7 @@ import { REPO_ROOT, type StackSettings } from './config.ts';
 import { DataStores } from './data-stores.ts';
 import { PublicEntry } from './load-balancer.ts';
 import { Messaging } from './messaging.ts';
-import { Network } from './network.ts';
+import { Network, VPC_CIDR } from './network.ts';
 import {
   capacityFor,
   connectionProblems,
@@ -105,6 +105,10 @@ export class HireflowStack extends Stack {
           ...this.#bucketEnvironment(service, t),
           // media makes variant URLs under it, jobs checks them.
           ...(service === 'media' || service === 'jobs' ? { MEDIA_PUBLIC_URL: publicUrl } : {}),
+          // Behind the load balancer every client would share its address: believe its X-Forwarded-For only.
+          ...(servicePlan.api ? { TRUST_PROXY: VPC_CIDR } : {}),
+          // The one-click unsubscribe links of emails point at the public entry, which routes them to notifications.
+          ...(service === 'notifications' ? { UNSUBSCRIBE_BASE_URL: publicUrl } : {}),
         },
         secrets: this.#secrets(service),
         adminPeer: this.network.internalPeer,
@@ -144,6 +148,11 @@ export class HireflowStack extends Stack {
         );
       }
     }
+
+    this.messaging.onlyProducersPublish((topic) => {
+      const producer = t.topics[topic]?.producer;
+      return producer ? this.deployments.get(producer)?.taskRole : undefined;
+    });
 
     new CfnOutput(this, 'PublicUrl', { value: publicUrl, description: 'The public API' });
     new CfnOutput(this, 'ClusterName', { value: this.cluster.clusterName });
@@ -219,6 +228,9 @@ export class HireflowStack extends Stack {
       REDIS_URL: fromSecretsManager(this.dataStores.redisUrl),
       ADMIN_TOKEN: fromSecretsManager(this.appSecrets.adminToken),
     };
+    if (service === 'jobs' || service === 'media') {
+      secrets.APIKEY_EVENT_KEY = fromSecretsManager(this.appSecrets.apiKeyEventKey);
+    }
     if (service === 'notifications') {
       secrets.SMTP_URL = fromSecretsManager(this.appSecrets.smtpUrl);
       secrets.UNSUBSCRIBE_SIGNING_KEY = fromSecretsManager(this.appSecrets.unsubscribeSigningKey);

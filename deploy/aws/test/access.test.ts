@@ -135,3 +135,29 @@ describe('resource policies', () => {
     }
   });
 });
+
+describe('API10: the topics', () => {
+  it("deny sns:Publish to every principal but the producer's task role", () => {
+    const access = serviceAccess(stack);
+    const policies = resourcesOfType(json, 'AWS::SNS::TopicPolicy');
+    const topics = [...stack.messaging.topics.entries()];
+    expect(topics.length).toBe(3);
+    for (const [name, topic] of topics) {
+      const topicId = stack.getLogicalId(topic.node.defaultChild as never);
+      const policy = policies.find(([, p]) =>
+        (p.Properties.Topics as unknown[]).some((ref) => referencedIds(ref).has(topicId)),
+      );
+      expect(policy, name).toBeDefined();
+      const deny = (
+        policy![1].Properties.PolicyDocument.Statement as {
+          Sid?: string;
+          Condition: { ArnNotEquals: Record<string, unknown> };
+        }[]
+      ).find((statement) => statement.Sid === 'OnlyTheProducerPublishes');
+      expect(deny, name).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sns:Publish' });
+      const producer = name.replace(/-events$/, '');
+      const roleId = access.find((a) => a.service === producer)!.roleId;
+      expect([...referencedIds(deny!.Condition.ArnNotEquals['aws:PrincipalArn'])]).toEqual([roleId]);
+    }
+  });
+});

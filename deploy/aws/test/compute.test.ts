@@ -74,6 +74,7 @@ function secretValues(service: string): Record<string, string> {
     ADMIN_TOKEN: 'a'.repeat(48),
     SMTP_URL: SMTP_URL_PLACEHOLDER,
     UNSUBSCRIBE_SIGNING_KEY: 'k'.repeat(64),
+    APIKEY_EVENT_KEY: 'e'.repeat(64),
   };
 }
 
@@ -132,7 +133,12 @@ describe('Fargate services', () => {
   it('hand the secrets over from Secrets Manager, each service its own database URL', () => {
     for (const { env, app } of deployed) {
       const names = app.Secrets.map((s) => s.Name).sort();
-      const extra = env.SERVICE === 'notifications' ? ['SMTP_URL', 'UNSUBSCRIBE_SIGNING_KEY'] : [];
+      const extra =
+        env.SERVICE === 'notifications'
+          ? ['SMTP_URL', 'UNSUBSCRIBE_SIGNING_KEY']
+          : ['jobs', 'media'].includes(String(env.SERVICE))
+            ? ['APIKEY_EVENT_KEY']
+            : [];
       expect(names).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL', ...extra].sort());
       for (const name of Object.keys(env)) expect(name).not.toMatch(/TOKEN|PASSWORD|SECRET|KEY$/);
       const url = resource(json, refOf(app.Secrets.find((s) => s.Name === 'DATABASE_URL')!.ValueFrom));
@@ -140,6 +146,18 @@ describe('Fargate services', () => {
       expect(composed).toContain(`/hireflow_${env.SERVICE}`);
       expect(composed).toContain('{{resolve:secretsmanager:');
     }
+  });
+
+  it('API2/API8: tell the API tasks to believe X-Forwarded-For from the VPC only (the load balancer), and notifications its public unsubscribe base', () => {
+    for (const { env } of deployed) {
+      const service = String(env.SERVICE);
+      expect(env.TRUST_PROXY, service).toBe(plans[service]!.api ? '10.40.0.0/16' : undefined);
+      expect(env.UNSUBSCRIBE_BASE_URL, service).toBe(
+        service === 'notifications' ? 'https://api.example.com' : undefined,
+      );
+    }
+    const vpc = resourcesOfType(json, 'AWS::EC2::VPC')[0]![1];
+    expect(vpc.Properties.CidrBlock).toBe('10.40.0.0/16');
   });
 
   it('tell media its bucket, and media and jobs the https public URL of the variants', () => {

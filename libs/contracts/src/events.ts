@@ -94,9 +94,21 @@ export const apikeyIssuedData = z.object({
   /** A one-way hash of the key (e.g. hex SHA-256): never the key itself. */
   keyHash: z.string().min(32).max(256),
   issuedAt: isoTime,
+  signature: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/)
+    .optional()
+    .describe(
+      "HMAC-SHA256 (base64url) of the other fields with the producer's APIKEY_EVENT_KEY (apikey-signature.ts): events are not credentials, a consumer that holds the key refuses an event without it.",
+    ),
 });
 
-export const apikeyRevokedData = z.object({ keyId: id, tenantId: id, revokedAt: isoTime });
+export const apikeyRevokedData = z.object({
+  keyId: id,
+  tenantId: id,
+  revokedAt: isoTime,
+  signature: apikeyIssuedData.shape.signature,
+});
 
 /** jobs disabled a tenant's webhook endpoint (410 Gone, or failing for the whole retry window). */
 export const webhookEndpointDisabledData = z.object({

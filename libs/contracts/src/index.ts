@@ -1,3 +1,4 @@
+export { apiKeyEventSigned, signApiKeyEvent } from './apikey-signature.ts';
 export { buildAsyncApi, messageAttributesSchema, renderAsyncApi } from './asyncapi.ts';
 export { compareEvents, KEEP_AFTER_SUNSET_DAYS, MIN_DEPRECATION_DAYS } from './compat/events.ts';
 export { compareOpenApi } from './compat/openapi.ts';

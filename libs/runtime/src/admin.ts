@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDeps } from './deps.ts';
 import { createHttpServer } from './http.ts';
@@ -16,13 +17,28 @@ const REALM = 'hireflow admin';
  * opening Bull Board). Not listening; `runService` binds it to ADMIN_HOST.
  */
 export function createAdminServer(
-  config: Pick<ServiceConfig, 'ADMIN_TOKEN'>,
+  config: Pick<ServiceConfig, 'ADMIN_TOKEN'> & Partial<Pick<ServiceConfig, 'ADMIN_ALLOWED_HOSTS'>>,
   deps: Pick<ServiceDeps, 'log'> & Partial<Pick<ServiceDeps, 'metrics' | 'queues'>>,
 ) {
   // Bull Board's page runs scripts: it keeps its own content security policy.
   const admin = createHttpServer({
     log: deps.log.child({ listener: 'admin' }),
     relaxedCsp: [BULL_BOARD_PATH],
+  });
+  // Before the token: a page in a developer's browser that rebinds its own
+  // name to 127.0.0.1 sends that name as Host, and is refused whatever else.
+  const allowed = hostAllowed(config.ADMIN_ALLOWED_HOSTS ?? '');
+  admin.addHook('onRequest', async (request, reply) => {
+    if (allowed(request.headers.host)) return;
+    return sendProblem(reply, {
+      ...problem(
+        403,
+        'HOST_NOT_ALLOWED',
+        'The admin port answers loopback names, IP addresses and ADMIN_ALLOWED_HOSTS only',
+        [{ field: 'host', message: 'is not a name this admin port answers' }],
+      ),
+      instance: request.url,
+    });
   });
   const token = config.ADMIN_TOKEN;
   if (token) {
@@ -50,6 +66,25 @@ export function createAdminServer(
     void admin.register(async (scope) => registerBullBoard(scope, { queues, readOnly: !config.ADMIN_TOKEN }));
   }
   return admin;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', 'localhost.']);
+
+/** Whether a Host header names this admin port: a loopback name, an IP address, or a configured name. */
+export function hostAllowed(configured: string): (host: string | undefined) => boolean {
+  const names = new Set(
+    configured
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  return (host) => {
+    if (!host) return false;
+    const name = host.startsWith('[')
+      ? host.slice(1, host.indexOf(']'))
+      : host.replace(/:\d+$/, '').toLowerCase();
+    return LOOPBACK_NAMES.has(name) || name.endsWith('.localhost') || isIP(name) !== 0 || names.has(name);
+  };
 }
 
 /** The token of `Authorization: Bearer <t>` or the password of `Basic base64(user:t)`. */

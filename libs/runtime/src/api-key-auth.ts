@@ -16,6 +16,16 @@ declare module 'fastify' {
     principal: ApiPrincipal | null;
     /** The principal's key's requests in the current rate-limit window, counted with the authentication. */
     requestCount: RequestCount | undefined;
+    /** The digest of the key the principal presented. */
+    credentialHash: string | undefined;
+  }
+  interface FastifyInstance {
+    /**
+     * Whether the request's key is still active, looked up afresh (no cache):
+     * long-lived answers (status streams) ask it as they go, so a revocation
+     * ends them. A lookup that fails says yes: an outage does not end streams.
+     */
+    recheckApiKey(request: FastifyRequest): Promise<boolean>;
   }
 }
 
@@ -58,6 +68,10 @@ class ExpiringCache<V> {
     return undefined;
   }
 
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
   set(key: string, value: V, ttlMs: number): void {
     this.#entries.delete(key);
     if (this.#entries.size >= this.#size) this.#entries.delete(this.#entries.keys().next().value!);
@@ -78,10 +92,13 @@ export function isPublicApiRoute(request: FastifyRequest): boolean {
 
 /**
  * `Authorization: Bearer <key>` on every public route; 401 problem+json
- * otherwise. Before any lookup, an address that sent too many failed
- * credentials lately gets 429 (docs/security.md, API2/API4). The key's
- * request is counted for the rate limit with it: a cached key costs one
- * Redis round trip in all, an uncached one two (the address, then the count).
+ * otherwise. Failed credentials are counted per client address and per
+ * presented credential (docs/security.md, API2/API4): beyond the limit, an
+ * address's requests that do not authenticate get 429, and a credential that
+ * failed too often is refused without a lookup; a valid key always passes,
+ * whatever its address did, and only its own rate limit applies. The key's
+ * request is counted for the rate limit: a cached key costs one Redis round
+ * trip, an uncached one two (the failures, then the count).
  */
 export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
   async (app: FastifyInstance, options: ApiKeyAuthOptions) => {
@@ -97,11 +114,6 @@ export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
       else unknown.set(hash, true, options.unknownTtlMs ?? 5000);
       return principal;
     };
-    const refuse = async (request: FastifyRequest, detail: string): Promise<never> => {
-      await options.limiter.recordFailure(request.ip);
-      throw unauthorized(detail);
-    };
-
     const tooManyFailures = (retryAfterSeconds: number) =>
       new HttpProblem(
         429,
@@ -112,6 +124,25 @@ export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
 
     app.decorateRequest('principal', null);
     app.decorateRequest('requestCount', undefined);
+    app.decorateRequest('credentialHash', undefined);
+    app.decorate('recheckApiKey', async (request: FastifyRequest): Promise<boolean> => {
+      const hash = request.credentialHash;
+      if (!hash || !request.principal) return false;
+      let principal: ApiPrincipal | null;
+      try {
+        principal = await options.lookup(hash);
+      } catch (error) {
+        request.log.warn({ err: error }, 'API key recheck failed: keeping the answer open');
+        return true;
+      }
+      if (principal?.keyId === request.principal.keyId) {
+        known.set(hash, principal, options.cacheTtlMs ?? 10_000);
+        return true;
+      }
+      // Revoked: this process stops accepting it at once, not when its cache entry ends.
+      known.delete(hash);
+      return false;
+    });
     app.addHook('onRequest', async (request) => {
       if (!isPublicApiRoute(request)) return;
       const header = request.headers.authorization;
@@ -119,21 +150,28 @@ export const apiKeyAuthPlugin = fp<ApiKeyAuthOptions>(
       const hash = match ? hashApiKey(match[1]!) : undefined;
       const cached = hash ? known.get(hash) : undefined;
       if (cached) {
-        // Known without a lookup: the address's block and the key's count in one round trip.
-        const admission = await options.limiter.admit(request.ip, cached.keyId);
-        if (admission.blocked) throw tooManyFailures(admission.retryAfterSeconds);
+        // Known without a lookup: only the key's own count, one round trip.
         request.principal = cached;
-        request.requestCount = admission.rate;
+        request.credentialHash = hash;
+        request.requestCount = await options.limiter.countRequest(cached.keyId);
         return;
       }
-      const { blocked, retryAfterSeconds } = await options.limiter.blocked(request.ip);
-      if (blocked) throw tooManyFailures(retryAfterSeconds);
-      if (!header)
-        return refuse(request, 'Authorization header is missing; send "Authorization: Bearer <api key>"');
-      if (!hash) return refuse(request, 'Authorization header must be "Bearer <api key>"');
-      const principal = await lookup(hash);
-      if (!principal) return refuse(request, 'The API key is unknown or revoked');
+      const standing = await options.limiter.standing(request.ip, hash);
+      const refuse = async (detail: string): Promise<never> => {
+        await options.limiter.recordFailure(request.ip, hash);
+        if (standing.addressLimited || standing.credentialLimited) {
+          throw tooManyFailures(standing.retryAfterSeconds);
+        }
+        throw unauthorized(detail);
+      };
+      if (!header) return refuse('Authorization header is missing; send "Authorization: Bearer <api key>"');
+      if (!hash) return refuse('Authorization header must be "Bearer <api key>"');
+      // A credential that failed too often is not looked up again; any other is,
+      // even from a limited address: a valid key is never locked out by its neighbours.
+      const principal = standing.credentialLimited ? null : await lookup(hash);
+      if (!principal) return refuse('The API key is unknown or revoked');
       request.principal = principal;
+      request.credentialHash = hash;
       request.requestCount = await options.limiter.countRequest(principal.keyId);
     });
   },

@@ -1,16 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from './logger.ts';
 
-// The front door's shared counters, in Redis so that every API process of a
-// service holds the same limits. A request with a cached key costs one round
-// trip (a Lua script: the address's failures and the key's count), and each
-// fails open while Redis is away: a limit that cannot be checked must
-// not take the API down with it (the outage is logged).
-
-const COUNT_FAILURE = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {n, redis.call('PTTL', KEYS[1])}`;
+// The front door's shared counters, in Redis so that every API process (and,
+// for the per-key rate limit, every service) holds the same limits. Each
+// request costs one round trip for its counts, and each fails open while
+// Redis is away: a limit that cannot be checked must not take the API down
+// with it (the outage is logged).
 
 /** A fail-fast connection for a limiter: no offline queue, short command timeout. */
 export function limiterConnection(redis: Redis): Redis {
@@ -24,22 +19,23 @@ export function limiterConnection(redis: Redis): Redis {
   return connection;
 }
 
-// The address's failures, read in one script (GET and PTTL in one round trip).
+// The failures of an address and of a presented credential (the second key is
+// optional: a missing or malformed credential has none), in one round trip.
 const READ_FAILURES = `
-return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
+local address = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+local credential = 0
+if #KEYS > 1 then credential = tonumber(redis.call('GET', KEYS[2]) or '0') end
+return {address, ttl, credential}`;
 
-// A request with a key known without a lookup: the address's failures and the
-// key's request count (fixed window: INCR, expiry set by the first) in one round trip.
-const ADMIT = `
-local failures = tonumber(redis.call('GET', KEYS[1]) or '0')
-if failures >= tonumber(ARGV[1]) then return {1, redis.call('PTTL', KEYS[1]), 0} end
-if ARGV[2] == '0' then return {0, 0, 0} end
-local count = redis.call('INCR', KEYS[2])
-local ttl = redis.call('PTTL', KEYS[2])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[2]); ttl = tonumber(ARGV[2]) end
-return {0, ttl, count}`;
+// One failure more for each key given; the first failure of a window sets its expiry.
+const COUNT_FAILURE = `
+for _, key in ipairs(KEYS) do
+  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+end
+return 1`;
 
-// The key's request count alone, after a lookup.
+// A key's request count (fixed window: INCR, expiry set by the first).
 const COUNT_REQUEST = `
 local count = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
@@ -52,20 +48,24 @@ export interface RequestCount {
   resetMs: number;
 }
 
+/** What the failed-credentials counters say of a request that did not authenticate yet. */
+export interface FailureStanding {
+  /** The address sent too many failed credentials lately: it gets no 401, only 429, until its window ends. */
+  addressLimited: boolean;
+  /** This very credential failed too often lately: refused without a lookup. */
+  credentialLimited: boolean;
+  retryAfterSeconds: number;
+}
+
 export interface FailedAuthLimiter {
-  /** Whether this address failed too often lately; checked before any credential is looked up. */
-  blocked(address: string): Promise<{ blocked: boolean; retryAfterSeconds: number }>;
-  /** Counts a request from this address with missing, malformed or unknown credentials. */
-  recordFailure(address: string): Promise<void>;
   /**
-   * For a key known without a lookup (cached): `blocked` for the address and
-   * the key's request count (when a rate limit is set), in one round trip.
+   * The standing of an address and of the credential it presents (a digest,
+   * absent when none or a malformed one was sent); read before any lookup.
    */
-  admit(
-    address: string,
-    keyId: string,
-  ): Promise<{ blocked: true; retryAfterSeconds: number } | { blocked: false; rate?: RequestCount }>;
-  /** The key's request count (after a lookup); undefined without a rate limit or with Redis away. */
+  standing(address: string, credential?: string): Promise<FailureStanding>;
+  /** Counts a request with missing, malformed or unknown credentials, for its address and its credential. */
+  recordFailure(address: string, credential?: string): Promise<void>;
+  /** The key's request count; undefined without a rate limit or with Redis away. */
   countRequest(keyId: string): Promise<RequestCount | undefined>;
 }
 
@@ -82,50 +82,51 @@ function integers(reply: unknown, length: number): number[] {
 }
 
 /**
- * At most `max` requests with failed credentials per address per window:
- * beyond, the address gets 429 before its credentials cost a lookup. A
- * client with a valid key is never counted.
+ * At most `max` requests with failed credentials per address, and per
+ * presented credential, per window. Beyond, those requests get 429 instead
+ * of 401; a valid key is never counted and never refused here, whatever its
+ * address did (docs/security.md, API2): only its own rate limit applies.
  */
 export function failedAuthLimiter(options: {
   redis: Redis;
   prefix: string;
   max: number;
   windowMs: number;
-  /** The per-key request limit's window, counted here too (one round trip per request); 0 or absent: none. */
+  /** The per-key request limit's window; 0 or absent: none. */
   rateWindowMs?: number;
+  /**
+   * Prefix of the per-key request counts: the same in every service, so one
+   * key has one window across jobs and media (default `${prefix}:rate-limit`).
+   */
+  ratePrefix?: string;
   log: Logger;
 }): FailedAuthLimiter {
-  const keyOf = (address: string) => `${options.prefix}:failed-auth:${address}`;
-  const rateKeyOf = (keyId: string) => `${options.prefix}:rate-limit:${keyId}`;
+  const addressKey = (address: string) => `${options.prefix}:failed-auth:${address}`;
+  const credentialKey = (credential: string) => `${options.prefix}:failed-credential:${credential}`;
+  const keysOf = (address: string, credential?: string) =>
+    credential ? [addressKey(address), credentialKey(credential)] : [addressKey(address)];
+  const rateKeyOf = (keyId: string) => `${options.ratePrefix ?? `${options.prefix}:rate-limit`}:${keyId}`;
   const rateWindowMs = options.rateWindowMs ?? 0;
   const failOpen = (error: unknown) => {
     options.log.warn({ err: error }, 'failed-auth limiter unavailable: not limiting');
   };
   const retryAfter = (ttl: number) => Math.max(1, Math.ceil(Math.max(ttl, 0) / 1000));
   return {
-    async blocked(address) {
+    async standing(address, credential) {
       try {
-        const [count, ttl] = integers(await options.redis.eval(READ_FAILURES, 1, keyOf(address)), 2) as [
-          number,
-          number,
-        ];
-        return { blocked: count >= options.max, retryAfterSeconds: retryAfter(ttl) };
-      } catch (error) {
-        failOpen(error);
-        return { blocked: false, retryAfterSeconds: 0 };
-      }
-    },
-    async admit(address, keyId) {
-      try {
-        const [blocked, ttl, count] = integers(
-          await options.redis.eval(ADMIT, 2, keyOf(address), rateKeyOf(keyId), options.max, rateWindowMs),
+        const keys = keysOf(address, credential);
+        const [addressCount, ttl, credentialCount] = integers(
+          await options.redis.eval(READ_FAILURES, keys.length, ...keys),
           3,
         ) as [number, number, number];
-        if (blocked === 1) return { blocked: true, retryAfterSeconds: retryAfter(ttl) };
-        return rateWindowMs > 0 ? { blocked: false, rate: { count, resetMs: ttl } } : { blocked: false };
+        return {
+          addressLimited: addressCount >= options.max,
+          credentialLimited: credentialCount >= options.max,
+          retryAfterSeconds: retryAfter(ttl),
+        };
       } catch (error) {
         failOpen(error);
-        return { blocked: false };
+        return { addressLimited: false, credentialLimited: false, retryAfterSeconds: 0 };
       }
     },
     async countRequest(keyId) {
@@ -141,8 +142,9 @@ export function failedAuthLimiter(options: {
         return undefined;
       }
     },
-    async recordFailure(address) {
-      await options.redis.eval(COUNT_FAILURE, 1, keyOf(address), options.windowMs).catch(failOpen);
+    async recordFailure(address, credential) {
+      const keys = keysOf(address, credential);
+      await options.redis.eval(COUNT_FAILURE, keys.length, ...keys, options.windowMs).catch(failOpen);
     },
   };
 }

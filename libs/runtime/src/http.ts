@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from './logger.ts';
@@ -16,6 +17,27 @@ export interface HttpServerOptions {
   trustProxy?: boolean | string[] | ((address: string, hop: number) => boolean);
   /** Paths whose pages keep their own content security policy (the API docs). */
   relaxedCsp?: string[];
+}
+
+/**
+ * What Node finds wrong before a request exists (headers too large, a
+ * request too slow, a malformed request line), answered as problem+json
+ * like every other error, on the raw socket, which is then closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'HEADERS_TOO_LARGE', 'The request headers are larger than the server accepts (16 KiB)']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'REQUEST_TIMEOUT', 'The request took too long to arrive']
+        : [400, 'BAD_REQUEST', 'The request is not valid HTTP'];
+  const body = JSON.stringify(problem(status, code, detail));
+  if (socket.writable) {
+    const head = `HTTP/1.1 ${status} ${problem(status, code).title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n`;
+    socket.write(head + body);
+  }
+  socket.destroy(error);
 }
 
 /**
@@ -44,6 +66,7 @@ export function createHttpServer(options: HttpServerOptions) {
     requestTimeout: requestTimeoutMs,
     connectionTimeout: Math.max(10_000, requestTimeoutMs),
     trustProxy: options.trustProxy ?? false,
+    clientErrorHandler: answerClientError,
     // Errors Fastify finds before routing (a URL it cannot decode) answer problem+json too.
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, {

@@ -48,7 +48,7 @@ export {
 export type { Problem } from './problem.ts';
 export { HttpProblem, problem, registerProblemHandlers, sendProblem } from './problem.ts';
 export type { PublicApiConfig, PublicApiOptions } from './public-api.ts';
-export { publicApiConfigSchema, registerPublicApi } from './public-api.ts';
+export { PUBLIC_API_SECRETS, publicApiConfigSchema, registerPublicApi } from './public-api.ts';
 export { readinessChecks } from './readiness.ts';
 export { closeRedis } from './redis.ts';
 export type { ServiceConfig } from './service-config.ts';

@@ -16,6 +16,13 @@ export const publicApiConfigSchema = z.object({
     1_000_000,
   ),
   RATE_LIMIT_WINDOW_MS: positiveInt('Rate limit window.', 60_000, 3_600_000),
+  RATE_LIMIT_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9:_-]+$/, 'must contain only lowercase letters, digits, ":", "_" and "-"')
+    .default('hf:rate-limit')
+    .describe(
+      'Redis prefix of the per-key request counts: the same in every service with a public API, so one key has one window across jobs and media (one Redis key per API key).',
+    ),
   LOAD_SHED_EVENT_LOOP_DELAY_MS: positiveInt(
     'Event loop delay above which requests are shed with 503 + Retry-After.',
     1000,
@@ -27,7 +34,20 @@ export const publicApiConfigSchema = z.object({
     100_000,
   ),
   FAILED_AUTH_WINDOW_MS: positiveInt('Window of the failed-credentials limit.', 60_000, 3_600_000),
+  APIKEY_EVENT_KEY: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .max(512, 'must be at most 512 characters')
+    .optional()
+    .describe(
+      'Secret of jobs and media only: jobs signs apikey.* events with it, media refuses those without its signature. Required in production.',
+    ),
 });
+
+/** What NODE_ENV=production requires of a service with a public API (parseServiceConfig's requiredInProduction). */
+export const PUBLIC_API_SECRETS = {
+  APIKEY_EVENT_KEY: 'it signs the API-key events, so that no other publisher can announce a key',
+} as const;
 
 export type PublicApiConfig = z.output<typeof publicApiConfigSchema>;
 
@@ -49,9 +69,9 @@ export interface PublicApiOptions {
  * What every public API shares, in order: load shedding (503 with
  * Retry-After when the event loop lags), API-key authentication of /v1
  * routes (401 problem+json) behind a per-address limit on failed
- * credentials (429 before any lookup), and a per-key rate limit in Redis
- * (429 with Retry-After; a fixed window counted in the same round trip as the
- * address check). Returns the limiters' connection, for other
+ * credentials (429, never for a valid key), and a per-key rate limit in Redis
+ * (429 with Retry-After; a fixed window under RATE_LIMIT_PREFIX, so one key
+ * has one window across every service). Returns the limiters' connection, for other
  * cross-process limits of the service (SSE streams). The limiter fails open on its own fail-fast connection: with
  * Redis away, requests go on unlimited rather than hang (docs/decisions.md).
  */
@@ -77,6 +97,7 @@ export async function registerPublicApi(
       max: config.FAILED_AUTH_MAX,
       windowMs: config.FAILED_AUTH_WINDOW_MS,
       rateWindowMs: config.RATE_LIMIT_WINDOW_MS,
+      ratePrefix: config.RATE_LIMIT_PREFIX,
       log: options.log,
     }),
   });

@@ -12,6 +12,9 @@ import { adminPortFor, type ServiceName, servicePort } from '@hireflow/contracts
 import { z } from 'zod';
 import { awsConfigSchema } from './aws.ts';
 
+/** docker-compose's admin token of earlier versions, published in this repository: refused everywhere. */
+export const PUBLISHED_ADMIN_TOKEN = 'hireflow-development-admin-token';
+
 /** The variables every service reads; a service's config.ts extends it with its own. PORT defaults to the service's port in libs/contracts. */
 export function serviceConfigSchema(service: ServiceName) {
   return z.object({
@@ -76,10 +79,21 @@ export function serviceConfigSchema(service: ServiceName) {
       .max(65535, 'must be between 0 and 65535')
       .optional()
       .describe('Admin port; default PORT + 1000 (0 when PORT is 0: a free one).'),
+    ADMIN_ALLOWED_HOSTS: z
+      .string()
+      .regex(/^([a-z0-9.-]+(,[a-z0-9.-]+)*)?$/i, 'must be host names separated by commas')
+      .default('')
+      .describe(
+        'Host names the admin port answers besides loopback names and IP addresses (a web page cannot reach it by DNS rebinding); comma-separated.',
+      ),
     ADMIN_TOKEN: z
       .string()
       .min(16, 'must be at least 16 characters')
       .max(512, 'must be at most 512 characters')
+      .refine(
+        (value) => value !== PUBLISHED_ADMIN_TOKEN,
+        'is the published development token: generate your own',
+      )
       .optional()
       .describe(
         'When set, every admin request needs it, as a Bearer token or as the password of HTTP Basic auth.',
@@ -129,6 +143,8 @@ export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSche
   options: {
     /** URL variables that must be https:// with NODE_ENV=production (links handed to the public). */
     httpsInProduction?: (keyof z.output<S> & string)[];
+    /** Secrets with no default that NODE_ENV=production refuses to start without, each with what it guards. */
+    requiredInProduction?: Partial<Record<keyof z.output<S> & string, string>>;
   } = {},
 ): z.output<S> {
   const config = parseConfig(schema, env);
@@ -136,6 +152,27 @@ export function parseServiceConfig<S extends ReturnType<typeof serviceConfigSche
   if (!config.ADMIN_TOKEN) {
     throw new ConfigError([
       { variable: 'ADMIN_TOKEN', message: 'is required when NODE_ENV=production (it guards the admin port)' },
+    ]);
+  }
+  const values = config as Record<string, unknown>;
+  const missing = Object.entries(options.requiredInProduction ?? {}).filter(
+    ([variable]) => values[variable] === undefined || values[variable] === '',
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(
+      missing.map(([variable, guards]) => ({
+        variable,
+        message: `is required when NODE_ENV=production (${guards})`,
+      })),
+    );
+  }
+  if (config.TRUST_PROXY === 'true' || /^\d+$/.test(config.TRUST_PROXY)) {
+    throw new ConfigError([
+      {
+        variable: 'TRUST_PROXY',
+        message:
+          "must name the proxies' addresses or CIDRs when NODE_ENV=production (true or a hop count believes a client's own X-Forwarded-For)",
+      },
     ]);
   }
   const plain = (options.httpsInProduction ?? []).filter(

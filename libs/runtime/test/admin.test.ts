@@ -68,6 +68,53 @@ describe('the admin listener', () => {
   });
 });
 
+describe('API8 security misconfiguration: the admin port and the Host header', () => {
+  it('answers loopback names, IP addresses and ADMIN_ALLOWED_HOSTS only (no DNS rebinding), token or not', async () => {
+    for (const config of [{}, { ADMIN_TOKEN: TOKEN }]) {
+      const admin = createAdminServer(
+        { ...config, ADMIN_ALLOWED_HOSTS: 'jobs,prometheus.internal' },
+        { log },
+      );
+      admin.get('/internal/ping', async () => ({ pong: true }));
+      const auth = config.ADMIN_TOKEN ? { authorization: `Bearer ${TOKEN}` } : {};
+      try {
+        for (const host of [
+          'localhost:4001',
+          '127.0.0.1:4001',
+          '[::1]:4001',
+          '10.40.3.7:4001',
+          'jobs:4001',
+          'Prometheus.Internal',
+        ]) {
+          const res = await admin.inject({
+            method: 'GET',
+            url: '/internal/ping',
+            headers: { ...auth, host },
+          });
+          expect(res.statusCode, host).toBe(200);
+        }
+        for (const host of [
+          'evil.example:4001',
+          'attacker.test',
+          'jobs.evil.example',
+          '127.0.0.1.nip.io:4001',
+        ]) {
+          const res = await admin.inject({
+            method: 'GET',
+            url: '/internal/ping',
+            headers: { ...auth, host },
+          });
+          expect(res.statusCode, host).toBe(403);
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(res.json()).toMatchObject({ code: 'HOST_NOT_ALLOWED', errors: [{ field: 'host' }] });
+        }
+      } finally {
+        await admin.close();
+      }
+    }
+  });
+});
+
 describe('admin configuration', () => {
   const schema = serviceConfigSchema('media');
 
@@ -94,6 +141,27 @@ describe('admin configuration', () => {
     const https = { ...production, PUBLIC_LINK: 'https://api.example.test' };
     expect(parseServiceConfig(withLink, https, options).PUBLIC_LINK).toBe('https://api.example.test');
     expect(parseServiceConfig(withLink, {}, options).PUBLIC_LINK).toBe('http://127.0.0.1:3000');
+  });
+
+  it('API8: refuses, with NODE_ENV=production, TRUST_PROXY=true or a hop count (a client could pick its own address); CIDRs pass', () => {
+    const production = { NODE_ENV: 'production', ADMIN_TOKEN: TOKEN };
+    for (const value of ['true', '1', '2']) {
+      expect(() => parseServiceConfig(schema, { ...production, TRUST_PROXY: value }), value).toThrow(
+        /TRUST_PROXY: must name the proxies' addresses or CIDRs when NODE_ENV=production/,
+      );
+    }
+    for (const value of ['false', '10.0.0.0/16', '10.0.0.0/24,10.0.1.0/24']) {
+      expect(parseServiceConfig(schema, { ...production, TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+    }
+    expect(parseServiceConfig(schema, { TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('true');
+  });
+
+  it('API8: refuses the admin token docker-compose used to publish, in production or not', () => {
+    for (const NODE_ENV of ['production', 'development']) {
+      expect(() =>
+        parseServiceConfig(schema, { NODE_ENV, ADMIN_TOKEN: 'hireflow-development-admin-token' }),
+      ).toThrow(/ADMIN_TOKEN: is the published development token/);
+    }
   });
 
   it('refuses a token too short to guard anything', () => {

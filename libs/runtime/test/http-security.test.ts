@@ -53,6 +53,22 @@ describe('API8 security misconfiguration: headers on every response', () => {
   });
 });
 
+describe('API8 security misconfiguration: errors before a request exists', () => {
+  it('answers headers larger than Node accepts with 431 problem+json, not plain JSON', async () => {
+    const app = server();
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/thing`, { headers: { 'x-big': 'a'.repeat(20_000) } });
+      expect(res.status).toBe(431);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(await res.json()).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('API4 unrestricted resource consumption: slow clients', () => {
   it('cuts a request whose body trickles in past the request timeout', async () => {
     const app = server({ requestTimeoutMs: 1000 });
@@ -72,7 +88,9 @@ describe('API4 unrestricted resource consumption: slow clients', () => {
       // The client never sends the other 99 bytes.
       const elapsed = await closed;
       expect(elapsed).toBeLessThan(5000);
-      expect(Buffer.concat(received).toString()).toMatch(/^HTTP\/1\.1 408/);
+      const answer = Buffer.concat(received).toString();
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(answer).toMatch(/content-type: application\/problem\+json/);
     } finally {
       await app.close();
     }

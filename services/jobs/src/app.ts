@@ -57,6 +57,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
       log: deps.log,
     }),
     maxStreamMs: config.SSE_MAX_STREAM_MS,
+    keepAliveMs: config.SSE_KEEP_ALIVE_MS,
     autoCloseAfterMs: config.JOB_AUTO_CLOSE_AFTER_MS,
   });
   await app.register(candidateRoutes, { orm: deps.orm });
@@ -97,6 +98,7 @@ export function describeApi(): Promise<OpenApiDocument> {
       feed: notServed('feed'),
       streamSlots: notServed('streamSlots'),
       maxStreamMs: 0,
+      keepAliveMs: 0,
       autoCloseAfterMs: 0,
     });
     await app.register(candidateRoutes, { orm: notServed('orm') });

@@ -1,6 +1,11 @@
 import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
-import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
+import {
+  PUBLIC_API_SECRETS,
+  parseServiceConfig,
+  publicApiConfigSchema,
+  serviceConfigSchema,
+} from '@hireflow/runtime';
 import { z } from 'zod';
 import { refuseLocalWebhooksInProduction, webhookConfigSchema } from './modules/webhooks/config.ts';
 
@@ -23,6 +28,11 @@ export const configSchema = serviceConfigSchema('jobs').extend({
     600_000,
     86_400_000,
   ),
+  SSE_KEEP_ALIVE_MS: positiveInt(
+    "A status stream's keep-alive comment, and the recheck of its API key, this often: a revoked key's stream ends within it.",
+    15_000,
+    60_000,
+  ),
   MEDIA_PUBLIC_URL: publicBaseUrl(
     `http://127.0.0.1:${servicePort('media')}`,
     "The media service's public base: logos and photos from media.processed.v1 must have URLs under it (https in production).",
@@ -40,6 +50,9 @@ export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
   return refuseLocalWebhooksInProduction(
-    parseServiceConfig(configSchema, env, { httpsInProduction: ['MEDIA_PUBLIC_URL'] }),
+    parseServiceConfig(configSchema, env, {
+      httpsInProduction: ['MEDIA_PUBLIC_URL'],
+      requiredInProduction: PUBLIC_API_SECRETS,
+    }),
   );
 }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { type AnyEvent, parseEvent } from '@hireflow/contracts';
+import { type AnyEvent, apiKeyEventSigned, parseEvent } from '@hireflow/contracts';
 import { idFromKey } from '@hireflow/idempotency';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../src/modules/tenants/api-keys.ts';
@@ -12,9 +12,12 @@ import { type JobsHarness, startJobsHarness } from './harness.ts';
 const run = promisify(execFile);
 const cli = join(resolve(import.meta.dirname, '..'), 'src/cli/main.ts');
 
+// jobs signs every API-key event with it: media, holding it too, refuses unsigned ones (API10).
+const EVENT_KEY = 'test-apikey-event-key-of-jobs-announce-0123456789';
+
 let h: JobsHarness;
 beforeAll(async () => {
-  h = await startJobsHarness('jobs-announce');
+  h = await startJobsHarness('jobs-announce', { APIKEY_EVENT_KEY: EVENT_KEY });
 });
 afterAll(async () => {
   await h?.close();
@@ -55,6 +58,9 @@ describe('pnpm cli api-key announce', () => {
     const events = first.map((row) => parseEvent(row.payload));
     const issued = events.find((e) => e.type === 'apikey.issued.v1');
     const revoked = events.find((e) => e.type === 'apikey.revoked.v1');
+    expect(issued && apiKeyEventSigned(EVENT_KEY, issued)).toBe(true);
+    expect(revoked && apiKeyEventSigned(EVENT_KEY, revoked)).toBe(true);
+    expect(issued && apiKeyEventSigned(`${EVENT_KEY}x`, issued)).toBe(false);
     expect(issued).toMatchObject({
       id: ids[0],
       subject: a.keyId,

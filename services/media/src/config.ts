@@ -1,6 +1,11 @@
 import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
-import { parseServiceConfig, publicApiConfigSchema, serviceConfigSchema } from '@hireflow/runtime';
+import {
+  PUBLIC_API_SECRETS,
+  parseServiceConfig,
+  publicApiConfigSchema,
+  serviceConfigSchema,
+} from '@hireflow/runtime';
 import { z } from 'zod';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './modules/images/index.ts';
 
@@ -67,7 +72,10 @@ export const configSchema = serviceConfigSchema('media').extend({
 export type Config = z.output<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  return parseServiceConfig(configSchema, env, { httpsInProduction: ['MEDIA_PUBLIC_URL'] });
+  return parseServiceConfig(configSchema, env, {
+    httpsInProduction: ['MEDIA_PUBLIC_URL'],
+    requiredInProduction: PUBLIC_API_SECRETS,
+  });
 }
 
 /** The image limits the route and the worker share. */

@@ -52,7 +52,7 @@ export async function startWorker(
     backoff,
   });
   const inbox = await startInbox(deps, {
-    handlers: apiKeyHandlers(deps.orm),
+    handlers: apiKeyHandlers(deps.orm, { eventKey: config.APIKEY_EVENT_KEY }),
     consumer: hooks.onMessage ? { onMessage: hooks.onMessage } : {},
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
     housekeeping: [

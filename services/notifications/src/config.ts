@@ -1,11 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigError, positiveInt, smtpUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 
 const HOUR = 3_600_000;
-/** Only for development and tests: production refuses it. */
-const DEVELOPMENT_SIGNING_KEY = 'hireflow-development-unsubscribe-signing-key';
+/**
+ * The default of earlier versions, published in this repository: anyone could
+ * seal a token with it, so it is refused everywhere (docs/security.md, API8).
+ */
+export const PUBLISHED_SIGNING_KEY = 'hireflow-development-unsubscribe-signing-key';
 
 /** Every variable the notifications service reads, described; parsed once at start. */
 export const configSchema = serviceConfigSchema('notifications').extend({
@@ -101,14 +105,17 @@ export const configSchema = serviceConfigSchema('notifications').extend({
   UNSUBSCRIBE_SIGNING_KEY: z
     .string()
     .min(32, 'must be at least 32 characters')
-    .default(DEVELOPMENT_SIGNING_KEY)
+    .refine((value) => value !== PUBLISHED_SIGNING_KEY, 'is the published development key: generate your own')
+    .optional()
     .describe(
-      'Secret that seals the one-click unsubscribe links (nobody can unsubscribe someone else); required in production.',
+      'Secret that seals the one-click unsubscribe links (nobody can unsubscribe someone else); required in production (pnpm start generates one per state directory). Unset elsewhere: a random key per process, so links made by one process fail in another.',
     ),
   UNSUBSCRIBE_BASE_URL: z
     .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
     .default(`http://127.0.0.1:${servicePort('notifications')}`)
-    .describe("Public base URL of the notifications service port, where emails' unsubscribe links point."),
+    .describe(
+      "Public base URL of the notifications service port, where emails' unsubscribe links point; https and not loopback in production.",
+    ),
   WELCOME_EMAILS_PER_ADDRESS_PER_DAY: positiveInt(
     'Welcome emails one address gets in 24 h, whatever the tenants registering it.',
     1,
@@ -121,7 +128,11 @@ export const configSchema = serviceConfigSchema('notifications').extend({
   ),
 });
 
-export type Config = z.output<typeof configSchema>;
+export type Config = Omit<z.output<typeof configSchema>, 'UNSUBSCRIBE_SIGNING_KEY'> & {
+  UNSUBSCRIBE_SIGNING_KEY: string;
+};
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0|\[::\])$/i;
 
 /** What an email send still running at shutdown may take beyond SMTP_TIMEOUT_MS: recording it. */
 export const SEND_RECORD_GRACE_MS = 5000;
@@ -129,15 +140,23 @@ export const SEND_RECORD_GRACE_MS = 5000;
 const OTHER_SHUTDOWN_STEPS_MS = 5000;
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const config = parseServiceConfig(configSchema, env);
-  if (config.NODE_ENV === 'production' && config.UNSUBSCRIBE_SIGNING_KEY === DEVELOPMENT_SIGNING_KEY) {
+  const parsed = parseServiceConfig(configSchema, env, {
+    httpsInProduction: ['UNSUBSCRIBE_BASE_URL'],
+    requiredInProduction: { UNSUBSCRIBE_SIGNING_KEY: 'it seals unsubscribe links' },
+  });
+  if (parsed.NODE_ENV === 'production' && LOOPBACK.test(new URL(parsed.UNSUBSCRIBE_BASE_URL).hostname)) {
     throw new ConfigError([
       {
-        variable: 'UNSUBSCRIBE_SIGNING_KEY',
-        message: 'is required when NODE_ENV=production (it seals unsubscribe links)',
+        variable: 'UNSUBSCRIBE_BASE_URL',
+        message:
+          'must be a public URL when NODE_ENV=production (it goes into every email), not a loopback one',
       },
     ]);
   }
+  const config: Config = {
+    ...parsed,
+    UNSUBSCRIBE_SIGNING_KEY: parsed.UNSUBSCRIBE_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
+  };
   // A graceful stop waits for running sends to end (each bounded by
   // SMTP_TIMEOUT_MS) and be recorded before the database closes: a budget
   // that cannot hold them would abandon an accepted email unrecorded, to be

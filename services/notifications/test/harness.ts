@@ -33,6 +33,8 @@ export { type CaughtEmail, type SmtpCatcher, startSmtpCatcher } from '@hireflow/
  */
 const TEST_ENV = {
   LOG_LEVEL: 'silent',
+  // One key for every process of a test (a worker it spawns reads the same links).
+  UNSUBSCRIBE_SIGNING_KEY: 'test-unsubscribe-signing-key-0123456789abcdef',
   ROLE: 'all',
   DEPENDENCY_WAIT_BASE_MS: '1000',
   DEPENDENCY_WAIT_CAP_MS: '1000',

@@ -76,9 +76,12 @@ export class ServiceSignal {
   }
 }
 
-async function scrape(url: string): Promise<Sample[]> {
+async function scrape(url: string, adminToken: string | undefined): Promise<Sample[]> {
   try {
-    const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${url}/metrics`, {
+      signal: AbortSignal.timeout(2000),
+      headers: adminToken ? { authorization: `Bearer ${adminToken}` } : {},
+    });
     return res.ok ? parseMetrics(await res.text()) : [];
   } catch {
     return []; // a process starting or stopping: the others still tell
@@ -97,6 +100,8 @@ export function startAutoscaler(options: {
   pools: WorkerPool[];
   /** Each service's API process admin listener (it may be the one sampling). */
   apiAdmin: Record<string, string>;
+  /** The admin ports' token (pnpm start generates one). */
+  adminToken?: string | undefined;
   policies: Record<string, WorkerScalingPolicy>;
   intervalMs: number;
   recordTo: string;
@@ -111,7 +116,9 @@ export function startAutoscaler(options: {
 
   const roundFor = async (pool: WorkerPool) => {
     const urls = [options.apiAdmin[pool.service]!, ...pool.adminUrls()];
-    const seen = signals.get(pool.service)!.read(await Promise.all(urls.map(scrape)));
+    const seen = signals
+      .get(pool.service)!
+      .read(await Promise.all(urls.map((url) => scrape(url, options.adminToken))));
     const state = { ...states.get(pool.service)!, workers: pool.size };
     const decision = decideWorkers(
       options.policies[pool.service]!,

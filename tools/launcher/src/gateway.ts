@@ -2,7 +2,11 @@
 // sends each request to the service that answers its path (the routing
 // table of the AWS load balancer, libs/contracts/src/public-routes.ts). It
 // streams bodies both ways as they come (uploads, Server-Sent Events) and
-// adds nothing: no header, no retry, no cache.
+// adds nothing but the client's address to X-Forwarded-For, as the load
+// balancer does (the services trust it from loopback: TRUST_PROXY): no
+// other header, no retry, no cache. A client that trickles its headers is
+// cut off after HEADERS_TIMEOUT_MS, one that trickles its request after the
+// services' own request timeout.
 import { Agent, createServer, type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type PublicService, routeOf } from '@hireflow/contracts';
@@ -55,47 +59,74 @@ function sendProblem(res: ServerResponse, status: number, code: string, detail: 
   res.end(body);
 }
 
+/** Longest a client may take to send its request headers (Node's default is a minute). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Longest a client may take to send its whole request: the services' HTTP_REQUEST_TIMEOUT_MS default. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The request's headers for the service: hop-by-hop ones dropped, the client's address appended to X-Forwarded-For. */
+function forwarded(req: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string | undefined } }) {
+  const headers = endToEnd(req.headers);
+  const client = req.socket.remoteAddress;
+  if (!client) return headers;
+  const before = headers['x-forwarded-for'];
+  const chain = Array.isArray(before) ? before.join(', ') : before;
+  return { ...headers, 'x-forwarded-for': chain ? `${chain}, ${client}` : client };
+}
+
 /** Starts the gateway on 127.0.0.1:`port` (0: a free one). */
-export async function startGateway(options: { port: number; host?: string }): Promise<Gateway> {
+export async function startGateway(options: {
+  port: number;
+  host?: string;
+  headersTimeoutMs?: number;
+}): Promise<Gateway> {
   const targets: Partial<Record<PublicService, URL>> = {};
   const agent = new Agent({ keepAlive: true });
-  const server = createServer((req, res) => {
-    const path = req.url ?? '/';
-    const service = routeOf(path);
-    if (!service) {
-      sendProblem(res, 404, 'NOT_FOUND', `No public route for ${req.method} ${path.split('?', 1)[0]}`);
-      return;
-    }
-    const target = targets[service];
-    if (!target) {
-      sendProblem(res, 503, 'STARTING', `${service} is not listening yet`);
-      return;
-    }
-    const upstream = request(
-      {
-        agent,
-        hostname: target.hostname,
-        port: target.port,
-        method: req.method,
-        path,
-        headers: endToEnd(req.headers),
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-        answer.pipe(res);
-        answer.once('error', () => res.destroy());
-      },
-    );
-    upstream.once('error', (error) => {
-      if (res.headersSent) res.destroy();
-      else sendProblem(res, 502, 'BAD_GATEWAY', `${service} did not answer (${error.message})`);
-    });
-    // A client that leaves (a closed status stream, an aborted upload) closes the upstream request too.
-    res.once('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    req.pipe(upstream);
-  });
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      // Node checks those deadlines only this often (30 s by default).
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      const path = req.url ?? '/';
+      const service = routeOf(path);
+      if (!service) {
+        sendProblem(res, 404, 'NOT_FOUND', `No public route for ${req.method} ${path.split('?', 1)[0]}`);
+        return;
+      }
+      const target = targets[service];
+      if (!target) {
+        sendProblem(res, 503, 'STARTING', `${service} is not listening yet`);
+        return;
+      }
+      const upstream = request(
+        {
+          agent,
+          hostname: target.hostname,
+          port: target.port,
+          method: req.method,
+          path,
+          headers: forwarded(req),
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+          answer.pipe(res);
+          answer.once('error', () => res.destroy());
+        },
+      );
+      upstream.once('error', (error) => {
+        if (res.headersSent) res.destroy();
+        else sendProblem(res, 502, 'BAD_GATEWAY', `${service} did not answer (${error.message})`);
+      });
+      // A client that leaves (a closed status stream, an aborted upload) closes the upstream request too.
+      res.once('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
+      req.pipe(upstream);
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => {

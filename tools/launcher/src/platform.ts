@@ -7,6 +7,7 @@ import { awsSettings, createSnsClient, createSqsClient } from '@hireflow/runtime
 import { createS3Client } from '@hireflow/runtime/s3';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
 import { type Gateway, startGateway } from './gateway.ts';
+import { ensureLocalSecrets } from './local-secrets.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { type RunningServices, startServices } from './services.ts';
 import type { LauncherSettings } from './settings.ts';
@@ -20,6 +21,8 @@ export interface RunningPlatform {
   admin: Record<string, string>;
   awsEndpoint: string;
   demo: DemoKey;
+  /** The file that keeps the instance's generated secrets (ADMIN_TOKEN among them). */
+  secretsFile: string;
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
   /** Where the services send traces; `uiUrl` when the launcher runs the local trace viewer. */
   traces: { otlpEndpoint: string; uiUrl: string | undefined };
@@ -133,8 +136,11 @@ export async function startPlatform(
     traces = tracing;
     log(tracing.description);
 
+    // Generated per state directory (the environment's own values win): no published default.
+    const secrets = await ensureLocalSecrets(names.stateDir, options.env);
     const envOf = (service: ServiceName): Record<string, string | undefined> => ({
       ...options.env,
+      ...secrets.values,
       OTEL_SERVICE_NAME: service,
       DATABASE_URL: databaseUrl(service),
       REDIS_URL: settings.REDIS_URL,
@@ -150,6 +156,8 @@ export async function startPlatform(
       PORT: String(servicePort(service, settings.HIREFLOW_PORT_BASE)),
       HOST: '127.0.0.1',
       LOG_LEVEL: settings.LOG_LEVEL,
+      // The gateway (loopback) appends the client's address to X-Forwarded-For.
+      TRUST_PROXY: options.env.TRUST_PROXY ?? '127.0.0.1',
       // Variant URLs are under the one base URL, as on AWS (media makes
       // them, jobs checks them).
       ...((service === 'media' || service === 'jobs') && !options.env.MEDIA_PUBLIC_URL
@@ -222,6 +230,7 @@ export async function startPlatform(
       admin: Object.fromEntries(SERVICE_NAMES.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,
       demo,
+      secretsFile: secrets.file,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
       traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
       get pids() {

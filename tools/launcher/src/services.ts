@@ -149,6 +149,7 @@ export async function startServices(options: {
       await writeFile(recordTo, '');
       autoscaler = startAutoscaler({
         pools,
+        adminToken: options.envOf('jobs').ADMIN_TOKEN,
         apiAdmin: admin,
         policies,
         intervalMs: settings.SCALING_INTERVAL_MS,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startGateway } from '../src/gateway.ts';
 
@@ -97,8 +97,40 @@ describe('the API gateway (pnpm start)', () => {
       const last = seen.at(-1)!;
       expect(last).toMatchObject({ method: 'POST', url: path, bytes: 7 });
       expect(last.headers).toMatchObject({ authorization: 'Bearer hf_x', 'idempotency-key': 'k1' });
-      // Adds nothing of its own.
-      expect(last.headers['x-forwarded-for']).toBeUndefined();
+      // Adds nothing of its own but the client's address, as the load balancer does.
+      expect(last.headers['x-forwarded-for']).toBe('127.0.0.1');
+    }
+  });
+
+  it('API2: appends the client address to an X-Forwarded-For the client sent (the services trust only the last hop)', async () => {
+    const res = await fetch(`${gateway.url}/v1/jobs`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(res.status).toBe(201);
+    expect(seen.at(-1)!.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+  });
+
+  it('API4: cuts a client that trickles its headers (headers timeout), without asking a service', async () => {
+    const strict = await startGateway({ port: 0, headersTimeoutMs: 1000 });
+    const count = seen.length;
+    try {
+      const socket = connect(Number(new URL(strict.url).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString('latin1');
+      });
+      socket.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write('GET /v1/jobs HTTP/1.1\r\nHost: gateway\r\n');
+      // A header line a byte at a time, never finished, until the gateway gives up.
+      let sent = 0;
+      const trickle = setInterval(() => {
+        if (!socket.destroyed) socket.write(sent++ === 0 ? 'x-slow: ' : 'a');
+      }, 100);
+      await closed;
+      clearInterval(trickle);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(seen.length).toBe(count);
+    } finally {
+      await strict.stop();
     }
   });
 

@@ -38,6 +38,7 @@ try {
   fail(error instanceof ConfigError ? error.message : String(error), 78);
 }
 await ensureDatabase(config.DATABASE_URL);
+const signing = { eventKey: config.APIKEY_EVENT_KEY };
 const orm = await createOrm({ url: config.DATABASE_URL, entities, migrations, poolMax: 2 });
 try {
   await migrate(orm);
@@ -50,7 +51,7 @@ try {
       fail(`tenant must be lowercase letters, digits and dashes (got ${JSON.stringify(arg)})\n${USAGE}`);
     const contact = z.email().max(254).safeParse(values.contact);
     if (!contact.success) fail(`--contact must be an email address\n${USAGE}`);
-    const issued = await issueApiKey(orm.em.fork(), tenant.data, contact.data);
+    const issued = await issueApiKey(orm.em.fork(), tenant.data, contact.data, signing);
     if (values.json) console.log(JSON.stringify(issued));
     else {
       console.log(`tenant ${issued.tenantName} (${issued.tenantId})`);
@@ -59,10 +60,10 @@ try {
     }
   } else if (action === 'revoke') {
     if (!z.uuid().safeParse(arg).success) fail(`keyId must be a UUID\n${USAGE}`);
-    if (!(await revokeApiKey(orm.em.fork(), arg!))) fail(`no API key ${arg}`, 1);
+    if (!(await revokeApiKey(orm.em.fork(), arg!, signing))) fail(`no API key ${arg}`, 1);
     console.log(`revoked ${arg}`);
   } else if (action === 'announce') {
-    const counts = await announceApiKeys(orm.em.fork());
+    const counts = await announceApiKeys(orm.em.fork(), signing);
     if (values.json) console.log(JSON.stringify(counts));
     else console.log(`announced ${counts.issued} active and ${counts.revoked} revoked keys`);
   } else {

@@ -65,6 +65,9 @@ if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP $
 if (platform.traces.uiUrl) {
   write(`  ${'traces'.padEnd(14)} ${platform.traces.uiUrl}  (OTLP ${platform.traces.otlpEndpoint})`);
 } else write(`  ${'traces'.padEnd(14)} sent to ${platform.traces.otlpEndpoint}`);
+write(
+  `\nAdmin token of the admin ports (Bull Board's password, ADMIN_TOKEN for pnpm replay): kept in ${platform.secretsFile}`,
+);
 write(`\nDemo tenant API key (kept in ${names.stateDir}/demo-api-key.json):\n  ${platform.demo.key}`);
 write(
   `  curl -s -X POST ${platform.api}/v1/jobs -H "authorization: Bearer ${platform.demo.key}" -H 'content-type: application/json' \\`,

@@ -33,6 +33,8 @@ export interface PostingRoutesOptions {
   /** Open status streams per API key, across processes. */
   streamSlots: ConcurrencySlots;
   maxStreamMs: number;
+  /** Keep-alive comments of a status stream, and the key's recheck, this often. */
+  keepAliveMs: number;
   /** A posting's close_at is this far after its posting; the worker's sweep closes it then. */
   autoCloseAfterMs: number;
 }
@@ -52,7 +54,12 @@ const badBody = {
 
 export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async (app, options) => {
   const { orm, feed } = options;
-  const streams = new StatusStreams({ feed, slots: options.streamSlots, maxStreamMs: options.maxStreamMs });
+  const streams = new StatusStreams({
+    feed,
+    slots: options.streamSlots,
+    maxStreamMs: options.maxStreamMs,
+    keepAliveMs: options.keepAliveMs,
+  });
   app.addHook('preClose', async () => streams.endAll());
 
   app.post(
@@ -217,7 +224,8 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
         description:
           'A `text/event-stream`: an `event: status` with the current status first, then one for every ' +
           'change; `data` is JSON `{ jobId, status, matchCount }` and `id` counts the events of this stream. ' +
-          'A comment line (`: keep-alive`) every 15 s keeps proxies from closing it. The server ends a stream ' +
+          'A comment line (`: keep-alive`) every 15 s keeps proxies from closing it; the API key is checked ' +
+          'again as often, and a stream whose key was revoked ends with an `event: revoked`. The server ends a stream ' +
           'after its maximum life (10 min by default) with a `retry:` hint; reconnect after it (EventSource ' +
           'does by itself): the current status comes first again, so nothing is missed. An API key may hold ' +
           'a bounded number of streams open at once (429 TOO_MANY_STREAMS beyond).',
@@ -254,10 +262,16 @@ export const postingRoutes: FastifyPluginAsyncZod<PostingRoutesOptions> = async 
       const { tenantId, keyId } = principalOf(request);
       const postingId = request.params.id;
       if (!(await store.postingExists(orm.em.fork(), tenantId, postingId))) throw notFound(postingId);
-      await streams.stream(request, reply, { postingId, keyId }, async () => {
-        const current = await store.findPosting(orm.em.fork(), tenantId, postingId);
-        return current && { postingId, status: current.status, matchCount: current.matchCount ?? null };
-      });
+      await streams.stream(
+        request,
+        reply,
+        { postingId, keyId },
+        async () => {
+          const current = await store.findPosting(orm.em.fork(), tenantId, postingId);
+          return current && { postingId, status: current.status, matchCount: current.matchCount ?? null };
+        },
+        () => app.recheckApiKey(request),
+      );
     },
   );
 };

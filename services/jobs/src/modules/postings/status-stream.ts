@@ -3,7 +3,6 @@ import { type ConcurrencySlots, HttpProblem } from '@hireflow/runtime';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type PostingStatusChange, type StatusFeed, statusEventData } from './status-feed.ts';
 
-const KEEP_ALIVE_MS = 15_000;
 /** What a client waits before reconnecting after the server ended a stream at its maximum life. */
 const RECONNECT_HINT_MS = 3000;
 
@@ -13,6 +12,8 @@ export interface StatusStreamsOptions {
   slots: ConcurrencySlots;
   /** A stream ends after this long, with a `retry:` hint: the client reconnects. */
   maxStreamMs: number;
+  /** How often a comment keeps proxies from closing a quiet stream; the key is checked again as often. */
+  keepAliveMs: number;
 }
 
 /**
@@ -40,6 +41,8 @@ export class StatusStreams {
     reply: FastifyReply,
     target: { postingId: string; keyId: string },
     readCurrent: () => Promise<PostingStatusChange | null>,
+    /** Whether the stream's key is still active (looked up afresh); false ends the stream with `event: revoked`. */
+    keyStillActive: () => Promise<boolean>,
   ): Promise<void> {
     const { postingId, keyId } = target;
     const { slots, feed } = this.#options;
@@ -96,10 +99,26 @@ export class StatusStreams {
       }
       const current = await readCurrent();
       if (current) send(current);
+      // Each keep-alive first asks whether the key is still active: a revoked
+      // key's stream ends within one interval (docs/security.md, API2).
+      let checking = false;
       keepAlive = setInterval(() => {
-        raw.write(': keep-alive\n\n');
-        void slots.renew(keyId, streamId);
-      }, KEEP_ALIVE_MS);
+        if (checking) return;
+        checking = true;
+        void keyStillActive()
+          .then((active) => {
+            if (!active) {
+              const data = JSON.stringify({ jobId: postingId, reason: 'The API key was revoked' });
+              end(`event: revoked\ndata: ${data}\n\n`);
+              return;
+            }
+            if (!ended) raw.write(': keep-alive\n\n');
+            void slots.renew(keyId, streamId);
+          })
+          .finally(() => {
+            checking = false;
+          });
+      }, this.#options.keepAliveMs);
       if (ended) clearInterval(keepAlive);
     } catch (error) {
       request.log.error({ err: error, postingId }, 'status stream failed');

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createEvent } from '@hireflow/contracts';
+import { createEvent, type EventData, signApiKeyEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
 import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
@@ -21,11 +21,37 @@ export interface IssuedKey {
   key: string;
 }
 
+/** How API-key events are signed: with APIKEY_EVENT_KEY when set (media refuses unsigned ones then). */
+export interface KeyEventSigning {
+  eventKey?: string | undefined;
+}
+
+function issuedData(
+  data: EventData<'apikey.issued.v1'>,
+  signing: KeyEventSigning,
+): EventData<'apikey.issued.v1'> {
+  const { eventKey } = signing;
+  return eventKey
+    ? { ...data, signature: signApiKeyEvent(eventKey, { type: 'apikey.issued.v1', data }) }
+    : data;
+}
+
+function revokedData(
+  data: EventData<'apikey.revoked.v1'>,
+  signing: KeyEventSigning,
+): EventData<'apikey.revoked.v1'> {
+  const { eventKey } = signing;
+  return eventKey
+    ? { ...data, signature: signApiKeyEvent(eventKey, { type: 'apikey.revoked.v1', data }) }
+    : data;
+}
+
 /** Creates the tenant if it is new, issues it a key, and announces the key, in one transaction. */
 export async function issueApiKey(
   em: EntityManager,
   tenantName: string,
   contactEmail: string,
+  signing: KeyEventSigning = {},
 ): Promise<IssuedKey> {
   return em.transactional(async (tx) => {
     let tenant = await tx.findOne(Tenant, { name: tenantName });
@@ -43,7 +69,15 @@ export async function issueApiKey(
       tx,
       createEvent(
         'apikey.issued.v1',
-        { keyId: apiKey.id, tenantId: tenant.id, keyHash: apiKey.keyHash, issuedAt: issuedAt.toISOString() },
+        issuedData(
+          {
+            keyId: apiKey.id,
+            tenantId: tenant.id,
+            keyHash: apiKey.keyHash,
+            issuedAt: issuedAt.toISOString(),
+          },
+          signing,
+        ),
         { source: SOURCE, subject: apiKey.id },
       ),
     );
@@ -52,7 +86,11 @@ export async function issueApiKey(
 }
 
 /** Revokes a key (idempotent: revoking twice announces once). Returns false for an unknown key. */
-export async function revokeApiKey(em: EntityManager, keyId: string): Promise<boolean> {
+export async function revokeApiKey(
+  em: EntityManager,
+  keyId: string,
+  signing: KeyEventSigning = {},
+): Promise<boolean> {
   return em.transactional(async (tx) => {
     const apiKey = await tx.findOne(ApiKey, { id: keyId });
     if (!apiKey) return false;
@@ -62,7 +100,10 @@ export async function revokeApiKey(em: EntityManager, keyId: string): Promise<bo
       tx,
       createEvent(
         'apikey.revoked.v1',
-        { keyId: apiKey.id, tenantId: apiKey.tenantId, revokedAt: apiKey.revokedAt.toISOString() },
+        revokedData(
+          { keyId: apiKey.id, tenantId: apiKey.tenantId, revokedAt: apiKey.revokedAt.toISOString() },
+          signing,
+        ),
         { source: SOURCE, subject: apiKey.id },
       ),
     );
@@ -79,14 +120,20 @@ export async function revokeApiKey(em: EntityManager, keyId: string): Promise<bo
  * to pending) and consumers, idempotent by event id, apply each once. The
  * event's time is the key's own, so an announcement is the same event every time.
  */
-export async function announceApiKeys(em: EntityManager): Promise<{ issued: number; revoked: number }> {
+export async function announceApiKeys(
+  em: EntityManager,
+  signing: KeyEventSigning = {},
+): Promise<{ issued: number; revoked: number }> {
   return em.transactional(async (tx) => {
     const counts = { issued: 0, revoked: 0 };
     for (const key of await allApiKeys(tx)) {
       const event = key.revokedAt
         ? createEvent(
             'apikey.revoked.v1',
-            { keyId: key.id, tenantId: key.tenantId, revokedAt: key.revokedAt.toISOString() },
+            revokedData(
+              { keyId: key.id, tenantId: key.tenantId, revokedAt: key.revokedAt.toISOString() },
+              signing,
+            ),
             {
               ...announcement(key.id, 'revoked'),
               time: key.revokedAt.toISOString(),
@@ -94,12 +141,15 @@ export async function announceApiKeys(em: EntityManager): Promise<{ issued: numb
           )
         : createEvent(
             'apikey.issued.v1',
-            {
-              keyId: key.id,
-              tenantId: key.tenantId,
-              keyHash: key.keyHash,
-              issuedAt: key.createdAt.toISOString(),
-            },
+            issuedData(
+              {
+                keyId: key.id,
+                tenantId: key.tenantId,
+                keyHash: key.keyHash,
+                issuedAt: key.createdAt.toISOString(),
+              },
+              signing,
+            ),
             {
               ...announcement(key.id, 'issued'),
               time: key.createdAt.toISOString(),

@@ -1,7 +1,16 @@
-import type { CloudEvent } from '@hireflow/contracts';
+import { apiKeyEventSigned, type CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
-import { type EventHandlers, handleOnce } from '@hireflow/messaging';
+import { type EventHandlers, handleOnce, PermanentError } from '@hireflow/messaging';
 import { applyIssued, applyRevoked } from './store.ts';
+
+export interface ApiKeyHandlerOptions {
+  /**
+   * APIKEY_EVENT_KEY: when set, an event without jobs' signature is poison
+   * (events are not credentials: docs/security.md, API10). Unset is for
+   * development only; production refuses to start without it.
+   */
+  eventKey?: string | undefined;
+}
 
 /**
  * media's inbox: the API-key projection. Each event is applied through the
@@ -9,15 +18,23 @@ import { applyIssued, applyRevoked } from './store.ts';
  * writes are order-independent upserts, so an announcement of a key media
  * already knows (`pnpm cli api-key announce`) changes nothing.
  */
-export function apiKeyHandlers(orm: MikroORM): EventHandlers {
+export function apiKeyHandlers(orm: MikroORM, options: ApiKeyHandlerOptions = {}): EventHandlers {
+  const { eventKey } = options;
+  const checkSigned = (event: CloudEvent<'apikey.issued.v1'> | CloudEvent<'apikey.revoked.v1'>) => {
+    if (eventKey && !apiKeyEventSigned(eventKey, event)) {
+      throw new PermanentError(`${event.type} without a valid signature of jobs (APIKEY_EVENT_KEY): refused`);
+    }
+  };
   return {
     'apikey.issued.v1': async (event: CloudEvent<'apikey.issued.v1'>) => {
+      checkSigned(event);
       await handleOnce(orm, event, async (em) => {
         await applyIssued(em, event.data);
         return true;
       });
     },
     'apikey.revoked.v1': async (event: CloudEvent<'apikey.revoked.v1'>) => {
+      checkSigned(event);
       await handleOnce(orm, event, async (em) => {
         await applyRevoked(em, event.data);
         return true;
