@@ -119,6 +119,11 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     1000,
     10_000_000,
   ),
+  EMAILS_PER_ADDRESS_PER_DAY: positiveInt(
+    'Emails one address gets per UTC day, whatever the tenants and templates (welcome, match, summary); beyond, they are held (counted as capped) and sent on a later day.',
+    10,
+    10_000_000,
+  ),
 });
 
 export type Config = z.output<typeof configSchema>;

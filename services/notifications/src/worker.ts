@@ -71,6 +71,7 @@ export async function startWorker(
       admission: {
         welcomePerAddressPerDay: config.WELCOME_EMAILS_PER_ADDRESS_PER_DAY,
         tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA,
+        recipientDailyCap: config.EMAILS_PER_ADDRESS_PER_DAY,
       },
       log,
     }),
@@ -98,13 +99,14 @@ export async function startWorker(
           ),
       },
       {
-        // Emails held over a tenant's quota go out as a new day's quota allows.
+        // Emails held over a tenant's quota or an address's cap go out as a new day allows.
         name: 'release-held-emails',
         intervalMs: config.EMAIL_SWEEP_INTERVAL_MS,
         run: () =>
-          releaseHeldEmails(deps.orm, emails, { tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA }).then(
-            (keys) => keys.length > 0 && log.info({ released: keys.length }, 'released held emails'),
-          ),
+          releaseHeldEmails(deps.orm, emails, {
+            tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA,
+            recipientDailyCap: config.EMAILS_PER_ADDRESS_PER_DAY,
+          }).then((keys) => keys.length > 0 && log.info({ released: keys.length }, 'released held emails')),
       },
     ],
     log,

@@ -87,4 +87,15 @@ export const notificationsMigrations = [
     "CREATE INDEX notification_log_held_idx ON notification_log (created_at) WHERE status = 'held'",
   ]),
   defineSqlMigration('1004-notifications-inbox-results-are-decisions', [INBOX_RESULTS_AS_DECISIONS]),
+  defineSqlMigration('1005-notifications-recipient-daily-cap', [
+    // Emails each address was sent (or queued) per UTC day, whatever the
+    // tenant, against EMAILS_PER_ADDRESS_PER_DAY. The address as a SHA-256
+    // digest of its lowercase form: the cap needs no address in clear.
+    `CREATE TABLE recipient_email_quota (
+      address_digest bytea NOT NULL,
+      day date NOT NULL,
+      used integer NOT NULL,
+      PRIMARY KEY (address_digest, day)
+    )`,
+  ]),
 ];

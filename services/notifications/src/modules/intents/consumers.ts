@@ -26,7 +26,7 @@ export interface NotificationHandlersOptions {
   wait: { baseMs: number; capMs: number };
   /** How long the producers keep their events for a replay: no intent is forgotten sooner. */
   replayHorizonMs: number;
-  /** Abuse controls: suppression, the welcome cap, tenants' daily quotas. */
+  /** Abuse controls: suppression, the welcome cap, tenants' daily quotas, addresses' daily caps. */
   admission: AdmissionPolicy;
   log: Logger;
   random?: RandomSource;
@@ -61,7 +61,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   /** What a handler decided: the emails to queue, and the refusals to report once committed. */
   interface Decided {
     requests: EmailRequest[];
-    refused: { outcome: 'suppressed' | 'held'; template: EmailIntent['template'] }[];
+    refused: { outcome: 'suppressed' | 'held' | 'capped'; template: EmailIntent['template'] }[];
   }
 
   const handle = async (
@@ -93,7 +93,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       const refusal = await admit(em, intent, options.admission, options.log);
       if (!refusal) return request; // recorded `queued` by this transaction and admitted
       await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
-      refused.push({ outcome: refusal.status, template: intent.template });
+      refused.push({ outcome: refusal.outcome ?? refusal.status, template: intent.template });
       return [];
     }
     // Recorded before: only a queued intent gets its task (again, after a crash before the enqueue).

@@ -3,6 +3,7 @@ import type { EntityManager } from '@hireflow/db';
 import type { NotificationStatus, TemplateName } from '../../db/entities.ts';
 import { type AcceptedEmail, messageIdFor } from '../email/mailer.ts';
 import type { TemplateParams } from '../email/templates.ts';
+import { ADDRESS_DIGEST, TODAY } from '../quotas/store.ts';
 
 /** An email the service decided to send: one row per intent key, whatever the number of events asking. */
 export interface EmailIntent<T extends TemplateName = TemplateName> {
@@ -83,22 +84,29 @@ export interface AdmissionCheck {
   recentWelcomes: number;
   /** One email of today's quota was taken (only when neither suppressed nor over the welcome cap). */
   quotaTaken: boolean;
+  /** One email of the address's daily cap was taken (only when the tenant's quota was). */
+  recipientTaken: boolean;
 }
 
 /**
- * Suppression, the welcome cap and the tenant's daily quota in one statement
- * (the suppression list, recent welcomes to the address other than this key and not refused, and the quota): the quota is
- * taken only for an intent that is neither suppressed nor over the cap. Run
- * it after the address's lock (recordIntent takes it for a welcome email), so
- * that the count sees every welcome committed before.
+ * Suppression, the welcome cap, the tenant's daily quota and the address's
+ * daily cap in one statement (the suppression list, recent welcomes to the
+ * address other than this key and not refused, then the two counters): the
+ * quota is taken only for an intent that is neither suppressed nor over the
+ * welcome cap, and the address's cap only when the quota was. Run it after
+ * the address's lock (recordIntent takes it for a welcome email), so that
+ * the count sees every welcome committed before. A quota taken for an
+ * address over its cap is given back with returnDailyQuota.
  */
 export async function admissionCheck(
   em: EntityManager,
   intent: { key: string; tenantId: string; recipient: string; template: TemplateName },
-  policy: { welcomeWithinMs: number; welcomeCap: number; quota: number },
+  policy: { welcomeWithinMs: number; welcomeCap: number; quota: number; recipientCap: number },
 ): Promise<AdmissionCheck> {
   const welcome = intent.template === 'welcome';
-  const [row] = await em.execute<{ suppressed: boolean; recent: string; taken: boolean }[]>(
+  const [row] = await em.execute<
+    { suppressed: boolean; recent: string; taken: boolean; recipient_taken: boolean }[]
+  >(
     `WITH checked AS (
        SELECT EXISTS (SELECT 1 FROM suppression WHERE address = lower(?)) AS suppressed,
               CASE WHEN ? THEN (
@@ -108,13 +116,21 @@ export async function admissionCheck(
               ELSE 0 END AS recent
      ), quota AS (
        INSERT INTO tenant_email_quota (tenant_id, day, used)
-       SELECT ?, (now() AT TIME ZONE 'utc')::date, 1 FROM checked
+       SELECT ?, ${TODAY}, 1 FROM checked
         WHERE NOT checked.suppressed AND checked.recent < ?
        ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
          WHERE tenant_email_quota.used < ?
        RETURNING used
+     ), recipient AS (
+       INSERT INTO recipient_email_quota (address_digest, day, used)
+       SELECT ${ADDRESS_DIGEST}, ${TODAY}, 1 FROM quota
+       ON CONFLICT (address_digest, day) DO UPDATE SET used = recipient_email_quota.used + 1
+         WHERE recipient_email_quota.used < ?
+       RETURNING used
      )
-     SELECT suppressed, recent, EXISTS (SELECT 1 FROM quota) AS taken FROM checked`,
+     SELECT suppressed, recent, EXISTS (SELECT 1 FROM quota) AS taken,
+            EXISTS (SELECT 1 FROM recipient) AS recipient_taken
+       FROM checked`,
     [
       intent.recipient,
       welcome,
@@ -124,30 +140,26 @@ export async function admissionCheck(
       intent.tenantId,
       welcome ? policy.welcomeCap : Number.MAX_SAFE_INTEGER,
       policy.quota,
+      intent.recipient,
+      policy.recipientCap,
     ],
   );
-  return { suppressed: row!.suppressed, recentWelcomes: Number(row!.recent), quotaTaken: row!.taken };
+  return {
+    suppressed: row!.suppressed,
+    recentWelcomes: Number(row!.recent),
+    quotaTaken: row!.taken,
+    recipientTaken: row!.recipient_taken,
+  };
 }
 
-/** Takes one email of the tenant's quota for today (UTC); false when today's quota is used up. */
-export async function takeDailyQuota(em: EntityManager, tenantId: string, quota: number): Promise<boolean> {
-  const rows = await em.execute<{ used: number }[]>(
-    `INSERT INTO tenant_email_quota (tenant_id, day, used) VALUES (?, (now() AT TIME ZONE 'utc')::date, 1)
-     ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
-       WHERE tenant_email_quota.used < ?
-     RETURNING used`,
-    [tenantId, quota],
-  );
-  return rows.length > 0;
-}
-
-/** Held intents, oldest first: what a new day's quota may release. */
+/** Held intents, oldest first: what a new day's quota and cap may release. */
 export function heldIntents(
   em: EntityManager,
   limit: number,
-): Promise<{ key: string; tenant_id: string; template: TemplateName }[]> {
-  return em.execute<{ key: string; tenant_id: string; template: TemplateName }[]>(
-    `SELECT key, tenant_id, template FROM notification_log WHERE status = 'held' ORDER BY created_at LIMIT ?`,
+): Promise<{ key: string; tenant_id: string; recipient: string; template: TemplateName }[]> {
+  return em.execute<{ key: string; tenant_id: string; recipient: string; template: TemplateName }[]>(
+    `SELECT key, tenant_id, recipient, template FROM notification_log
+      WHERE status = 'held' ORDER BY created_at LIMIT ?`,
     [limit],
   );
 }
