@@ -26,6 +26,11 @@ export const jobPostedData = z.object({
   location: optionalText(200),
   remote: z.boolean(),
   contactEmail: email,
+  /**
+   * The contact address is the tenant's own verified contact: summaries may go
+   * there at once. Otherwise (or absent) the address confirms first.
+   */
+  contactVerified: z.boolean().optional(),
   postedAt: isoTime,
 });
 

@@ -119,6 +119,13 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     1000,
     10_000_000,
   ),
+  CONTACT_CONFIRMATION_REQUIRED: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('true')
+    .transform((value) => value === 'true')
+    .describe(
+      "Whether a posting's summary waits until its contact address confirmed (a confirmation email with a link), unless it is the tenant's own contact. false only for load tests of many addresses (chaos, bench); production refuses it.",
+    ),
   EMAILS_PER_ADDRESS_PER_DAY: positiveInt(
     'Emails one address gets per UTC day, whatever the tenants and templates (welcome, match, summary); beyond, they are held (counted as capped) and sent on a later day.',
     10,
@@ -140,6 +147,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       {
         variable: 'UNSUBSCRIBE_SIGNING_KEY',
         message: 'is required when NODE_ENV=production (it seals unsubscribe links)',
+      },
+    ]);
+  }
+  if (config.NODE_ENV === 'production' && !config.CONTACT_CONFIRMATION_REQUIRED) {
+    throw new ConfigError([
+      {
+        variable: 'CONTACT_CONFIRMATION_REQUIRED',
+        message: 'must be true when NODE_ENV=production (summaries go only to confirmed addresses)',
       },
     ]);
   }

@@ -10,18 +10,20 @@ class OverCap extends Error {}
  * Emails held over their tenant's daily quota or their address's daily cap
  * go out, oldest first, as far as today's quota and cap allow: each is queued
  * again in the transaction that takes its share of both, then gets its job.
- * Counters of past days are forgotten. Returns the keys released.
+ * Counters of past days are forgotten. `keys`: only these (the summaries
+ * a contact's confirmation just moved to held). Returns the keys released.
  */
 export async function releaseHeldEmails(
   orm: MikroORM,
   emails: EmailQueue,
-  options: { tenantDailyQuota: number; recipientDailyCap: number; limit?: number },
+  options: { tenantDailyQuota: number; recipientDailyCap: number; limit?: number; keys?: string[] },
 ): Promise<string[]> {
-  await pruneDailyCounters(orm.em.fork());
+  if (options.keys?.length === 0) return [];
+  if (!options.keys) await pruneDailyCounters(orm.em.fork());
   const released: string[] = [];
   const exhausted = new Set<string>();
   const capped = new Set<string>();
-  for (const held of await heldIntents(orm.em.fork(), options.limit ?? 500)) {
+  for (const held of await heldIntents(orm.em.fork(), options.limit ?? 500, options.keys)) {
     const address = held.recipient.toLowerCase();
     if (exhausted.has(held.tenant_id) || capped.has(address)) continue;
     const taken = await orm.em

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
-import { returnDailyQuota } from '../quotas/store.ts';
-import { admissionCheck, type EmailIntent } from './store.ts';
+import { admissionCheck, returnDailyQuota } from '../quotas/store.ts';
+import type { EmailIntent } from './store.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
