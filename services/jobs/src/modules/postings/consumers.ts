@@ -21,9 +21,12 @@ export function postingHandlers(
   log: Logger,
   options: PostingHandlerOptions,
 ): EventHandlers {
-  const mediaBase = options.mediaPublicUrl.endsWith('/')
-    ? options.mediaPublicUrl
-    : `${options.mediaPublicUrl}/`;
+  const mediaBase = `${options.mediaPublicUrl.replace(/\/+$/, '')}/media/`;
+  // What media serves: `${MEDIA_PUBLIC_URL}/media/{uploadId}/{name}.{ext}`, no
+  // query, no dot segment: nothing else of the origin (`/v1/unsubscribe?…`).
+  const isVariantUrl = (url: string, uploadId: string) =>
+    url.startsWith(`${mediaBase}${uploadId}/`) &&
+    /^[A-Za-z0-9_-]+\.[a-z0-9]+$/.test(url.slice(mediaBase.length + uploadId.length + 1));
   return {
     'job.matched.v1': async (event: CloudEvent<'job.matched.v1'>) => {
       const { jobId: postingId, tenantId, matchCount, computedAt } = event.data;
@@ -46,10 +49,12 @@ export function postingHandlers(
     'media.processed.v1': async (event: CloudEvent<'media.processed.v1'>) => {
       const { uploadId, tenantId, ownerType, ownerId, uploadedAt, variants } = event.data;
       if (!ownerType || !ownerId) return;
-      const foreign = variants.find((v) => !v.url.startsWith(mediaBase));
+      const foreign = variants.find((v) => !isVariantUrl(v.url, uploadId));
       if (foreign) {
         // Poison, not a retry: the event will never become acceptable (docs/security.md, API10).
-        throw new PermanentError(`media.processed.v1 ${event.id} has a variant URL outside ${mediaBase}`);
+        throw new PermanentError(
+          `media.processed.v1 ${event.id} has a variant URL outside ${mediaBase}${uploadId}/`,
+        );
       }
       const image = { uploadId, variants };
       await handleOnce(orm, event, (em) =>
