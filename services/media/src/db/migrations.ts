@@ -32,4 +32,8 @@ export const mediaMigrations = [
     // The sweep scans only pending uploads, oldest first.
     "CREATE INDEX upload_pending_idx ON upload (created_at) WHERE status = 'pending'",
   ]),
+  defineSqlMigration('1002-media-upload-by-tenant', [
+    // The storage quota sums a tenant's originals at each upload.
+    'CREATE INDEX upload_tenant_idx ON upload (tenant_id) INCLUDE (size_bytes)',
+  ]),
 ];

@@ -40,6 +40,15 @@ export async function insertUpload(em: EntityManager, row: NewUpload): Promise<b
   return rows.length > 0;
 }
 
+/** Bytes of the tenant's stored originals (every upload it still has). */
+export async function tenantStoredBytes(em: EntityManager, tenantId: string): Promise<number> {
+  const rows = await em.execute<{ bytes: string }[]>(
+    'SELECT coalesce(sum(size_bytes), 0)::text AS bytes FROM upload WHERE tenant_id = ?',
+    [tenantId],
+  );
+  return Number(rows[0]?.bytes ?? 0);
+}
+
 /** The tenant's upload (another tenant's id is not found). */
 export function findUpload(em: EntityManager, tenantId: string, id: string): Promise<UploadEntity | null> {
   return em.findOne(Upload, { id, tenantId });
