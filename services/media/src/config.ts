@@ -65,6 +65,11 @@ export const configSchema = serviceConfigSchema('media').extend({
     1024 * 1024 * 1024,
     Number.MAX_SAFE_INTEGER,
   ),
+  MEDIA_UNATTACHED_TTL_MS: positiveInt(
+    'An upload sent without an owner (ownerType/ownerId) is removed, bytes and all, this long after it was accepted.',
+    3_600_000,
+    7 * 24 * 3_600_000,
+  ),
   EVENT_LOG_RETENTION_DAYS: eventLogRetentionDays(),
   ...publicApiConfigSchema.shape,
 });

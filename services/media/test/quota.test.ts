@@ -14,10 +14,11 @@ describe('API4: a per-tenant storage quota', () => {
     expect(image.length).toBeLessThan(10_000);
     const accepted: number[] = [];
     let refused: Awaited<ReturnType<typeof h.upload>> | undefined;
-    for (let i = 0; i < 40 && !refused; i++) {
+    for (let i = 0; i < 80 && !refused; i++) {
       const res = await h.upload([filePart(image)]);
       if (res.statusCode === 202) accepted.push(image.length);
-      else refused = res;
+      // Load shedding on a busy machine (503) is not the quota: try again.
+      else if (res.statusCode !== 503) refused = res;
     }
     expect(refused, 'an upload past the quota').toBeDefined();
     expect(accepted.reduce((a, b) => a + b, 0) + image.length).toBeGreaterThan(20_000);

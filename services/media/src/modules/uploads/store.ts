@@ -110,3 +110,18 @@ export function stalePendingUploads(em: EntityManager, olderThanMs: number, limi
     [olderThanMs, limit],
   );
 }
+
+/** Uploads without an owner older than `olderThanMs`, oldest first (what the expiry removes). */
+export function unattachedUploads(em: EntityManager, olderThanMs: number, limit: number) {
+  return em.execute<{ id: string; tenant_id: string }[]>(
+    `SELECT id, tenant_id FROM upload
+      WHERE owner_id IS NULL AND created_at < now() - make_interval(secs => ?::double precision / 1000)
+      ORDER BY created_at LIMIT ?`,
+    [olderThanMs, limit],
+  );
+}
+
+/** Forgets an upload (its bytes are deleted first). */
+export async function deleteUpload(em: EntityManager, id: string): Promise<void> {
+  await em.execute('DELETE FROM upload WHERE id = ?', [id]);
+}
