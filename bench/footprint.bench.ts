@@ -12,7 +12,8 @@ import { topology } from '@hireflow/contracts';
 import { dropDatabase, ensureDatabase } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
 import { provisionTopology } from '@hireflow/ops';
-import { createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime';
+import { createSnsClient, createSqsClient } from '@hireflow/runtime';
+import { createS3Client } from '@hireflow/runtime/s3';
 import {
   bare,
   baseline,

@@ -17,14 +17,8 @@ import { type ResizeOutcome, startResizeWorker } from '@hireflow/media/resize';
 import { mediaService } from '@hireflow/media/service';
 import { createMediaStore } from '@hireflow/media/storage';
 import { provisionTopology } from '@hireflow/ops';
-import {
-  connectDeps,
-  createLogger,
-  createS3Client,
-  createSnsClient,
-  createSqsClient,
-  hashApiKey,
-} from '@hireflow/runtime';
+import { connectDeps, createLogger, createSnsClient, createSqsClient, hashApiKey } from '@hireflow/runtime';
+import { createS3Client } from '@hireflow/runtime/s3';
 
 const REGION = 'eu-west-1';
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
@@ -74,7 +68,7 @@ export async function startWorkerPath(concurrency: number): Promise<WorkerPath> 
   const finished = new Map<string, number>();
   const worker = startResizeWorker({
     orm: deps.orm,
-    store: createMediaStore(deps.s3, deps.names.bucket!),
+    store: createMediaStore(createS3Client(deps.aws), deps.names.bucket!),
     limiter: createImageLimiter({ concurrency, timeoutMs: config.MEDIA_IMAGE_TIMEOUT_MS }),
     limits: imageLimitsOf(config),
     publicUrl: config.MEDIA_PUBLIC_URL,

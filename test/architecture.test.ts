@@ -45,8 +45,6 @@ const edge = (from: string, to: string, file: string, test = false): Edge => ({ 
 // only shrink (the test compares it exactly).
 const KNOWN_FOLDER_CYCLES = [
   'folder cycle in @hireflow/jobs: src/modules/candidates → src/modules/postings → src/modules/candidates',
-  'folder cycle in @hireflow/matching: src/modules/embedding → src/modules/skills → src/modules/embedding',
-  'folder cycle in @hireflow/matching: src/modules/matches → src/modules/profiles → src/modules/matches',
   'folder cycle in @hireflow/media: src/modules/resize → src/modules/uploads → src/modules/resize',
   'folder cycle in @hireflow/notifications: src/modules/email → src/modules/intents → src/modules/email',
 ];

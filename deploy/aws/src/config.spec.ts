@@ -15,6 +15,7 @@ describe('stack settings from CDK context', () => {
       prefix: '',
       collectorImage: DEFAULT_COLLECTOR_IMAGE,
       multiAz: false,
+      capacityProfile: 'small',
       traceSampleRatio: 0.1,
     });
     expect(stackNameOf(fromContext({}))).toBe('hireflow');

@@ -2,6 +2,7 @@
 // `context` in cdk.json), validated with a message naming each bad one.
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseConfig, topologyPrefix } from '@hireflow/config';
+import { capacityProfiles, DEFAULT_CAPACITY_PROFILE } from '@hireflow/contracts/capacity';
 import { z } from 'zod';
 
 /** The repository root: the Docker build context of the one image. */
@@ -61,6 +62,14 @@ export const settingsSchema = z.object({
     .default(0.1)
     .describe(
       'Share of traces kept (decided at the root, kept whole across services). X-Ray bills per trace, and the background polling alone starts several a second.',
+    ),
+  capacityProfile: z
+    .enum(Object.keys(capacityProfiles) as [string, ...string[]], {
+      message: `must be one of ${Object.keys(capacityProfiles).join(', ')}`,
+    })
+    .default(DEFAULT_CAPACITY_PROFILE)
+    .describe(
+      'The load profile the capacity model sizes the stack for: task sizes and counts, the database and cache classes (docs/capacity.md, `pnpm capacity`).',
     ),
   multiAz: flag('A standby for Postgres and a replica for Redis in a second zone (about twice their price).'),
 });

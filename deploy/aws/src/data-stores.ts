@@ -17,6 +17,10 @@ export interface DataStoresProps {
   services: readonly ServiceName[];
   /** A standby for Postgres, a replica with failover for Redis. */
   multiAz: boolean;
+  /** RDS class, e.g. `db.t4g.medium` (from the capacity model). */
+  databaseClass: string;
+  /** ElastiCache node type, e.g. `cache.t4g.small` (from the capacity model). */
+  cacheNodeType: string;
 }
 
 /** RDS generates the password: letters and digits only, so it goes into a URL unescaped. */
@@ -46,7 +50,7 @@ export class DataStores extends Construct {
     // service creates on its first start: the user is the instance's owner.
     this.database = new rds.DatabaseInstance(this, 'Postgres', {
       engine: rds.DatabaseInstanceEngine.postgres({ version: rds.PostgresEngineVersion.VER_16 }),
-      instanceType: ec2.InstanceType.of(ec2.InstanceClass.BURSTABLE4_GRAVITON, ec2.InstanceSize.MEDIUM),
+      instanceType: new ec2.InstanceType(props.databaseClass.replace(/^db\./, '')),
       vpc,
       vpcSubnets: { subnets: isolated.subnets },
       securityGroups: [this.databaseSecurityGroup],
@@ -87,7 +91,7 @@ export class DataStores extends Construct {
       description: 'AUTH token of the Hireflow Redis',
       generateSecretString: { ...URL_SAFE, passwordLength: 64 },
     });
-    const redis = this.#redis(isolated.subnetIds, authToken, props.multiAz);
+    const redis = this.#redis(isolated.subnetIds, authToken, props.multiAz, props.cacheNodeType);
     const token = authToken.secretValue.unsafeUnwrap();
     this.redisUrl = new secretsmanager.Secret(this, 'RedisUrl', {
       description: 'REDIS_URL of every Hireflow service (TLS, AUTH token)',
@@ -98,7 +102,7 @@ export class DataStores extends Construct {
   }
 
   /** Cluster mode off (BullMQ needs its keys on one shard) and noeviction (BullMQ loses jobs under eviction). */
-  #redis(subnetIds: string[], authToken: secretsmanager.Secret, multiAz: boolean) {
+  #redis(subnetIds: string[], authToken: secretsmanager.Secret, multiAz: boolean, cacheNodeType: string) {
     const subnetGroup = new elasticache.CfnSubnetGroup(this, 'RedisSubnets', {
       description: 'Hireflow Redis: isolated subnets',
       subnetIds,
@@ -112,7 +116,7 @@ export class DataStores extends Construct {
       replicationGroupDescription: 'Hireflow: BullMQ queues, rate limits, pub/sub',
       engine: 'redis',
       engineVersion: '7.1',
-      cacheNodeType: 'cache.t4g.small',
+      cacheNodeType,
       numCacheClusters: multiAz ? 2 : 1,
       automaticFailoverEnabled: multiAz,
       multiAzEnabled: multiAz,

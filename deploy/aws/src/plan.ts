@@ -1,10 +1,28 @@
 // What runs on ECS: per service, its ports, which roles run as their own
 // Fargate service, their sizes, and the public routes the load balancer
 // sends to its API role (from the one base URL's routing table, which the
-// local gateway of `pnpm start` uses too). Worker counts and scaling are
-// not here: they come from the scaling policy shared with the local
-// autoscaler (libs/contracts/src/scaling.ts).
-import { adminPortFor, patternsOf, type ServiceName, servicePort } from '@hireflow/contracts';
+// local gateway of `pnpm start` uses too). Sizes and task counts come from
+// the capacity model for the stack's load profile (libs/contracts/src/capacity,
+// `-c capacityProfile=…`); the scaling rules from the policy shared with the
+// local autoscaler (libs/contracts/src/scaling.ts), its worker bounds from
+// the same model.
+import {
+  adminPortFor,
+  type PublicService,
+  patternsOf,
+  type ServiceName,
+  servicePort,
+  type WorkerScalingPolicy,
+  workerScaling,
+} from '@hireflow/contracts';
+import {
+  type CapacityPlan,
+  CONNECTIONS_PER_PROCESS,
+  capacityProfiles,
+  DEFAULT_CAPACITY_PROFILE,
+  planCapacity,
+  usableConnections,
+} from '@hireflow/contracts/capacity';
 
 export interface TaskSize {
   /** Fargate CPU units (1024 = 1 vCPU) for the whole task, collector sidecar included. */
@@ -31,49 +49,82 @@ export interface ServicePlan {
 
 export const adminPortOf = (plan: ServicePlan): number => adminPortFor(plan.port);
 
-export const deploymentPlan: Record<ServiceName, ServicePlan> = {
-  jobs: {
-    port: servicePort('jobs'),
-    // Two API tasks, one per availability zone: the public entry point survives one.
-    api: {
-      cpu: 512,
-      memoryMiB: 1024,
-      routes: patternsOf('jobs'),
-      minTasks: 2,
-      maxTasks: 6,
-      cpuTargetPercent: 60,
-    },
-    worker: { cpu: 512, memoryMiB: 1024 },
-  },
-  // No public route: the API role is omitted, the worker role serves health only.
-  matching: { port: servicePort('matching'), worker: { cpu: 1024, memoryMiB: 2048 } },
-  notifications: {
-    port: servicePort('notifications'),
-    // Only the one-click unsubscribe link is public.
-    api: {
-      cpu: 256,
-      memoryMiB: 512,
-      routes: patternsOf('notifications'),
-      minTasks: 1,
-      maxTasks: 2,
-      cpuTargetPercent: 60,
-    },
-    worker: { cpu: 512, memoryMiB: 1024 },
-  },
-  media: {
-    port: servicePort('media'),
-    api: {
-      cpu: 512,
-      memoryMiB: 1024,
-      routes: patternsOf('media'),
-      minTasks: 1,
-      maxTasks: 4,
-      cpuTargetPercent: 60,
-    },
-    // sharp decodes and resizes in memory.
-    worker: { cpu: 1024, memoryMiB: 2048 },
-  },
+/** Public API roles: the CPU target their fleet is kept near. */
+const CPU_TARGET_PERCENT = 60;
+
+/** The services' plan for a capacity plan: sizes and task counts from the model. */
+export function deploymentPlanFor(capacity: CapacityPlan): Record<ServiceName, ServicePlan> {
+  const plan = {} as Record<ServiceName, ServicePlan>;
+  for (const [service, roles] of Object.entries(capacity.services) as [
+    ServiceName,
+    CapacityPlan['services'][ServiceName],
+  ][]) {
+    const worker = roles.worker!;
+    plan[service] = {
+      port: servicePort(service),
+      // No public route (matching): the API role is omitted, the worker role serves health only.
+      ...(roles.api
+        ? {
+            api: {
+              cpu: roles.api.cpu,
+              memoryMiB: roles.api.memoryMiB,
+              routes: patternsOf(service as PublicService),
+              minTasks: roles.api.minTasks,
+              maxTasks: roles.api.maxTasks,
+              cpuTargetPercent: CPU_TARGET_PERCENT,
+            },
+          }
+        : {}),
+      worker: { cpu: worker.cpu, memoryMiB: worker.memoryMiB },
+    };
+  }
+  return plan;
+}
+
+/** The shared scaling policy with the worker bounds of the capacity plan. */
+export function workerScalingFor(capacity: CapacityPlan): Record<ServiceName, WorkerScalingPolicy> {
+  const scaling = { ...workerScaling };
+  for (const service of Object.keys(scaling) as ServiceName[]) {
+    const worker = capacity.services[service].worker!;
+    scaling[service] = { ...scaling[service], minWorkers: worker.minTasks, maxWorkers: worker.maxTasks };
+  }
+  return scaling;
+}
+
+/**
+ * What every pool at the maximum task counts may open against what the
+ * database class allows (less a reserve): a message per excess, none when
+ * it fits. The stack refuses to build a plan that does not (docs/capacity.md).
+ */
+export function connectionProblems(
+  capacity: CapacityPlan,
+  plan: Record<ServiceName, ServicePlan>,
+  scaling: Record<ServiceName, WorkerScalingPolicy>,
+): string[] {
+  let processes = 0;
+  for (const service of Object.keys(plan) as ServiceName[]) {
+    processes += (plan[service].api?.maxTasks ?? 0) + scaling[service].maxWorkers;
+  }
+  const needed = processes * CONNECTIONS_PER_PROCESS;
+  const db = capacity.database.class;
+  const usable = usableConnections(db);
+  return needed > usable
+    ? [
+        `${processes} tasks at their maximum open up to ${needed} Postgres connections; ${db.name} allows ${usable} (90 % of its max_connections): ` +
+          'a larger class, fewer tasks, or RDS Proxy in front of Postgres (docs/capacity.md)',
+      ]
+    : [];
+}
+
+export const capacityFor = (profile: string = DEFAULT_CAPACITY_PROFILE): CapacityPlan => {
+  const load = capacityProfiles[profile];
+  if (!load)
+    throw new Error(`no capacity profile ${profile}; have ${Object.keys(capacityProfiles).join(', ')}`);
+  return planCapacity(load);
 };
+
+/** The default profile's plan. */
+export const deploymentPlan: Record<ServiceName, ServicePlan> = deploymentPlanFor(capacityFor());
 
 /** The collector sidecar's share of each task. */
 export const COLLECTOR_MEMORY_MIB = 128;

@@ -3,13 +3,13 @@
 // service's roles on ECS Fargate behind one load balancer, scaled by the
 // policy shared with the local autoscaler.
 import {
-  workerScaling as defaultWorkerScaling,
   type ServiceName,
   serviceChannels,
   type Topology,
   topology,
   type WorkerScalingPolicy,
 } from '@hireflow/contracts';
+import { POOL_MAX } from '@hireflow/contracts/capacity';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
@@ -20,7 +20,13 @@ import { DataStores } from './data-stores.ts';
 import { PublicEntry } from './load-balancer.ts';
 import { Messaging } from './messaging.ts';
 import { Network } from './network.ts';
-import { deploymentPlan as defaultPlan, type ServicePlan } from './plan.ts';
+import {
+  capacityFor,
+  connectionProblems,
+  deploymentPlanFor,
+  type ServicePlan,
+  workerScalingFor,
+} from './plan.ts';
 import { AppSecrets } from './secrets.ts';
 import { ServiceDeployment, stackEnvironment } from './service-deployment.ts';
 import { WorkerScaling } from './worker-scaling.ts';
@@ -50,8 +56,13 @@ export class HireflowStack extends Stack {
     });
     const { settings } = props;
     const t = props.topology ?? topology;
-    const plan = props.plan ?? defaultPlan;
-    const scaling = props.workerScaling ?? defaultWorkerScaling;
+    // Sizes, counts and the data stores' classes from the capacity model (docs/capacity.md).
+    const capacity = capacityFor(settings.capacityProfile);
+    const plan = props.plan ?? deploymentPlanFor(capacity);
+    const scaling = props.workerScaling ?? workerScalingFor(capacity);
+    const problems = connectionProblems(capacity, plan, scaling);
+    if (problems.length > 0)
+      throw new Error(`capacity profile ${settings.capacityProfile}: ${problems.join('; ')}`);
     const services = Object.keys(plan) as ServiceName[];
 
     this.messaging = new Messaging(this, 'Messaging', {
@@ -61,7 +72,13 @@ export class HireflowStack extends Stack {
     });
     this.network = new Network(this, 'Network');
     const { vpc } = this.network;
-    this.dataStores = new DataStores(this, 'DataStores', { vpc, services, multiAz: settings.multiAz });
+    this.dataStores = new DataStores(this, 'DataStores', {
+      vpc,
+      services,
+      multiAz: settings.multiAz,
+      databaseClass: capacity.database.class.name,
+      cacheNodeType: capacity.cache.class.name,
+    });
     this.appSecrets = new AppSecrets(this, 'Secrets');
     this.cluster = new ecs.Cluster(this, 'Cluster', {
       vpc,
@@ -83,6 +100,8 @@ export class HireflowStack extends Stack {
         channels: this.#channels(service, t),
         environment: {
           ...stackEnvironment(this, settings.prefix, settings.traceSampleRatio),
+          // The pool the connection check above counts with.
+          DATABASE_POOL_MAX: String(POOL_MAX),
           ...this.#bucketEnvironment(service, t),
           // media makes variant URLs under it, jobs checks them.
           ...(service === 'media' || service === 'jobs' ? { MEDIA_PUBLIC_URL: publicUrl } : {}),

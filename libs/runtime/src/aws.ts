@@ -2,7 +2,6 @@
 // region, an endpoint locally (the emulator), timeouts, and dummy credentials
 // against the emulator, so the SDK never walks its provider chain to the EC2
 // metadata address from a developer machine.
-import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsEndpointUrl, awsRegion, topologyPrefix } from '@hireflow/config';
@@ -40,7 +39,8 @@ export function awsSettings(
 }
 
 /** What every client shares: region, endpoint, credentials, and bounded connect and request times. */
-function clientConfig(settings: AwsSettings, requestTimeout: number) {
+/** What every AWS client of a service is built with (region, endpoint, credentials, timeouts). */
+export function clientConfig(settings: AwsSettings, requestTimeout: number) {
   return {
     region: settings.region,
     endpoint: settings.endpoint,
@@ -63,9 +63,4 @@ export function createSqsClient(settings: AwsSettings): SQSClient {
 export function createSnsClient(settings: AwsSettings): SNSClient {
   // A hung publish would hold the relay's row locks and its close().
   return new SNSClient(clientConfig(settings, 10_000));
-}
-
-export function createS3Client(settings: AwsSettings): S3Client {
-  // The emulator serves buckets by path, not by virtual host.
-  return new S3Client({ ...clientConfig(settings, 30_000), forcePathStyle: settings.endpoint !== undefined });
 }

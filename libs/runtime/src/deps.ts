@@ -1,4 +1,3 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type ServiceName, serviceChannels } from '@hireflow/contracts';
@@ -6,7 +5,7 @@ import { createOrm, ensureDatabase, type MikroORM, migrate, type SqlMigration } 
 import type { EntitySchema } from '@mikro-orm/core';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { type AwsSettings, awsSettings, createS3Client, createSnsClient, createSqsClient } from './aws.ts';
+import { type AwsSettings, awsSettings, createSnsClient, createSqsClient } from './aws.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics, type ServiceMetrics } from './metrics/registry.ts';
 import { closeRedis } from './redis.ts';
@@ -20,7 +19,6 @@ export interface ServiceDeps {
   redis: Redis;
   sqs: SQSClient;
   sns: SNSClient;
-  s3: S3Client;
   aws: AwsSettings;
   /** The process's metrics (the admin port's `/metrics`). */
   metrics: ServiceMetrics;
@@ -43,7 +41,10 @@ export interface ConnectOptions {
   queues?: string[];
 }
 
-/** Creates the service's database if missing, migrates it, and opens Redis and the AWS clients. */
+/**
+ * Creates the service's database if missing, migrates it, and opens Redis and
+ * the SQS and SNS clients (media opens its S3 client itself: `@hireflow/runtime/s3`).
+ */
 export async function connectDeps(config: ServiceConfig, options: ConnectOptions): Promise<ServiceDeps> {
   await ensureDatabase(config.DATABASE_URL);
   const orm = await createOrm({
@@ -69,7 +70,6 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
   const aws = awsSettings(config, options.env);
   const sqs = createSqsClient(aws);
   const sns = createSnsClient(aws);
-  const s3 = createS3Client(aws);
   const channels = serviceChannels(options.service);
   const prefix = config.HIREFLOW_TOPOLOGY_PREFIX;
   const metrics = createMetrics(options.service);
@@ -90,7 +90,6 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
     redis,
     sqs,
     sns,
-    s3,
     aws,
     names: {
       inbox: channels.inbox && prefix + channels.inbox,
@@ -102,7 +101,6 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
       await Promise.all(queues.map((queue) => queue.close().catch(() => undefined)));
       sqs.destroy();
       sns.destroy();
-      s3.destroy();
       await closeRedis(redis);
       await orm.close();
     },

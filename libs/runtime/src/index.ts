@@ -2,7 +2,7 @@ export { createAdminServer } from './admin.ts';
 export type { ApiKeyAuthOptions, ApiPrincipal } from './api-key-auth.ts';
 export { apiKeyAuthPlugin, hashApiKey, isPublicApiRoute, principalOf } from './api-key-auth.ts';
 export type { AwsSettings } from './aws.ts';
-export { awsConfigSchema, awsSettings, createS3Client, createSnsClient, createSqsClient } from './aws.ts';
+export { awsConfigSchema, awsSettings, createSnsClient, createSqsClient } from './aws.ts';
 export type { ServiceChannels } from './channels.ts';
 export { resolveChannels } from './channels.ts';
 export type { ConnectOptions, ServiceDeps } from './deps.ts';

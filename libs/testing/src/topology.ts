@@ -3,7 +3,8 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { topology as defaultTopology, type Topology } from '@hireflow/contracts';
 import { type ProvisionedTopology, provisionTopology } from '@hireflow/ops';
-import { createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
+import { createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { inject } from 'vitest';
 import { uniqueName } from './names.ts';
 

@@ -4,12 +4,12 @@ import type { Config } from './config.ts';
 import type { Embedder } from './modules/embedding/embedder.ts';
 import { FeatureHashingEmbedder } from './modules/embedding/feature-hashing.ts';
 import { ProfileEmbedder } from './modules/embedding/profile.ts';
+import { matchingHandlers } from './modules/matches/consumers.ts';
 import { startMatchWorker } from './modules/matches/processor.ts';
 import { createMatchQueue } from './modules/matches/queue.ts';
 import type { Computation, MatchingContext } from './modules/matches/service.ts';
 import { requeueUncomputed } from './modules/matches/sweep.ts';
 import { TenantCache } from './modules/matches/tenant-cache.ts';
-import { matchingHandlers } from './modules/profiles/consumers.ts';
 
 /** Observers and overrides a test or benchmark passes (dependency overrides, not mocks). */
 export interface WorkerHooks {

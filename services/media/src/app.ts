@@ -13,6 +13,7 @@ import {
   registerPublicApi,
   type ServiceDeps,
 } from '@hireflow/runtime';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { type Config, imageLimitsOf } from './config.ts';
 import { mediaOpenApi } from './http/openapi.ts';
 import { registerApiKeyInternalRoutes } from './modules/api-keys/routes.ts';
@@ -37,7 +38,9 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   }
   configureSharp();
   const limits = imageLimitsOf(config);
-  const store = createMediaStore(deps.s3, bucketOf(config, deps));
+  const s3 = createS3Client(deps.aws);
+  app.addHook('onClose', async () => s3.destroy());
+  const store = createMediaStore(s3, bucketOf(config, deps));
 
   // Every answer is marked: nothing is sniffed, and API answers are not cached
   // (variants set their own year-long policy).

@@ -1,5 +1,6 @@
 import { type MessageObserver, startInbox } from '@hireflow/messaging';
 import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { bucketOf } from './app.ts';
 import { type Config, imageLimitsOf } from './config.ts';
 import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
@@ -30,8 +31,9 @@ export async function startWorker(
   configureSharp();
   const limits = imageLimitsOf(config);
   const backoff = { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS };
+  const s3 = createS3Client(deps.aws);
 
-  const store = createMediaStore(deps.s3, bucketOf(config, deps));
+  const store = createMediaStore(s3, bucketOf(config, deps));
   const resizer = startResizeWorker({
     orm: deps.orm,
     store,
@@ -84,5 +86,6 @@ export async function startWorker(
   return inbox.closeables([
     { name: 'resize-worker', close: async () => void (await resizer.close()) },
     { name: 'resize-queue', close: () => queue.close() },
+    { name: 's3', close: async () => s3.destroy() },
   ]);
 }

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { AnyEvent, CloudEvent, EventType } from '@hireflow/contracts';
 import { topicOf } from '@hireflow/contracts';
 import { buildAdmin, buildApp } from '@hireflow/media';
@@ -9,6 +10,7 @@ import { SnsPublisher, taskIdFor } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
 import type { ProvisionedTopology } from '@hireflow/ops';
 import { type Closeable, hashApiKey, type ServiceDeps } from '@hireflow/runtime';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { type TestDatabase, waitFor } from '@hireflow/testing';
 import { connectServiceUnderTest, useHarness } from '@hireflow/testing/service';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -48,6 +50,8 @@ export interface MediaHarness {
   app: FastifyInstance;
   admin: FastifyInstance;
   store: MediaStore;
+  /** The harness's S3 client (the one its store uses). */
+  s3: S3Client;
   /** The resize queue, for inspection and re-adding jobs. */
   queue: ResizeQueue;
   tenants: { a: Tenant; b: Tenant };
@@ -129,7 +133,8 @@ export async function startMediaHarness(label: string, envOverrides: Record<stri
   const { db, topology, env, config, deps } = service;
   const app = await buildApp(config, deps);
   const admin = await buildAdmin(config, deps);
-  const store = createMediaStore(deps.s3, deps.names.bucket!);
+  const s3 = createS3Client(deps.aws);
+  const store = createMediaStore(s3, deps.names.bucket!);
   const queue = createResizeQueue({
     connection: deps.redis,
     prefix: config.REDIS_PREFIX,
@@ -165,6 +170,7 @@ export async function startMediaHarness(label: string, envOverrides: Record<stri
     app,
     admin,
     store,
+    s3,
     queue,
     tenants,
     spy,
@@ -216,6 +222,7 @@ export async function startMediaHarness(label: string, envOverrides: Record<stri
       await admin.close();
       await queue.queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
+      s3.destroy();
       await service.close();
     },
   };

@@ -40,7 +40,7 @@ const processor = () =>
   });
 
 const objectsOf = async (tenantId: string, uploadId: string) => {
-  const listed = await h.deps.s3.send(
+  const listed = await h.s3.send(
     new ListObjectsV2Command({ Bucket: h.store.bucket, Prefix: `uploads/${tenantId}/${uploadId}/` }),
   );
   return (listed.Contents ?? []).map((c) => c.Key!.split('/').at(-1)).sort();

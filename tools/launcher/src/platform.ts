@@ -3,7 +3,8 @@ import { SERVICE_NAMES, type ServiceName, servicePort, topology } from '@hireflo
 import { ensureDatabase } from '@hireflow/db';
 import { type Emulator, startEmulator } from '@hireflow/emulator';
 import { instanceNames, provisionTopology } from '@hireflow/ops';
-import { awsSettings, createS3Client, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
+import { awsSettings, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';

@@ -1,4 +1,3 @@
-import swaggerUi from '@fastify/swagger-ui';
 import { type OpenApiOptions, registerOpenApi } from '@hireflow/runtime';
 import type { FastifyInstance } from 'fastify';
 
@@ -22,5 +21,9 @@ export async function registerJobsOpenApi(
   options: { docsPage: boolean },
 ): Promise<void> {
   await registerOpenApi(app, jobsOpenApi);
-  if (options.docsPage) await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
+  if (options.docsPage) {
+    // Imported here: only an API process serves the page, and the UI's assets weigh (test/role-modules.test.ts).
+    const { default: swaggerUi } = await import('@fastify/swagger-ui');
+    await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
+  }
 }

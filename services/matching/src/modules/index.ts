@@ -19,7 +19,7 @@ export {
   postingFields,
   type WeightedField,
 } from './embedding/profile.ts';
-export { normaliseText, phrases } from './embedding/text.ts';
+export { phrases } from './embedding/text.ts';
 export {
   COSINE_WEIGHT,
   combineScore,
@@ -42,3 +42,4 @@ export {
 } from './search/vector-index.ts';
 export { canonicalSkillKey } from './skills/aliases.ts';
 export { normaliseSkill, normaliseSkills } from './skills/skills.ts';
+export { normaliseText } from './skills/spelling.ts';

@@ -2,13 +2,8 @@
 // AWS_ENDPOINT_URL (or AWS itself when unset). Idempotent; prints the result.
 import { parseConfig } from '@hireflow/config';
 import { topology } from '@hireflow/contracts';
-import {
-  awsConfigSchema,
-  awsSettings,
-  createS3Client,
-  createSnsClient,
-  createSqsClient,
-} from '@hireflow/runtime/aws';
+import { awsConfigSchema, awsSettings, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
+import { createS3Client } from '@hireflow/runtime/s3';
 import { provisionTopology } from '../provision.ts';
 
 const config = parseConfig(awsConfigSchema, process.env);

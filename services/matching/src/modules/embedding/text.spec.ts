@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseText, phrases } from './text.ts';
+import { normaliseText } from '../skills/spelling.ts';
+import { phrases } from './text.ts';
 
 describe('normaliseText', () => {
   it('applies NFKC and lowercase', () => {

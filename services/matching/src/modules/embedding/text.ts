@@ -3,6 +3,7 @@
 // ("Node.js" / "node.js" / "nodejs" / "node" → "nodejs", "JS" → "javascript")
 // while "c++", "c#" and "f#" keep the symbols that make them languages.
 import { canonicalSkillKey } from '../skills/aliases.ts';
+import { normaliseText } from '../skills/spelling.ts';
 
 // Function words, and the boilerplate every job ad and headline shares: left
 // in, they make a warehouse posting and a TypeScript posting look alike.
@@ -20,18 +21,6 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     'seeking strong team teams using well work working year years'
   ).split(' '),
 );
-
-/** NFKC, lowercase, and technology spellings joined ("node.js" → "nodejs", ".net" → "dotnet"). */
-export function normaliseText(text: string): string {
-  return (
-    text
-      .normalize('NFKC')
-      .toLowerCase()
-      .replace(/(^|[^\p{L}\p{N}])\.net(?![\p{L}\p{N}])/gu, '$1dotnet')
-      // a dot inside a word ("node.js", "vue.js") is part of the name, not a full stop
-      .replace(/(?<=[\p{L}\p{N}])\.(?=\p{L})/gu, '')
-  );
-}
 
 // Phrases end at sentence and list punctuation: word pairs never span them.
 const SEGMENT_BREAK = /[.,;:!?()[\]{}<>"|•·\n\r\t]+/u;

@@ -1,4 +1,5 @@
 // The computations and the per-worker indexes, for the worker and the benchmarks.
+export { matchingHandlers } from './consumers.ts';
 export { createMatchQueue, type MatchQueue, type MatchTask } from './queue.ts';
 export {
   type Computation,

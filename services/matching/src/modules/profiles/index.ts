@@ -1,5 +1,4 @@
 // Postings and candidates as matching stores them, for the worker and the benchmarks.
-export { matchingHandlers } from './consumers.ts';
 export {
   insertCandidate,
   insertPosting,

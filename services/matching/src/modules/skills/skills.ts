@@ -1,8 +1,8 @@
 // Skill names as recruiters and candidates type them ("Node.js", "nodejs",
 // "Node", "k8s", "Postgres") reduced to one canonical key, so the overlap term
 // compares what people mean, not how they spell it.
-import { normaliseText } from '../embedding/text.ts';
 import { canonicalSkillKey } from './aliases.ts';
+import { normaliseText } from './spelling.ts';
 
 /**
  * One skill as typed → its canonical key ("Node.js" → "nodejs", "K8s" →

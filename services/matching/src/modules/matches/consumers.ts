@@ -1,7 +1,7 @@
 import type { MikroORM } from '@hireflow/db';
 import { type EventHandlers, handleOnce } from '@hireflow/messaging';
-import type { MatchQueue } from '../matches/queue.ts';
-import { closePosting, insertCandidate, insertPosting, lockTenant } from './store.ts';
+import { closePosting, insertCandidate, insertPosting, lockTenant } from '../profiles/store.ts';
+import type { MatchQueue } from './queue.ts';
 
 /**
  * The matching service's inbox handlers. Each runs once per event id through

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { measured, searchMs } from './measured.ts';
+import { type LoadProfile, planCapacity, taskMemoryFor, usableConnections } from './model.ts';
+import { databaseClasses, maxConnections } from './prices.ts';
+import { capacityProfiles } from './profiles.ts';
+
+const small = capacityProfiles.small!;
+
+describe('the capacity model', () => {
+  it('sizes the small profile as the stack and the README cost table have it', () => {
+    const plan = planCapacity(small);
+    expect(plan.services.jobs.api).toMatchObject({ cpu: 512, memoryMiB: 1024, minTasks: 2, maxTasks: 6 });
+    expect(plan.services.matching.worker).toMatchObject({
+      cpu: 1024,
+      memoryMiB: 2048,
+      minTasks: 1,
+      maxTasks: 6,
+    });
+    expect(plan.services.notifications.api).toMatchObject({
+      cpu: 256,
+      memoryMiB: 512,
+      minTasks: 1,
+      maxTasks: 2,
+    });
+    expect(plan.services.media.worker).toMatchObject({
+      cpu: 1024,
+      memoryMiB: 2048,
+      minTasks: 2,
+      maxTasks: 6,
+    });
+    expect(plan.database.class.name).toBe('db.t4g.medium');
+    expect(plan.cache.class.name).toBe('cache.t4g.small');
+    // README: Fargate 207 at the minimum counts, about 775 at the maximum, about 450 in all.
+    expect(Math.round(plan.monthlyCost.items['Fargate (minimum tasks)']!)).toBe(207);
+    expect(Math.round(plan.monthlyCost.fargateAtMax)).toBe(775);
+    expect(plan.monthlyCost.total).toBeGreaterThan(440);
+    expect(plan.monthlyCost.total).toBeLessThan(460);
+    // 32 tasks at their maximum × (pool 10 + LISTEN) = 352 of db.t4g.medium's 364 usable.
+    expect(plan.database.connectionsAtMax).toBe(352);
+    expect(usableConnections(plan.database.class)).toBe(364);
+  });
+
+  it('computes the peak from the day and the peak factor', () => {
+    const plan = planCapacity({ ...small, peakFactor: 1 });
+    expect(plan.peak.postings).toBeCloseTo(3_000 / 86_400, 9);
+    // welcome + match emails + summaries: 20,000 + (3,000 × 5 + 20,000 × 2) + 3,000 a day
+    expect(plan.peak.emails * 86_400).toBeCloseTo(78_000, 3);
+    expect(planCapacity(small).peak.emails).toBeCloseTo(plan.peak.emails * small.peakFactor, 9);
+  });
+
+  it('grows the fleet with the load, never shrinking a role', () => {
+    const a = planCapacity(capacityProfiles.x100!);
+    const b = planCapacity(capacityProfiles.x10000!);
+    for (const service of ['jobs', 'matching', 'notifications', 'media'] as const) {
+      expect(b.services[service].worker!.maxTasks).toBeGreaterThanOrEqual(
+        a.services[service].worker!.maxTasks,
+      );
+      expect(b.services[service].worker!.memoryMiB).toBeGreaterThanOrEqual(
+        a.services[service].worker!.memoryMiB,
+      );
+    }
+    expect(b.monthlyCost.total).toBeGreaterThan(a.monthlyCost.total);
+  });
+
+  it('holds every tenant vector in each matching worker: 1.68 KB each', () => {
+    const vectors = 5_000 * (2_000 + 200);
+    const plan = planCapacity(capacityProfiles.x100!);
+    expect(plan.services.matching.worker!.expectedRssMiB).toBe(
+      Math.round(measured.processRssMiB.value + (vectors * 1_680) / 1024 ** 2),
+    );
+    // 17.9 GB of vectors does not fit 1 vCPU's 8 GB: the model moves to the 4-vCPU sizes.
+    expect(plan.services.matching.worker).toMatchObject({ cpu: 4096 });
+  });
+
+  it('says which limit binds first, with its headroom', () => {
+    expect(planCapacity(capacityProfiles.x100!).bindsFirst.name).toMatch(/email provider rate/);
+    const huge = planCapacity(capacityProfiles.x10000!);
+    const memory = huge.limits.find((l) => l.name.startsWith('matching worker memory'))!;
+    expect(memory.headroom).toBeLessThan(1);
+    const noEmail: LoadProfile = {
+      ...small,
+      registrationsPerDay: 0,
+      emailsPerPosting: 0,
+      postingsPerDay: 0,
+      matchesPerCandidate: 0,
+    };
+    expect(planCapacity(noEmail).bindsFirst.name).not.toMatch(/email/);
+  });
+
+  it("picks a database class that holds the pools' connections", () => {
+    const plan = planCapacity(capacityProfiles.x100!);
+    expect(plan.database.connectionsAtMax).toBeLessThanOrEqual(usableConnections(plan.database.class));
+    expect(plan.database.class.name).not.toBe('db.t4g.medium');
+  });
+});
+
+describe('sizes and prices', () => {
+  it('takes the smallest Fargate memory that holds the RSS with headroom and the collector', () => {
+    expect(taskMemoryFor(512, 235)).toEqual({ cpu: 512, memoryMiB: 1024 });
+    expect(taskMemoryFor(256, 235)).toEqual({ cpu: 256, memoryMiB: 512 });
+    expect(taskMemoryFor(1024, 6_000)).toEqual({ cpu: 1024, memoryMiB: 8192 });
+    expect(taskMemoryFor(1024, 7_000)).toEqual({ cpu: 2048, memoryMiB: 10240 });
+    expect(() => taskMemoryFor(1024, 200_000)).toThrow(/no Fargate task/);
+  });
+
+  it("RDS's default max_connections", () => {
+    expect(maxConnections(databaseClasses[0]!)).toBe(405);
+    expect(maxConnections(databaseClasses[databaseClasses.length - 1]!)).toBe(5000);
+  });
+
+  it('interpolates search time between the measured points', () => {
+    expect(searchMs(10_000)).toBeCloseTo(0.93, 6);
+    expect(searchMs(1_000_000)).toBeCloseTo(233, 6);
+    const mid = searchMs(300_000);
+    expect(mid).toBeGreaterThan(19.7);
+    expect(mid).toBeLessThan(233);
+    expect(searchMs(2_000_000)).toBeCloseTo(466, 6);
+    expect(searchMs(5_000)).toBeCloseTo(0.465, 6);
+  });
+});

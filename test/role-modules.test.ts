@@ -1,0 +1,134 @@
+// What each service loads in each role (issue 31): a process of the service,
+// as the image runs it (the telemetry preload, then main.ts with ROLE), is
+// started against real Postgres, Redis and the emulator, recorded by the
+// module recorder until it is ready, and stopped. A role must not carry what
+// it never uses: no tooling or test servers anywhere in production code, no
+// image library or S3 client outside media, no mailer outside notifications,
+// no API document UI in a worker, no gRPC.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ServiceName } from '@hireflow/contracts';
+import { createTestDatabase, type TestDatabase, testAws, testTopology, uniqueName } from '@hireflow/testing';
+import { moduleRecorder, packagesOf } from '@hireflow/testing/modules';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..');
+const register = join(root, 'libs/telemetry/src/register.ts');
+
+type Role = 'api' | 'worker';
+const ROLES: [ServiceName, Role][] = [
+  ['jobs', 'api'],
+  ['jobs', 'worker'],
+  ['matching', 'worker'],
+  ['notifications', 'api'],
+  ['notifications', 'worker'],
+  ['media', 'api'],
+  ['media', 'worker'],
+];
+
+/** Never in a service process: the tools, the emulator, test servers and helpers, the SDK meta-package, gRPC. */
+const NOWHERE = [
+  'fauxqs',
+  'smtp-server',
+  'mailparser',
+  'vitest',
+  '@hireflow/testing',
+  '@hireflow/emulator',
+  '@hireflow/launcher',
+  '@hireflow/chaos',
+  '@hireflow/trace-viewer',
+  '@hireflow/demo',
+  '@hireflow/api-docs',
+  '@hireflow/ops',
+  '@grpc/grpc-js',
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/auto-instrumentations-node',
+];
+
+/** What a role must not load beyond NOWHERE. */
+function notIn(service: ServiceName, role: Role): string[] {
+  const out: string[] = [];
+  // media's API reads an upload's header with sharp before it accepts it; its worker resizes.
+  if (service !== 'media') out.push('sharp');
+  if (service !== 'notifications') out.push('nodemailer');
+  if (service !== 'media') out.push('@aws-sdk/client-s3');
+  if (role === 'worker') out.push('@fastify/swagger-ui');
+  return out;
+}
+
+let dir: string;
+let prefix: string;
+const databases = new Map<ServiceName, TestDatabase>();
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hireflow-roles-'));
+  const aws = testAws();
+  prefix = (await testTopology(aws, 'roles')).prefix;
+  aws.close();
+  for (const service of new Set(ROLES.map(([s]) => s))) {
+    databases.set(service, await createTestDatabase(`roles-${service}`));
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const db of databases.values()) await db.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts the role's process, waits for its `started` message, stops it; the packages it had loaded. */
+async function packagesOfRole(service: ServiceName, role: Role): Promise<Set<string>> {
+  const file = join(dir, `${service}-${role}.txt`);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', moduleRecorder, '--import', register, join(root, 'services', service, 'src/main.ts')],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        ROLE: role,
+        PORT: '0',
+        ADMIN_PORT: '0',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: databases.get(service)!.url,
+        HIREFLOW_TOPOLOGY_PREFIX: prefix,
+        AWS_ENDPOINT_URL: inject('awsEndpoint'),
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_EC2_METADATA_DISABLED: 'true',
+        REDIS_PREFIX: `test:${uniqueName(`roles-${service}`)}`,
+        OTEL_SERVICE_NAME: service,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+        LOADED_MODULES_FILE: file,
+      },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    },
+  );
+  // Its logs (stdout) and anything else it says: shown when it fails to start.
+  let stderr = '';
+  const keep = (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<unknown>((done) => child.once('exit', (code, signal) => done(code ?? signal)));
+  await new Promise<void>((ready, fail) => {
+    child.on('message', (m: { type?: string }) => m?.type === 'started' && ready());
+    exited.then((code) =>
+      fail(new Error(`${service} ${role} exited (${code}) before it was ready:\n${stderr}`)),
+    );
+  });
+  child.kill('SIGTERM');
+  await exited;
+  return packagesOf((await readFile(file, 'utf8')).split('\n'));
+}
+
+describe.each(ROLES)('%s %s', (service, role) => {
+  it('loads nothing it does not use', async () => {
+    const packages = await packagesOfRole(service, role);
+    const forbidden = [...NOWHERE, ...notIn(service, role)].filter((name) => packages.has(name));
+    expect(forbidden).toEqual([]);
+  }, 180_000);
+});
