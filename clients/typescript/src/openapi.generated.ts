@@ -2066,7 +2066,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
-            /** @description The file is larger than the limit (FILE_TOO_LARGE) */
+            /** @description The file is larger than the limit (FILE_TOO_LARGE), or it would take the tenant's stored bytes over its quota (STORAGE_QUOTA_EXCEEDED) */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -227,12 +227,12 @@ describe('the load balancer', () => {
     expect(checked).toBe(
       Object.keys(JSON.parse(readFileSync(new URL('docs/api/openapi.json', root), 'utf8')).paths).length,
     );
-    // The one-click unsubscribe links reach notifications.
-    expect(
-      rules
-        .filter((r) => r.patterns.some((p) => pathMatches(p, '/v1/unsubscribe')))
-        .map((r) => r.owner.env.SERVICE),
-    ).toEqual(['notifications']);
+    // The one-click unsubscribe links and the contact-confirmation links reach notifications.
+    for (const link of ['/v1/unsubscribe', '/v1/contacts/confirm'])
+      expect(
+        rules.filter((r) => r.patterns.some((p) => pathMatches(p, link))).map((r) => r.owner.env.SERVICE),
+        link,
+      ).toEqual(['notifications']);
     // And nothing administrative is ever public.
     for (const r of rules)
       for (const path of ['/metrics', '/admin/queues', '/internal/x', '/health/ready'])

@@ -3,6 +3,7 @@
 // and consumers validate against these; the AsyncAPI document is generated
 // from them.
 import { z } from 'zod';
+import { displayText } from './display-text.ts';
 import type { ServiceName } from './services.ts';
 import { text } from './text.ts';
 
@@ -19,12 +20,17 @@ const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http or https
 export const jobPostedData = z.object({
   jobId: id,
   tenantId: id,
-  title: shortText(200),
+  title: displayText(200),
   description: optionalText(20_000, true),
   skills,
   location: optionalText(200),
   remote: z.boolean(),
   contactEmail: email,
+  /**
+   * The contact address is the tenant's own verified contact: summaries may go
+   * there at once. Otherwise (or absent) the address confirms first.
+   */
+  contactVerified: z.boolean().optional(),
   postedAt: isoTime,
 });
 
@@ -33,9 +39,9 @@ export const jobClosedData = z.object({ jobId: id, tenantId: id, closedAt: isoTi
 export const candidateRegisteredData = z.object({
   candidateId: id,
   tenantId: id,
-  name: shortText(200),
+  name: displayText(200),
   email,
-  headline: optionalText(300),
+  headline: displayText(300, { min: 0 }),
   skills,
   location: optionalText(200),
 });

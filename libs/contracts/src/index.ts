@@ -6,6 +6,8 @@ export type { Finding, SchemaRole, Verdict } from './compat/rules.ts';
 export { judge } from './compat/rules.ts';
 export type { ChangeKind, RefResolver, SchemaChange } from './compat/schema-diff.ts';
 export { diffSchemas } from './compat/schema-diff.ts';
+export type { DisplayTextProblem } from './display-text.ts';
+export { containsLinkOrAddress, displayText, displayTextProblem } from './display-text.ts';
 export type {
   AnyEvent,
   AnyEventOf,
@@ -66,7 +68,7 @@ export {
   SERVICE_PORT_BASE,
   servicePort,
 } from './services.ts';
-export { containsLinkOrAddress, hasControlCharacter, hasLoneSurrogate, text } from './text.ts';
+export { hasControlCharacter, hasLoneSurrogate, text } from './text.ts';
 export type {
   BucketDefinition,
   QueueDefinition,

@@ -20,6 +20,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { prefix: '/media', service: 'media' },
   // The one-click unsubscribe links of emails: public, for mail clients, not in the API document.
   { prefix: '/v1/unsubscribe', service: 'notifications' },
+  // The link of a contact-confirmation email (a posting's contact address): the same kind.
+  { prefix: '/v1/contacts/confirm', service: 'notifications' },
 ];
 
 /** A service's load balancer path patterns (the AWS stack's listener rules). */

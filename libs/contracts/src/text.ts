@@ -36,29 +36,3 @@ export const text = (max: number, options: { multiline?: boolean; min?: number }
     })
     .refine((s) => !hasLoneSurrogate(s), { message: 'must be valid Unicode (no lone surrogates)' })
     .regex(SQS_TEXT, SQS_TEXT_MESSAGE);
-
-// Top-level domains common in spam and phishing, to refuse a bare
-// "example.com" in a name. Those that are also technology names (ASP.NET,
-// socket.io, Vue.js, .dev, .app) are left out: a scheme, "www." or an
-// address is caught whatever the domain.
-const COMMON_TLDS =
-  'com|org|info|biz|xyz|top|online|site|shop|club|click|link|live|email|support|help|login|tk|ml|ga|cf|gq|ru|cn|de|uk|fr|nl|eu|us|br|pl|ch|se|be|at|dk|fi|pt|cz|ro|hu|gr|tr|ua|jp|kr|au|ca|mx|za|example|test';
-const LINK_OR_ADDRESS = new RegExp(
-  [
-    String.raw`\b[a-z][a-z0-9+.-]*:\/\/`, // a scheme: https://, ftp://, javascript://
-    String.raw`\bwww\.`,
-    String.raw`[^\s@]+@[^\s@]+\.[^\s@]+`, // an email address
-    String.raw`\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(${COMMON_TLDS})(\b|\/)`, // a bare domain
-  ].join('|'),
-  'i',
-);
-
-/**
- * Whether text contains a link or an email address. Text a tenant supplies
- * that reaches a subject line or an email body (a candidate's name, a
- * posting's title) must not: Hireflow's sender would otherwise carry a
- * stranger's phishing link.
- */
-export function containsLinkOrAddress(value: string): boolean {
-  return LINK_OR_ADDRESS.test(value);
-}

@@ -28,7 +28,8 @@ export interface IdempotencySignal {
 }
 
 export interface EmailSignal {
-  outcome: 'sent' | 'failed' | 'suppressed' | 'held';
+  /** `capped`: held over its address's daily cap (no address in the signal). */
+  outcome: 'sent' | 'failed' | 'suppressed' | 'held' | 'capped';
   template: string;
 }
 

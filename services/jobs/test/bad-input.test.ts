@@ -14,6 +14,19 @@ const LONE_SURROGATE = '\ud800';
 // Outside SQS's character set (libs/contracts/src/transport/sqs-text.ts): an event holding it could not travel.
 const NONCHARACTER = '\uffff';
 
+// The bypasses of the old link filter (issue 25): one display text rule refuses each.
+const DISPLAY_TEXT_BYPASSES: Case[] = [
+  ['API6: a shortener', 'Ada bit.ly/abc'],
+  ['API6: a .net host', 'scam.net'],
+  ['API6: a .io host', 'evil.io'],
+  ['API6: an IP address', '203.0.113.9/login'],
+  ['API6: a space before the dot', 'evil .com'],
+  ['API6: full-width', 'ｅｖｉｌ．ｃｏｍ'],
+  ['API6: a right-to-left override', 'Ada \u202eevil'],
+  ['API6: a line separator', 'Ada\u2028x'],
+  ['API6: NEL', 'Ada\u0085x'],
+];
+
 // For each field: a wrong type, a missing value, out-of-range/oversized values, malformed formats, unicode edges.
 const jobFields: Record<string, Case[]> = {
   title: [
@@ -30,6 +43,7 @@ const jobFields: Record<string, Case[]> = {
     ['an object', { text: 'x' }],
     ['API6: a link', 'Urgent: verify your account at https://evil.example/login'],
     ['API6: an email address', 'Write to hr@evil.example'],
+    ...DISPLAY_TEXT_BYPASSES,
   ],
   description: [
     ['a boolean', true],
@@ -83,6 +97,7 @@ const candidateFields: Record<string, Case[]> = {
     ['U+FFFF, which SQS cannot carry', `Ada${NONCHARACTER}`],
     ['API6: a link', 'Bob, your account is locked: www.evil.example'],
     ['API6: an email address', 'Bob bob@victim.test'],
+    ...DISPLAY_TEXT_BYPASSES,
   ],
   email: [
     ['missing', undefined],
@@ -96,6 +111,7 @@ const candidateFields: Record<string, Case[]> = {
     ['too long', 'x'.repeat(301)],
     ['API6: a link', 'verify at https://evil.example/login'],
     ['U+FFFE', 'Engineer\ufffe'],
+    ...DISPLAY_TEXT_BYPASSES,
   ],
   skills: [
     ['an object', {}],

@@ -278,17 +278,29 @@ describe('media.processed.v1', () => {
     expect((await getCandidate(candidateId)).photo).toBeNull();
   });
 
-  it('API10: refuses as poison a variant URL outside the media service (no foreign links in pages)', async () => {
-    const postingId = await newPosting();
-    const { event } = processed({ ownerType: 'job', ownerId: postingId }, '2026-11-29T10:00:00.000Z');
-    const forged = createEvent(
-      'media.processed.v1',
-      { ...event.data, variants: [{ ...event.data.variants[0]!, url: 'https://evil.example/logo.webp' }] },
-      { source: 'hireflow/media' },
-    );
-    await expect(deliver(forged)).rejects.toMatchObject({ name: 'UnrecoverableError' });
-    expect((await getPosting(postingId)).logo).toBeNull();
-  });
+  it.each([
+    ['another origin', () => 'https://evil.example/logo.webp'],
+    ['another path of the media origin', () => 'http://127.0.0.1:3004/v1/unsubscribe?token=x'],
+    [
+      'a dot segment out of /media/',
+      (id: string) => `http://127.0.0.1:3004/media/${id}/../../v1/unsubscribe`,
+    ],
+    ['a query', (id: string) => `http://127.0.0.1:3004/media/${id}/thumb.webp?token=x`],
+    ['another upload', () => `http://127.0.0.1:3004/media/${randomUUID()}/thumb.webp`],
+  ])(
+    'API7/API10: refuses as poison a variant URL outside its upload under /media/: %s',
+    async (_label, urlOf) => {
+      const postingId = await newPosting();
+      const { event } = processed({ ownerType: 'job', ownerId: postingId }, '2026-11-29T10:00:00.000Z');
+      const forged = createEvent(
+        'media.processed.v1',
+        { ...event.data, variants: [{ ...event.data.variants[0]!, url: urlOf(event.data.uploadId) }] },
+        { source: 'hireflow/media' },
+      );
+      await expect(deliver(forged)).rejects.toMatchObject({ name: 'UnrecoverableError' });
+      expect((await getPosting(postingId)).logo).toBeNull();
+    },
+  );
 });
 
 describe('review fixes', () => {

@@ -93,6 +93,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     store,
     queue,
     limits,
+    quotaBytes: config.MEDIA_TENANT_QUOTA_BYTES,
     publicUrl: config.MEDIA_PUBLIC_URL,
     log: deps.log,
   });
@@ -114,6 +115,7 @@ export function describeApi(): Promise<OpenApiDocument> {
       store: notServed('store'),
       queue: notServed('queue'),
       limits: notServed('limits'),
+      quotaBytes: 0,
       publicUrl: '',
       log: notServed('log'),
     });

@@ -65,6 +65,16 @@ export const configSchema = serviceConfigSchema('media').extend({
     60_000,
     24 * 3_600_000,
   ),
+  MEDIA_TENANT_QUOTA_BYTES: positiveInt(
+    'Bytes of originals one tenant may keep stored; an upload beyond it is refused (413 STORAGE_QUOTA_EXCEEDED).',
+    1024 * 1024 * 1024,
+    Number.MAX_SAFE_INTEGER,
+  ),
+  MEDIA_UNATTACHED_TTL_MS: positiveInt(
+    'An upload sent without an owner (ownerType/ownerId) is removed, bytes and all, this long after it was accepted.',
+    3_600_000,
+    7 * 24 * 3_600_000,
+  ),
   EVENT_LOG_RETENTION_DAYS: eventLogRetentionDays(),
   ...publicApiConfigSchema.shape,
 });

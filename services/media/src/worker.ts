@@ -9,6 +9,7 @@ import { type ResizeOutcome, startResizeWorker } from './modules/resize/processo
 import { createResizeQueue } from './modules/resize/queue.ts';
 import { sweepPendingUploads } from './modules/resize/sweep.ts';
 import { createMediaStore } from './modules/storage/index.ts';
+import { expireUnattachedUploads } from './modules/uploads/expiry.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
 export interface WorkerHooks {
@@ -32,9 +33,10 @@ export async function startWorker(
   const backoff = { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS };
   const s3 = createS3Client(deps.aws);
 
+  const store = createMediaStore(s3, bucketOf(config, deps));
   const resizer = startResizeWorker({
     orm: deps.orm,
-    store: createMediaStore(s3, bucketOf(config, deps)),
+    store,
     limiter: createImageLimiter({ concurrency: config.MEDIA_IMAGE_CONCURRENCY, timeoutMs: limits.timeoutMs }),
     limits,
     publicUrl: config.MEDIA_PUBLIC_URL,
@@ -64,6 +66,16 @@ export async function startWorker(
             olderThanMs: config.RESIZE_SWEEP_AFTER_MS,
           });
           if (swept.requeued.length + swept.failed.length > 0) log.warn(swept, 'swept pending uploads');
+        },
+      },
+      {
+        name: 'unattached-uploads-expiry',
+        intervalMs: Math.max(1000, Math.min(15 * 60_000, Math.floor(config.MEDIA_UNATTACHED_TTL_MS / 4))),
+        run: async () => {
+          const removed = await expireUnattachedUploads(deps.orm.em.fork(), store, {
+            olderThanMs: config.MEDIA_UNATTACHED_TTL_MS,
+          });
+          if (removed.length > 0) log.info({ removed: removed.length }, 'removed uploads without an owner');
         },
       },
     ],

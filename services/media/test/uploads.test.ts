@@ -135,6 +135,8 @@ describe('the public variant route', () => {
       'cache-control': 'public, max-age=31536000, immutable',
       'x-content-type-options': 'nosniff',
       'content-length': String(thumb.rawPayload.length),
+      // Other sites may show it in an <img>.
+      'cross-origin-resource-policy': 'cross-origin',
     });
     expect(thumb.headers.etag).toMatch(/^"[^"]+"$/);
     expect(view.variants.find((v) => v.name === 'thumb')!.url).toBe(`${PUBLIC_URL}/media/${id}/thumb.webp`);

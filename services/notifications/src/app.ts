@@ -1,13 +1,19 @@
 import { type AppState, createAdminServer, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
+import { registerContactRoutes } from './modules/contacts/routes.ts';
+import { confirmationTokens } from './modules/contacts/token.ts';
+import { createEmailQueue } from './modules/email/queue.ts';
+import { releaseHeldEmails } from './modules/email/release-held.ts';
 import { registerInternalRoutes } from './modules/intents/routes.ts';
+import { releaseUnconfirmed } from './modules/intents/store.ts';
+import { recordConfirmedContact } from './modules/projections/store.ts';
 import { registerUnsubscribeRoutes } from './modules/suppression/routes.ts';
 import { unsubscribeTokens } from './modules/suppression/token.ts';
 
 /**
  * The notifications service port, ready but not listening (tests use
- * `inject()`): health, and the one public route, the one-click unsubscribe
- * link every email carries.
+ * `inject()`): health, and the public links emails carry: the one-click
+ * unsubscribe link, and the confirmation of a posting's contact address.
  */
 export async function buildApp(config: Config, deps: ServiceDeps, state?: AppState) {
   const app = createServiceServer(config, deps, state);
@@ -15,6 +21,29 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     registerUnsubscribeRoutes(app, {
       orm: deps.orm,
       tokens: unsubscribeTokens(config.UNSUBSCRIBE_SIGNING_KEY),
+    });
+    // A confirmation sends the summaries that waited for it at once (within
+    // the tenant's quota and the address's cap), not at the next sweep.
+    const emails = createEmailQueue({
+      connection: deps.redis,
+      prefix: config.REDIS_PREFIX,
+      attempts: config.EMAIL_ATTEMPTS,
+      backoff: { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS },
+    });
+    app.addHook('onClose', () => emails.close());
+    registerContactRoutes(app, {
+      tokens: confirmationTokens(config.UNSUBSCRIBE_SIGNING_KEY),
+      confirm: async (tenantId, address) => {
+        const waiting = await deps.orm.em.fork().transactional(async (tx) => {
+          await recordConfirmedContact(tx, tenantId, address);
+          return releaseUnconfirmed(tx, tenantId, address);
+        });
+        await releaseHeldEmails(deps.orm, emails, {
+          tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA,
+          recipientDailyCap: config.EMAILS_PER_ADDRESS_PER_DAY,
+          keys: waiting,
+        });
+      },
     });
   }
   await app.ready();

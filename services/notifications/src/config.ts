@@ -126,6 +126,18 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     1000,
     10_000_000,
   ),
+  CONTACT_CONFIRMATION_REQUIRED: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('true')
+    .transform((value) => value === 'true')
+    .describe(
+      "Whether a posting's summary waits until its contact address confirmed (a confirmation email with a link), unless it is the tenant's own contact. false only for load tests of many addresses (chaos, bench); production refuses it.",
+    ),
+  EMAILS_PER_ADDRESS_PER_DAY: positiveInt(
+    'Emails one address gets per UTC day, whatever the tenants and templates (welcome, match, summary); beyond, they are held (counted as capped) and sent on a later day.',
+    10,
+    10_000_000,
+  ),
 });
 
 export type Config = Omit<z.output<typeof configSchema>, 'UNSUBSCRIBE_SIGNING_KEY'> & {
@@ -157,6 +169,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...parsed,
     UNSUBSCRIBE_SIGNING_KEY: parsed.UNSUBSCRIBE_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
   };
+  if (config.NODE_ENV === 'production' && !config.CONTACT_CONFIRMATION_REQUIRED) {
+    throw new ConfigError([
+      {
+        variable: 'CONTACT_CONFIRMATION_REQUIRED',
+        message: 'must be true when NODE_ENV=production (summaries go only to confirmed addresses)',
+      },
+    ]);
+  }
   // A graceful stop waits for running sends to end (each bounded by
   // SMTP_TIMEOUT_MS) and be recorded before the database closes: a budget
   // that cannot hold them would abandon an accepted email unrecorded, to be

@@ -1,6 +1,7 @@
 import { type MessageObserver, startInbox } from '@hireflow/messaging';
 import type { Closeable, ServiceDeps } from '@hireflow/runtime';
 import { type Config, SEND_RECORD_GRACE_MS } from './config.ts';
+import { confirmationTokens } from './modules/contacts/token.ts';
 import { createMailer } from './modules/email/mailer.ts';
 import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { createEmailQueue } from './modules/email/queue.ts';
@@ -59,6 +60,7 @@ export async function startWorker(
     backoff,
     recordRetryMs: config.EMAIL_RECORD_RETRY_MS,
     unsubscribeUrl: unsubscribeLinks(config),
+    confirmUrl: confirmationLinks(config),
     log,
     ...(hooks.onSent ? { onSent: hooks.onSent } : {}),
   });
@@ -71,7 +73,9 @@ export async function startWorker(
       admission: {
         welcomePerAddressPerDay: config.WELCOME_EMAILS_PER_ADDRESS_PER_DAY,
         tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA,
+        recipientDailyCap: config.EMAILS_PER_ADDRESS_PER_DAY,
       },
+      confirmContacts: config.CONTACT_CONFIRMATION_REQUIRED,
       log,
     }),
     consumer: {
@@ -98,13 +102,14 @@ export async function startWorker(
           ),
       },
       {
-        // Emails held over a tenant's quota go out as a new day's quota allows.
+        // Emails held over a tenant's quota or an address's cap go out as a new day allows.
         name: 'release-held-emails',
         intervalMs: config.EMAIL_SWEEP_INTERVAL_MS,
         run: () =>
-          releaseHeldEmails(deps.orm, emails, { tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA }).then(
-            (keys) => keys.length > 0 && log.info({ released: keys.length }, 'released held emails'),
-          ),
+          releaseHeldEmails(deps.orm, emails, {
+            tenantDailyQuota: config.TENANT_DAILY_EMAIL_QUOTA,
+            recipientDailyCap: config.EMAILS_PER_ADDRESS_PER_DAY,
+          }).then((keys) => keys.length > 0 && log.info({ released: keys.length }, 'released held emails')),
       },
     ],
     log,
@@ -127,4 +132,11 @@ function unsubscribeLinks(config: Config): (recipient: string) => string {
   const tokens = unsubscribeTokens(config.UNSUBSCRIBE_SIGNING_KEY);
   const base = config.UNSUBSCRIBE_BASE_URL.replace(/\/$/, '');
   return (recipient) => `${base}/v1/unsubscribe?token=${tokens.issue(recipient)}`;
+}
+
+/** The link that confirms a tenant's contact address, under UNSUBSCRIBE_BASE_URL (the service port). */
+function confirmationLinks(config: Config): (tenantId: string, recipient: string) => string {
+  const tokens = confirmationTokens(config.UNSUBSCRIBE_SIGNING_KEY);
+  const base = config.UNSUBSCRIBE_BASE_URL.replace(/\/$/, '');
+  return (tenantId, address) => `${base}/v1/contacts/confirm?token=${tokens.issue({ tenantId, address })}`;
 }

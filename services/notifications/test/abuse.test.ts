@@ -117,12 +117,16 @@ describe('API6: email bombing', () => {
     expect(h.smtp.byKey(keys[2]!)).toHaveLength(0);
 
     // Nothing is released while today's quota is used up …
-    expect(await releaseHeldEmails(h.deps.orm, h.emails, { tenantDailyQuota: 2 })).not.toContain(keys[2]);
+    expect(
+      await releaseHeldEmails(h.deps.orm, h.emails, { tenantDailyQuota: 2, recipientDailyCap: 100 }),
+    ).not.toContain(keys[2]);
     // … and the held email goes out once a new day starts.
     await h.deps.orm.em
       .fork()
       .execute('UPDATE tenant_email_quota SET day = day - 1 WHERE tenant_id = ?', [tenantId]);
-    expect(await releaseHeldEmails(h.deps.orm, h.emails, { tenantDailyQuota: 2 })).toContain(keys[2]);
+    expect(
+      await releaseHeldEmails(h.deps.orm, h.emails, { tenantDailyQuota: 2, recipientDailyCap: 100 }),
+    ).toContain(keys[2]);
     await waitForSent(h, [keys[2]!]);
   });
 });

@@ -115,6 +115,7 @@ describe('duplicates', () => {
       mailer,
       recordRetryMs: 1000,
       unsubscribeUrl: () => 'http://127.0.0.1/v1/unsubscribe?token=t',
+      confirmUrl: () => 'http://127.0.0.1/v1/contacts/confirm?token=t',
       log: createLogger('notifications', 'silent'),
     });
     const task = { data: { key }, attemptsMade: 0, opts: { attempts: 3 } } as Parameters<typeof process>[0];

@@ -52,7 +52,7 @@ export interface NotificationRow {
   key: string;
   recipient: string;
   template: string;
-  status: 'queued' | 'sent' | 'failed';
+  status: 'queued' | 'sent' | 'failed' | 'suppressed' | 'held' | 'unconfirmed';
   attempts: number;
   message_id: string;
   provider_message_id: string | null;

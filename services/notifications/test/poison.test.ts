@@ -31,6 +31,17 @@ describe('API10: events the catalog refuses', () => {
   it.each([
     ['a NUL in the name', { name: 'Ada\u0000Lovelace' }, 'data.name'],
     ['a control character in the headline', { headline: 'Engineer\u0007' }, 'data.headline'],
+    // API6: the display text rule holds for events injected past the API.
+    ['a link in the name', { name: 'Click https://evil.example/login' }, 'data.name'],
+    ['a shortener in the name', { name: 'Ada bit.ly/abc' }, 'data.name'],
+    ['a .net host in the name', { name: 'scam.net' }, 'data.name'],
+    ['a .io host in the name', { name: 'evil.io' }, 'data.name'],
+    ['an IP address in the name', { name: '203.0.113.9/login' }, 'data.name'],
+    ['a spaced host in the name', { name: 'evil .com' }, 'data.name'],
+    ['a full-width host in the name', { name: 'ｅｖｉｌ．ｃｏｍ' }, 'data.name'],
+    ['a right-to-left override in the name', { name: 'Ada \u202eevil' }, 'data.name'],
+    ['a line separator in the name', { name: 'Ada\u2028x' }, 'data.name'],
+    ['NEL in the headline', { headline: 'Engineer\u0085x' }, 'data.headline'],
   ])(
     '%s: dead-lettered on the first receive, naming the field, nothing recorded',
     async (_label, data, field) => {

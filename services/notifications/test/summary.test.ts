@@ -36,7 +36,7 @@ describe('the posting summary', () => {
       emails: h.emails,
       wait: { baseMs: 1000, capMs: 1000 },
       replayHorizonMs: 400 * 24 * 3_600_000,
-      admission: { welcomePerAddressPerDay: 3, tenantDailyQuota: 1_000 },
+      admission: { welcomePerAddressPerDay: 3, tenantDailyQuota: 1_000, recipientDailyCap: 1_000 },
       log: h.deps.log,
     });
     const posted = jobPosted(tenantId);
@@ -75,7 +75,7 @@ describe('a redelivery of an event handled before decisions carried their refusa
       emails: { ...h.emails, enqueue: async (requests) => void queued.push(...requests) },
       wait: { baseMs: 1000, capMs: 1000 },
       replayHorizonMs: 400 * 24 * 3_600_000,
-      admission: { welcomePerAddressPerDay: 3, tenantDailyQuota: 1_000 },
+      admission: { welcomePerAddressPerDay: 3, tenantDailyQuota: 1_000, recipientDailyCap: 1_000 },
       log: h.deps.log,
     });
     const posted = jobPosted(tenantId);

@@ -119,6 +119,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       EMAIL_RATE_MAX: '500',
       // One tenant sends every email of the run: its daily quota would hold the rest until tomorrow.
       TENANT_DAILY_EMAIL_QUOTA: '10000000',
+      EMAILS_PER_ADDRESS_PER_DAY: '10000000',
+      CONTACT_CONFIRMATION_REQUIRED: 'false', // every posting names an address of its own
       EMAIL_BACKOFF_CAP_MS: '20000',
       EMAIL_SWEEP_INTERVAL_MS: '15000',
       EMAIL_SWEEP_AFTER_MS: '60000',

@@ -101,6 +101,8 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
     });
   }
 
+  if (matchCount > 0) await confirmContact(target, say, role.contactEmail);
+
   say('');
   await showEmails(target, say, {
     welcome: candidates.map((c) => c.email),
@@ -175,6 +177,41 @@ async function waitForMatches(target: DemoTarget, jobId: string, count: number):
   }, target.timeoutMs);
   if (!matches) throw new DemoError(`job ${jobId} has fewer than its ${count} matches in its read model`);
   return matches;
+}
+
+/**
+ * The role names a contact address of its own, not the tenant's: its summary
+ * waits until the address confirms (docs/notifications.md). The demo plays
+ * the recruiter: it opens the confirmation email in the mail catcher and
+ * presses the button of its link (a POST through the public base URL).
+ */
+async function confirmContact(
+  target: DemoTarget,
+  say: (line: string) => void,
+  address: string,
+): Promise<void> {
+  if (!target.mail) {
+    say(`   the summary to ${address} waits until the address confirms (the link of its confirmation email)`);
+    return;
+  }
+  const mail = await poll(async () => {
+    const all = (await (await fetch(`${target.mail}/api/messages`)).json()) as CaughtMail[];
+    return all.find((m) => m.to.includes(address) && m.subject.startsWith('Confirm this address'));
+  }, target.timeoutMs);
+  if (!mail) {
+    say(`   no confirmation email to ${address} in the mail catcher yet: its summary waits`);
+    return;
+  }
+  const page = await (await fetch(`${target.mail}/messages/${mail.id}`)).text();
+  const link = /\/v1\/contacts\/confirm\?token=[A-Za-z0-9_-]+/.exec(page)?.[0];
+  if (!link) throw new Error('the confirmation email carries no link');
+  const confirmed = await fetch(`${target.baseUrl}${link}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
+  if (!confirmed.ok) throw new Error(`confirming the contact address answered ${confirmed.status}`);
+  say(`   the recruiter confirms ${address} (the link of its confirmation email: POST /v1/contacts/confirm)`);
 }
 
 async function showEmails(

@@ -1,4 +1,4 @@
-import { containsLinkOrAddress, hasLoneSurrogate, text } from '@hireflow/contracts';
+import { displayText, hasLoneSurrogate, text } from '@hireflow/contracts';
 import { pageLimit } from '@hireflow/runtime';
 import { z } from 'zod';
 
@@ -6,14 +6,12 @@ export { text };
 
 /**
  * Text a tenant supplies that reaches an email's subject or body (a
- * candidate's name and headline, a posting's title): no links and no email
- * addresses, so Hireflow's sender never carries a stranger's phishing text
- * (docs/security.md, API6).
+ * candidate's name and headline, a posting's title): the catalog's display
+ * text rule (no link, host or address, no bidi override, no line separator;
+ * NFKC), so Hireflow's sender never carries a stranger's phishing text
+ * (docs/security.md, API6) and what the API takes the events carry.
  */
-export const emailSafeText = (max: number, options: { min?: number } = {}) =>
-  text(max, options).refine((value) => !containsLinkOrAddress(value), {
-    message: 'must not contain a link or an email address',
-  });
+export const emailSafeText = displayText;
 
 export const email = z
   .email({ message: 'must be an email address' })

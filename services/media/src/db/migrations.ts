@@ -32,4 +32,10 @@ export const mediaMigrations = [
     // The sweep scans only pending uploads, oldest first.
     "CREATE INDEX upload_pending_idx ON upload (created_at) WHERE status = 'pending'",
   ]),
+  defineSqlMigration('1002-media-upload-quota-and-expiry', [
+    // The storage quota sums a tenant's originals at each upload.
+    'CREATE INDEX upload_tenant_idx ON upload (tenant_id) INCLUDE (size_bytes)',
+    // Uploads without an owner expire (MEDIA_UNATTACHED_TTL_MS): the expiry scans them oldest first.
+    'CREATE INDEX upload_unattached_idx ON upload (created_at) WHERE owner_id IS NULL',
+  ]),
 ];

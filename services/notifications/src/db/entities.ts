@@ -20,14 +20,28 @@ export const PostingProjection = defineEntity({
     tenantId: p.uuid(),
     title: p.string(),
     contactEmail: p.string(),
+    contactVerified: p.boolean(),
     postedAt: p.datetime(),
     updatedAt: p.datetime(),
   },
 });
 
-export const TEMPLATES = ['welcome', 'match', 'job-matched', 'webhook-disabled'] as const;
+export const TEMPLATES = [
+  'welcome',
+  'match',
+  'job-matched',
+  'webhook-disabled',
+  'contact-confirmation',
+] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
-export const NOTIFICATION_STATUSES = ['queued', 'sent', 'failed', 'suppressed', 'held'] as const;
+export const NOTIFICATION_STATUSES = [
+  'queued',
+  'sent',
+  'failed',
+  'suppressed',
+  'held',
+  'unconfirmed',
+] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export const NotificationLog = defineEntity({

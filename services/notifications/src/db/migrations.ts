@@ -93,4 +93,37 @@ export const notificationsMigrations = [
        ADD CONSTRAINT notification_log_template_check
        CHECK (template IN ('welcome', 'match', 'job-matched', 'webhook-disabled'))`,
   ]),
+  defineSqlMigration('1006-notifications-recipient-daily-cap', [
+    // Emails each address was sent (or queued) per UTC day, whatever the
+    // tenant, against EMAILS_PER_ADDRESS_PER_DAY. The address as a SHA-256
+    // digest of its lowercase form: the cap needs no address in clear.
+    `CREATE TABLE recipient_email_quota (
+      address_digest bytea NOT NULL,
+      day date NOT NULL,
+      used integer NOT NULL,
+      PRIMARY KEY (address_digest, day)
+    )`,
+  ]),
+  defineSqlMigration('1007-notifications-contact-confirmation', [
+    // Whether a posting's contact is its tenant's own (job.posted.v1's
+    // contactVerified); postings projected before know nothing of it, so
+    // their contact confirms like any other address.
+    'ALTER TABLE posting_projection ADD COLUMN contact_verified boolean NOT NULL DEFAULT false',
+    // Addresses a tenant had confirmed through the link of a confirmation email, as digests.
+    `CREATE TABLE verified_contact (
+      tenant_id uuid NOT NULL,
+      address_digest bytea NOT NULL,
+      verified_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenant_id, address_digest)
+    )`,
+    // unconfirmed: a summary waiting for its address to confirm.
+    'ALTER TABLE notification_log DROP CONSTRAINT notification_log_status_check',
+    `ALTER TABLE notification_log ADD CONSTRAINT notification_log_status_check
+       CHECK (status IN ('queued', 'sent', 'failed', 'suppressed', 'held', 'unconfirmed'))`,
+    'ALTER TABLE notification_log DROP CONSTRAINT notification_log_template_check',
+    `ALTER TABLE notification_log ADD CONSTRAINT notification_log_template_check
+       CHECK (template IN ('welcome', 'match', 'job-matched', 'webhook-disabled', 'contact-confirmation'))`,
+    `CREATE INDEX notification_log_unconfirmed_idx ON notification_log (tenant_id, lower(recipient))
+       WHERE status = 'unconfirmed'`,
+  ]),
 ];

@@ -26,9 +26,12 @@ export function postingHandlers(
   log: Logger,
   options: PostingHandlerOptions,
 ): EventHandlers {
-  const mediaBase = options.mediaPublicUrl.endsWith('/')
-    ? options.mediaPublicUrl
-    : `${options.mediaPublicUrl}/`;
+  const mediaBase = `${options.mediaPublicUrl.replace(/\/+$/, '')}/media/`;
+  // What media serves: `${MEDIA_PUBLIC_URL}/media/{uploadId}/{name}.{ext}`, no
+  // query, no dot segment: nothing else of the origin (`/v1/unsubscribe?…`).
+  const isVariantUrl = (url: string, uploadId: string) =>
+    url.startsWith(`${mediaBase}${uploadId}/`) &&
+    /^[A-Za-z0-9_-]+\.[a-z0-9]+$/.test(url.slice(mediaBase.length + uploadId.length + 1));
 
   /** `work` and the event's webhook deliveries, once per event id; `deliver` says whether the work calls for them. */
   async function once<T>(
@@ -71,10 +74,12 @@ export function postingHandlers(
     // Every processed upload is announced (upload.ready), owned or not.
     'media.processed.v1': async (event: CloudEvent<'media.processed.v1'>) => {
       const { uploadId, tenantId, ownerType, ownerId, uploadedAt, variants } = event.data;
-      const foreign = variants.find((v) => !v.url.startsWith(mediaBase));
+      const foreign = variants.find((v) => !isVariantUrl(v.url, uploadId));
       if (foreign) {
         // Poison, not a retry: the event will never become acceptable (docs/security.md, API10).
-        throw new PermanentError(`media.processed.v1 ${event.id} has a variant URL outside ${mediaBase}`);
+        throw new PermanentError(
+          `media.processed.v1 ${event.id} has a variant URL outside ${mediaBase}${uploadId}/`,
+        );
       }
       const image = { uploadId, variants };
       await once(event, async (em) => {

@@ -44,6 +44,9 @@ export async function createPosting(
       location: input.location,
       remote: input.remote,
       contactEmail,
+      // The tenant's contact was given by the operator who created the tenant;
+      // any other address confirms itself before summaries go there.
+      contactVerified: contactEmail.toLowerCase() === tenant.contactEmail.toLowerCase(),
       postedAt: postedAt.toISOString(),
     },
     { source: SOURCE, subject: id },

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import {
   type BucketLocationConstraint,
   CreateBucketCommand,
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -50,6 +51,8 @@ export interface MediaStore {
   /** The whole object in memory (the worker reads an original, at most the upload limit), or undefined. */
   getBytes(key: string): Promise<Buffer | undefined>;
   head(key: string): Promise<StoredObject | undefined>;
+  /** Removes the objects (a key already gone is fine). */
+  delete(keys: string[]): Promise<void>;
 }
 
 /**
@@ -114,6 +117,9 @@ export function createMediaStore(client: S3Client, bucket: string): MediaStore {
         if (statusOf(error) === 404) return undefined;
         throw error;
       }
+    },
+    async delete(keys) {
+      for (const key of keys) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
   };
 }

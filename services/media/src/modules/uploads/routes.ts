@@ -16,7 +16,7 @@ import { type ImageLimits, isImageError } from '../images/index.ts';
 import type { ResizeQueue } from '../resize/queue.ts';
 import type { MediaStore } from '../storage/index.ts';
 import { FILE_FIELD, readUploadForm, uploadedBytes } from './multipart.ts';
-import { acceptUpload, toUploadView } from './service.ts';
+import { acceptUpload, StorageQuotaError, toUploadView } from './service.ts';
 import { findUpload } from './store.ts';
 
 export interface UploadRoutesOptions {
@@ -24,6 +24,8 @@ export interface UploadRoutesOptions {
   store: MediaStore;
   queue: ResizeQueue;
   limits: ImageLimits;
+  /** Bytes of originals one tenant may keep (MEDIA_TENANT_QUOTA_BYTES). */
+  quotaBytes: number;
   publicUrl: string;
   log: Logger;
 }
@@ -119,7 +121,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesOptions> = async (a
               400:
                 'The form is wrong, naming the field: no file (or an empty one, or in another field), two ' +
                 'files, a repeated or unknown field, a bad ownerType or ownerId, or a malformed body',
-              413: 'The file is larger than the limit (FILE_TOO_LARGE)',
+              413: "The file is larger than the limit (FILE_TOO_LARGE), or it would take the tenant's stored bytes over its quota (STORAGE_QUOTA_EXCEEDED)",
               415: 'The body is not multipart/form-data, or the file is not an accepted image type',
               422: 'The image has more pixels than the limit, or its header is corrupt',
             },
@@ -154,6 +156,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesOptions> = async (a
             store: options.store,
             queue: options.queue,
             limits: options.limits,
+            quotaBytes: options.quotaBytes,
             log: options.log,
           },
           {
@@ -167,6 +170,11 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesOptions> = async (a
         return { id: upload.id, status: upload.status, traceId: currentTraceId() ?? null };
       } catch (error) {
         // What the header check refuses (type, size, a decompression bomb): the file is at fault.
+        if (error instanceof StorageQuotaError) {
+          throw new HttpProblem(413, 'STORAGE_QUOTA_EXCEEDED', `${FILE_FIELD} ${error.message}`, {
+            errors: [{ field: FILE_FIELD, message: error.message }],
+          });
+        }
         if (isImageError(error)) {
           throw new HttpProblem(error.statusCode, error.code, `${FILE_FIELD} ${error.reason}`, {
             errors: [{ field: FILE_FIELD, message: error.reason }],

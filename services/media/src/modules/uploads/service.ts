@@ -7,7 +7,7 @@ import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.t
 import { type ImageLimits, inspectImage } from '../images/index.ts';
 import { enqueueResize, type ResizeQueue } from '../resize/queue.ts';
 import type { MediaStore } from '../storage/index.ts';
-import { findUpload, finishUpload, insertUpload } from './store.ts';
+import { findUpload, finishUpload, insertUpload, tenantStoredBytes } from './store.ts';
 
 const SOURCE = 'hireflow/media' as const;
 
@@ -24,7 +24,17 @@ export interface UploadDeps {
   store: MediaStore;
   queue: ResizeQueue;
   limits: ImageLimits;
+  /** Bytes of originals the tenant may keep stored. */
+  quotaBytes: number;
   log: Logger;
+}
+
+/** The upload would take the tenant's stored originals over its quota. */
+export class StorageQuotaError extends Error {
+  constructor(quotaBytes: number) {
+    super(`would take the tenant's stored images over its quota of ${quotaBytes} bytes`);
+    this.name = 'StorageQuotaError';
+  }
 }
 
 /**
@@ -38,6 +48,11 @@ export interface UploadDeps {
  */
 export async function acceptUpload(deps: UploadDeps, input: AcceptUploadInput): Promise<UploadEntity> {
   const info = await inspectImage(input.bytes, deps.limits);
+  // Checked before the bytes go to S3. Uploads racing each other may each pass
+  // and overshoot the quota by their own sizes at most (docs/media.md).
+  if ((await tenantStoredBytes(deps.em, input.tenantId)) + input.bytes.length > deps.quotaBytes) {
+    throw new StorageQuotaError(deps.quotaBytes);
+  }
   // With an Idempotency-Key the id derives from it: a retry after the key's
   // lease finds the upload it already made instead of making a second.
   const id = input.idempotencyKey ? idFromKey(`upload:${input.idempotencyKey}`) : randomUUID();

@@ -40,6 +40,15 @@ export async function insertUpload(em: EntityManager, row: NewUpload): Promise<b
   return rows.length > 0;
 }
 
+/** Bytes of the tenant's stored originals (every upload it still has). */
+export async function tenantStoredBytes(em: EntityManager, tenantId: string): Promise<number> {
+  const rows = await em.execute<{ bytes: string }[]>(
+    'SELECT coalesce(sum(size_bytes), 0)::text AS bytes FROM upload WHERE tenant_id = ?',
+    [tenantId],
+  );
+  return Number(rows[0]?.bytes ?? 0);
+}
+
 /** The tenant's upload (another tenant's id is not found). */
 export function findUpload(em: EntityManager, tenantId: string, id: string): Promise<UploadEntity | null> {
   return em.findOne(Upload, { id, tenantId });
@@ -100,4 +109,19 @@ export function stalePendingUploads(em: EntityManager, olderThanMs: number, limi
       ORDER BY created_at LIMIT ?`,
     [olderThanMs, limit],
   );
+}
+
+/** Uploads without an owner older than `olderThanMs`, oldest first (what the expiry removes). */
+export function unattachedUploads(em: EntityManager, olderThanMs: number, limit: number) {
+  return em.execute<{ id: string; tenant_id: string }[]>(
+    `SELECT id, tenant_id FROM upload
+      WHERE owner_id IS NULL AND created_at < now() - make_interval(secs => ?::double precision / 1000)
+      ORDER BY created_at LIMIT ?`,
+    [olderThanMs, limit],
+  );
+}
+
+/** Forgets an upload (its bytes are deleted first). */
+export async function deleteUpload(em: EntityManager, id: string): Promise<void> {
+  await em.execute('DELETE FROM upload WHERE id = ?', [id]);
 }

@@ -16,7 +16,7 @@ import type { TemplateName } from '../../db/entities.ts';
 import { findSendable, markAttemptFailed, markSentStatement, setIntentStatus } from '../intents/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
 import { EMAIL_QUEUE, type EmailTask } from './queue.ts';
-import { render, type TemplateParams } from './templates.ts';
+import { type RenderLinks, render, type TemplateParams } from './templates.ts';
 
 /**
  * How long a send may hold its key without renewing (renewed every half).
@@ -58,6 +58,8 @@ export interface EmailWorkerOptions {
   recordRetryMs: number;
   /** The one-click unsubscribe link of a recipient (RFC 8058), carried by every email. */
   unsubscribeUrl: (recipient: string) => string;
+  /** The link that confirms a tenant's contact address (the contact-confirmation email). */
+  confirmUrl: (tenantId: string, recipient: string) => string;
   log: Logger;
   onSent?: (sent: SentEmail) => void;
 }
@@ -84,7 +86,10 @@ type EmailTaskOf = Parameters<Processor>[0];
  * and X-Idempotency-Key, so a provider or a mail client can still drop it.
  */
 export function emailProcessor(
-  options: Pick<EmailWorkerOptions, 'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs' | 'unsubscribeUrl'>,
+  options: Pick<
+    EmailWorkerOptions,
+    'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs' | 'unsubscribeUrl' | 'confirmUrl'
+  >,
 ) {
   const { orm, mailer, log } = options;
   return async (task: EmailTaskOf): Promise<SendResult> => {
@@ -110,7 +115,14 @@ export function emailProcessor(
           return { messageId: notification.messageId, providerMessageId: '' };
         }
         const unsubscribeUrl = options.unsubscribeUrl(notification.recipient);
-        const content = renderStored(notification.template, notification.params, unsubscribeUrl);
+        const confirmUrl =
+          notification.template === 'contact-confirmation'
+            ? options.confirmUrl(notification.tenantId, notification.recipient)
+            : undefined;
+        const content = renderStored(notification.template, notification.params, {
+          unsubscribeUrl,
+          confirmUrl,
+        });
         const accepted = await mailer.send({ key, to: notification.recipient, unsubscribeUrl, ...content });
         const acceptedAt = now();
         // The log write and the claim's completion in one autocommitted statement.
@@ -172,9 +184,9 @@ async function recordSent(
 /** Milliseconds between tries to record a send: the bound doubles from 100 ms to 2 s. */
 const RECORD_BACKOFF = { base: 100, cap: 2000 };
 
-function renderStored(template: TemplateName, params: Record<string, unknown>, unsubscribeUrl: string) {
+function renderStored(template: TemplateName, params: Record<string, unknown>, links: RenderLinks) {
   // The params were written from the same TemplateParams type when the intent was recorded.
-  return render(template, params as unknown as TemplateParams[typeof template], { unsubscribeUrl });
+  return render(template, params as unknown as TemplateParams[typeof template], links);
 }
 
 /** The BullMQ worker of the `email` queue: concurrency, the provider's rate limit, full-jitter retries. */

@@ -1,30 +1,46 @@
 import type { MikroORM } from '@hireflow/db';
-import { heldIntents, setIntentStatus, takeDailyQuota } from '../intents/store.ts';
+import { heldIntents, setIntentStatus } from '../intents/store.ts';
+import { pruneDailyCounters, takeDailyQuota, takeRecipientCap } from '../quotas/store.ts';
 import type { EmailQueue } from './queue.ts';
 
+/** Thrown inside the release transaction to undo the quota taken for an address over its cap. */
+class OverCap extends Error {}
+
 /**
- * Emails held over their tenant's daily quota go out, oldest first, as far as
- * today's quota allows: each is queued again in the transaction that takes
- * its share of the quota, then gets its job. Returns the keys released.
+ * Emails held over their tenant's daily quota or their address's daily cap
+ * go out, oldest first, as far as today's quota and cap allow: each is queued
+ * again in the transaction that takes its share of both, then gets its job.
+ * Counters of past days are forgotten. `keys`: only these (the summaries
+ * a contact's confirmation just moved to held). Returns the keys released.
  */
 export async function releaseHeldEmails(
   orm: MikroORM,
   emails: EmailQueue,
-  options: { tenantDailyQuota: number; limit?: number },
+  options: { tenantDailyQuota: number; recipientDailyCap: number; limit?: number; keys?: string[] },
 ): Promise<string[]> {
+  if (options.keys?.length === 0) return [];
+  if (!options.keys) await pruneDailyCounters(orm.em.fork());
   const released: string[] = [];
   const exhausted = new Set<string>();
-  for (const held of await heldIntents(orm.em.fork(), options.limit ?? 500)) {
-    if (exhausted.has(held.tenant_id)) continue;
-    const taken = await orm.em.fork().transactional(async (tx) => {
-      if (!(await takeDailyQuota(tx, held.tenant_id, options.tenantDailyQuota))) return false;
-      await setIntentStatus(tx, held.key, 'queued', null);
-      return true;
-    });
-    if (!taken) {
-      exhausted.add(held.tenant_id);
-      continue;
-    }
+  const capped = new Set<string>();
+  for (const held of await heldIntents(orm.em.fork(), options.limit ?? 500, options.keys)) {
+    const address = held.recipient.toLowerCase();
+    if (exhausted.has(held.tenant_id) || capped.has(address)) continue;
+    const taken = await orm.em
+      .fork()
+      .transactional(async (tx) => {
+        if (!(await takeDailyQuota(tx, held.tenant_id, options.tenantDailyQuota))) return 'quota' as const;
+        if (!(await takeRecipientCap(tx, held.recipient, options.recipientDailyCap))) throw new OverCap();
+        await setIntentStatus(tx, held.key, 'queued', null);
+        return 'taken' as const;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof OverCap) return 'cap' as const;
+        throw error;
+      });
+    if (taken === 'quota') exhausted.add(held.tenant_id);
+    if (taken === 'cap') capped.add(address);
+    if (taken !== 'taken') continue;
     await emails.enqueue([{ key: held.key, template: held.template }]);
     released.push(held.key);
   }

@@ -6,6 +6,15 @@ export interface TemplateParams {
   match: { name: string; title: string; score: number };
   'job-matched': { title: string; matchCount: number; computedAt: string };
   'webhook-disabled': { endpointId: string; host: string; reason: string; disabledAt: string };
+  /** The posting that named the address; the link is made when the email is rendered. */
+  'contact-confirmation': { title: string };
+}
+
+/** What a template renders from beyond its stored params: links made at send time. */
+export interface RenderLinks {
+  unsubscribeUrl?: string | undefined;
+  /** The contact-confirmation link (contact-confirmation only). */
+  confirmUrl?: string | undefined;
 }
 
 export interface RenderedEmail {
@@ -60,7 +69,7 @@ function withFooter(email: RenderedEmail, unsubscribeUrl: string | undefined): R
 
 const percent = (score: number) => `${Math.round(score * 100)} %`;
 
-const templates: { [T in TemplateName]: (params: TemplateParams[T]) => RenderedEmail } = {
+const templates: { [T in TemplateName]: (params: TemplateParams[T], links: RenderLinks) => RenderedEmail } = {
   welcome: ({ name }) => {
     const subject = oneLine(`Welcome to Hireflow, ${name}`);
     return {
@@ -106,12 +115,26 @@ const templates: { [T in TemplateName]: (params: TemplateParams[T]) => RenderedE
       html: page(subject, ['Hello,', ...lines.map(escapeHtml)]),
     };
   },
+  'contact-confirmation': ({ title }, { confirmUrl }) => {
+    if (!confirmUrl) throw new Error('a contact confirmation needs its link');
+    const subject = 'Confirm this address for job posting summaries';
+    const ask = `A Hireflow customer named this address as the contact of its posting "${title}". Open the link to confirm and receive its match summaries here; if you do not know it, ignore this email and nothing more will come from that customer.`;
+    return {
+      subject,
+      text: `Hello,\n\n${ask}\n\n${confirmUrl}\n\n— Hireflow\n`,
+      html: page(subject, [
+        'Hello,',
+        escapeHtml(ask),
+        `<a href="${escapeHtml(confirmUrl)}">Confirm this address</a>`,
+      ]),
+    };
+  },
 };
 
 export function render<T extends TemplateName>(
   template: T,
   params: TemplateParams[T],
-  options: { unsubscribeUrl?: string } = {},
+  options: RenderLinks = {},
 ): RenderedEmail {
-  return withFooter(templates[template](params), options.unsubscribeUrl);
+  return withFooter(templates[template](params, options), options.unsubscribeUrl);
 }

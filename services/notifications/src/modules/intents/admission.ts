@@ -1,6 +1,7 @@
 import type { EntityManager } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
-import { admissionCheck, type EmailIntent } from './store.ts';
+import { admissionCheck, returnDailyQuota } from '../quotas/store.ts';
+import type { EmailIntent } from './store.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -10,19 +11,23 @@ export interface AdmissionPolicy {
   welcomePerAddressPerDay: number;
   /** Emails one tenant's events may cause per UTC day; beyond, they are held, never dropped. */
   tenantDailyQuota: number;
+  /** Emails one address gets per UTC day, whatever the tenants and templates; beyond, they are held. */
+  recipientDailyCap: number;
 }
 
-export type Refusal = { status: 'suppressed' | 'held'; reason: string };
+/** `capped`: held over the address's daily cap (a metric outcome of its own). */
+export type Refusal = { status: 'suppressed' | 'held'; reason: string; outcome?: 'capped' };
 
 /**
  * Whether a newly recorded intent may go out now: not to an address that
  * unsubscribed, not a welcome email beyond the per-address cap (a tenant
  * registering strangers' addresses cannot make Hireflow mail them), and
- * within its tenant's daily quota (an intent beyond it is held, counted and
- * logged, and goes out once a later day's quota allows). Runs in the
- * handler's transaction, in one statement (admissionCheck), after recordIntent
- * took the address's lock for a welcome email; an intent admitted takes one
- * email of the quota.
+ * within its tenant's daily quota and its address's daily cap across all
+ * tenants and templates (an intent beyond either is held, counted and
+ * logged, and goes out once a later day allows: a tenant, or several, cannot
+ * make Hireflow flood one address). Runs in the handler's transaction, in
+ * one statement (admissionCheck), after recordIntent took the address's lock
+ * for a welcome email; an intent admitted takes one email of each.
  */
 export async function admit(
   em: EntityManager,
@@ -35,6 +40,7 @@ export async function admit(
     welcomeWithinMs: DAY_MS,
     welcomeCap: policy.welcomePerAddressPerDay,
     quota: policy.tenantDailyQuota,
+    recipientCap: policy.recipientDailyCap,
   });
   if (check.suppressed) {
     return { status: 'suppressed', reason: 'the recipient unsubscribed' };
@@ -55,6 +61,19 @@ export async function admit(
       'tenant over its daily email quota: email held until a later day',
     );
     return { status: 'held', reason: `over the tenant's daily email quota (${policy.tenantDailyQuota})` };
+  }
+  if (!check.recipientTaken) {
+    await returnDailyQuota(em, intent.tenantId);
+    // The key names ids only (never the address).
+    log.warn(
+      { tenantId: intent.tenantId, key: intent.key, cap: policy.recipientDailyCap },
+      'address over its daily email cap: email held until a later day',
+    );
+    return {
+      status: 'held',
+      reason: `over the address's daily email cap (${policy.recipientDailyCap})`,
+      outcome: 'capped',
+    };
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
@@ -14,7 +14,13 @@ import {
 } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
 import type { EmailQueue, EmailRequest } from '../email/queue.ts';
-import { findCandidate, findPosting, upsertCandidate, upsertPosting } from '../projections/store.ts';
+import {
+  findCandidate,
+  findPosting,
+  isConfirmedContact,
+  upsertCandidate,
+  upsertPosting,
+} from '../projections/store.ts';
 import { type AdmissionPolicy, admit } from './admission.ts';
 import { intentKeepUntil } from './retention.ts';
 import { type EmailIntent, intentStatus, recordIntent, setIntentStatus } from './store.ts';
@@ -26,8 +32,10 @@ export interface NotificationHandlersOptions {
   wait: { baseMs: number; capMs: number };
   /** How long the producers keep their events for a replay: no intent is forgotten sooner. */
   replayHorizonMs: number;
-  /** Abuse controls: suppression, the welcome cap, tenants' daily quotas. */
+  /** Abuse controls: suppression, the welcome cap, tenants' daily quotas, addresses' daily caps. */
   admission: AdmissionPolicy;
+  /** Summaries go only to the tenant's own or a confirmed contact address (default true). */
+  confirmContacts?: boolean;
   log: Logger;
   random?: RandomSource;
 }
@@ -61,7 +69,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   /** What a handler decided: the emails to queue, and the refusals to report once committed. */
   interface Decided {
     requests: EmailRequest[];
-    refused: { outcome: 'suppressed' | 'held'; template: EmailIntent['template'] }[];
+    refused: { outcome: 'suppressed' | 'held' | 'capped'; template: EmailIntent['template'] }[];
   }
 
   const handle = async (
@@ -93,7 +101,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       const refusal = await admit(em, intent, options.admission, options.log);
       if (!refusal) return request; // recorded `queued` by this transaction and admitted
       await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
-      refused.push({ outcome: refusal.status, template: intent.template });
+      refused.push({ outcome: refusal.outcome ?? refusal.status, template: intent.template });
       return [];
     }
     // Recorded before: only a queued intent gets its task (again, after a crash before the enqueue).
@@ -101,11 +109,38 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     return status === 'queued' ? request : [];
   };
 
+  const awaitConfirmation = async (
+    em: EntityManager,
+    refused: Decided['refused'],
+    summary: Omit<EmailIntent<'job-matched'>, 'keepUntil'>,
+    postedAt: Date,
+  ): Promise<EmailRequest[]> => {
+    const keepUntil = intentKeepUntil('job-matched', {
+      recordedAt: new Date(),
+      postedAt,
+      replayHorizonMs: options.replayHorizonMs,
+    });
+    if (await recordIntent(em, { ...summary, keepUntil })) {
+      await setIntentStatus(em, summary.key, 'unconfirmed', 'waiting for the contact address to confirm');
+    }
+    // The key names the tenant and a digest of the address, never the address.
+    const digest = createHash('sha256').update(summary.recipient.toLowerCase()).digest('hex');
+    return intend(em, refused, {
+      key: idempotencyKey('contact-confirmation', summary.tenantId, digest),
+      tenantId: summary.tenantId,
+      eventId: summary.eventId,
+      recipient: summary.recipient,
+      template: 'contact-confirmation',
+      params: { title: summary.params.title },
+    });
+  };
+
   return {
     'job.posted.v1': (event) =>
       handle(event, async (em) => {
         const { jobId: postingId, tenantId, title, contactEmail, postedAt } = event.data;
-        await upsertPosting(em, { postingId, tenantId, title, contactEmail, postedAt });
+        const contactVerified = event.data.contactVerified === true;
+        await upsertPosting(em, { postingId, tenantId, title, contactEmail, contactVerified, postedAt });
         return [];
       }),
 
@@ -157,21 +192,26 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
         if (posting.tenantId !== tenantId) {
           throw new PermanentError(`job.matched.v1 ${event.id} names a posting of another tenant`);
         }
-        // One summary per posting, about its first computation: later ones hit the same key
-        // (and one that overtook the first gives way to it while unsent: recordIntent).
-        return intend(
-          em,
-          refused,
-          {
-            key: idempotencyKey('job-matched', postingId),
-            tenantId,
-            eventId: event.id,
-            recipient: posting.contactEmail,
-            template: 'job-matched',
-            params: { title: posting.title, matchCount, computedAt },
-          },
-          posting.postedAt,
-        );
+        const summary = {
+          key: idempotencyKey('job-matched', postingId),
+          tenantId,
+          eventId: event.id,
+          recipient: posting.contactEmail,
+          template: 'job-matched' as const,
+          params: { title: posting.title, matchCount, computedAt },
+        };
+        const confirmed =
+          options.confirmContacts === false ||
+          posting.contactVerified ||
+          (await isConfirmedContact(em, tenantId, posting.contactEmail));
+        if (confirmed) {
+          // One summary per posting, about its first computation: later ones hit the same key
+          // (and one that overtook the first gives way to it while unsent: recordIntent).
+          return intend(em, refused, summary, posting.postedAt);
+        }
+        // An address the tenant has not confirmed: the summary waits for it,
+        // and the address gets one confirmation email per tenant.
+        return awaitConfirmation(em, refused, summary, posting.postedAt);
       }),
 
     // One email to the tenant's contact per disabling (an endpoint enabled and disabled again is told again).

@@ -36,7 +36,7 @@ export async function recordIntent(em: EntityManager, intent: EmailIntent): Prom
      ON CONFLICT (key) DO UPDATE
        SET params = EXCLUDED.params, event_id = EXCLUDED.event_id, updated_at = now()
        WHERE notification_log.template = 'job-matched' AND EXCLUDED.template = 'job-matched'
-         AND notification_log.status = 'queued'
+         AND notification_log.status IN ('queued', 'unconfirmed')
          AND (EXCLUDED.params->>'computedAt')::timestamptz
              < (notification_log.params->>'computedAt')::timestamptz
      RETURNING (xmax = 0) AS inserted`,
@@ -67,7 +67,7 @@ export async function intentStatus(em: EntityManager, key: string): Promise<Noti
 export async function setIntentStatus(
   em: EntityManager,
   key: string,
-  status: 'suppressed' | 'held' | 'queued',
+  status: 'suppressed' | 'held' | 'queued' | 'unconfirmed',
   reason: string | null,
 ): Promise<void> {
   await em.execute(
@@ -76,79 +76,35 @@ export async function setIntentStatus(
   );
 }
 
-/** What admission found, in one statement: see admissionCheck. */
-export interface AdmissionCheck {
-  suppressed: boolean;
-  /** Welcome emails to the address in the window (0 for other templates). */
-  recentWelcomes: number;
-  /** One email of today's quota was taken (only when neither suppressed nor over the welcome cap). */
-  quotaTaken: boolean;
-}
-
 /**
- * Suppression, the welcome cap and the tenant's daily quota in one statement
- * (the suppression list, recent welcomes to the address other than this key and not refused, and the quota): the quota is
- * taken only for an intent that is neither suppressed nor over the cap. Run
- * it after the address's lock (recordIntent takes it for a welcome email), so
- * that the count sees every welcome committed before.
+ * The tenant's summaries that waited for this contact address to confirm,
+ * moved to `held`: from there they go out as the tenant's quota and the
+ * address's cap allow (release-held). Returns their keys.
  */
-export async function admissionCheck(
+export async function releaseUnconfirmed(
   em: EntityManager,
-  intent: { key: string; tenantId: string; recipient: string; template: TemplateName },
-  policy: { welcomeWithinMs: number; welcomeCap: number; quota: number },
-): Promise<AdmissionCheck> {
-  const welcome = intent.template === 'welcome';
-  const [row] = await em.execute<{ suppressed: boolean; recent: string; taken: boolean }[]>(
-    `WITH checked AS (
-       SELECT EXISTS (SELECT 1 FROM suppression WHERE address = lower(?)) AS suppressed,
-              CASE WHEN ? THEN (
-                SELECT count(*) FROM notification_log
-                 WHERE template = 'welcome' AND lower(recipient) = lower(?) AND key <> ? AND status <> 'suppressed'
-                   AND created_at > now() - ? * interval '1 millisecond')
-              ELSE 0 END AS recent
-     ), quota AS (
-       INSERT INTO tenant_email_quota (tenant_id, day, used)
-       SELECT ?, (now() AT TIME ZONE 'utc')::date, 1 FROM checked
-        WHERE NOT checked.suppressed AND checked.recent < ?
-       ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
-         WHERE tenant_email_quota.used < ?
-       RETURNING used
-     )
-     SELECT suppressed, recent, EXISTS (SELECT 1 FROM quota) AS taken FROM checked`,
-    [
-      intent.recipient,
-      welcome,
-      intent.recipient,
-      intent.key,
-      policy.welcomeWithinMs,
-      intent.tenantId,
-      welcome ? policy.welcomeCap : Number.MAX_SAFE_INTEGER,
-      policy.quota,
-    ],
+  tenantId: string,
+  address: string,
+): Promise<string[]> {
+  const rows = await em.execute<{ key: string }[]>(
+    `UPDATE notification_log SET status = 'held', error = NULL, updated_at = now()
+      WHERE tenant_id = ? AND lower(recipient) = lower(?) AND status = 'unconfirmed'
+      RETURNING key`,
+    [tenantId, address],
   );
-  return { suppressed: row!.suppressed, recentWelcomes: Number(row!.recent), quotaTaken: row!.taken };
+  return rows.map((r) => r.key);
 }
 
-/** Takes one email of the tenant's quota for today (UTC); false when today's quota is used up. */
-export async function takeDailyQuota(em: EntityManager, tenantId: string, quota: number): Promise<boolean> {
-  const rows = await em.execute<{ used: number }[]>(
-    `INSERT INTO tenant_email_quota (tenant_id, day, used) VALUES (?, (now() AT TIME ZONE 'utc')::date, 1)
-     ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
-       WHERE tenant_email_quota.used < ?
-     RETURNING used`,
-    [tenantId, quota],
-  );
-  return rows.length > 0;
-}
-
-/** Held intents, oldest first: what a new day's quota may release. */
+/** Held intents, oldest first: what a new day's quota and cap may release. */
 export function heldIntents(
   em: EntityManager,
   limit: number,
-): Promise<{ key: string; tenant_id: string; template: TemplateName }[]> {
-  return em.execute<{ key: string; tenant_id: string; template: TemplateName }[]>(
-    `SELECT key, tenant_id, template FROM notification_log WHERE status = 'held' ORDER BY created_at LIMIT ?`,
-    [limit],
+  keys?: string[],
+): Promise<{ key: string; tenant_id: string; recipient: string; template: TemplateName }[]> {
+  return em.execute<{ key: string; tenant_id: string; recipient: string; template: TemplateName }[]>(
+    `SELECT key, tenant_id, recipient, template FROM notification_log
+      WHERE status = 'held'${keys ? ' AND key IN (?)' : ''} ORDER BY created_at LIMIT ?`,
+    keys ? [keys, limit] : [limit],
   );
 }
 
@@ -167,6 +123,7 @@ export function stuckIntents(
 
 /** What a send needs of its notification, and whether its recipient is suppressed, in one read. */
 export interface Sendable {
+  tenantId: string;
   status: NotificationStatus;
   recipient: string;
   template: TemplateName;
@@ -179,6 +136,7 @@ export interface Sendable {
 export async function findSendable(em: EntityManager, key: string): Promise<Sendable | undefined> {
   const [row] = await em.execute<
     {
+      tenant_id: string;
       status: NotificationStatus;
       recipient: string;
       template: TemplateName;
@@ -188,13 +146,14 @@ export async function findSendable(em: EntityManager, key: string): Promise<Send
       suppressed: boolean;
     }[]
   >(
-    `SELECT n.status, n.recipient, n.template, n.params, n.message_id, n.provider_message_id,
+    `SELECT n.tenant_id, n.status, n.recipient, n.template, n.params, n.message_id, n.provider_message_id,
             EXISTS (SELECT 1 FROM suppression s WHERE s.address = lower(n.recipient)) AS suppressed
        FROM notification_log n WHERE n.key = ?`,
     [key],
   );
   if (!row) return undefined;
   return {
+    tenantId: row.tenant_id,
     status: row.status,
     recipient: row.recipient,
     template: row.template,

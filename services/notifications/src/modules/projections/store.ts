@@ -6,6 +6,7 @@ import {
   PostingProjection,
   type PostingProjectionEntity,
 } from '../../db/entities.ts';
+import { ADDRESS_DIGEST } from '../quotas/store.ts';
 
 // The service's own copies of what other services own (docs/design.md: a consumer
 // keeps a projection rather than calling another service). Upserts: the
@@ -29,16 +30,26 @@ export interface PostingProjectionRow {
   tenantId: string;
   title: string;
   contactEmail: string;
+  /** The contact is the tenant's own: summaries need no confirmation. */
+  contactVerified: boolean;
   postedAt: string;
 }
 
 export async function upsertPosting(em: EntityManager, posting: PostingProjectionRow): Promise<void> {
   await em.execute(
-    `INSERT INTO posting_projection (id, tenant_id, title, contact_email, posted_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, now())
+    `INSERT INTO posting_projection (id, tenant_id, title, contact_email, contact_verified, posted_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, now())
      ON CONFLICT (id) DO UPDATE
-       SET title = EXCLUDED.title, contact_email = EXCLUDED.contact_email, updated_at = now()`,
-    [posting.postingId, posting.tenantId, posting.title, posting.contactEmail, posting.postedAt],
+       SET title = EXCLUDED.title, contact_email = EXCLUDED.contact_email,
+           contact_verified = EXCLUDED.contact_verified, updated_at = now()`,
+    [
+      posting.postingId,
+      posting.tenantId,
+      posting.title,
+      posting.contactEmail,
+      posting.contactVerified,
+      posting.postedAt,
+    ],
   );
 }
 
@@ -48,4 +59,30 @@ export function findCandidate(em: EntityManager, id: string): Promise<CandidateP
 
 export function findPosting(em: EntityManager, id: string): Promise<PostingProjectionEntity | null> {
   return em.findOne(PostingProjection, { id });
+}
+
+/** Whether the tenant confirmed this address as a posting contact (compared lowercased, as a digest). */
+export async function isConfirmedContact(
+  em: EntityManager,
+  tenantId: string,
+  address: string,
+): Promise<boolean> {
+  const rows = await em.execute<{ found: boolean }[]>(
+    `SELECT EXISTS (SELECT 1 FROM verified_contact WHERE tenant_id = ? AND address_digest = ${ADDRESS_DIGEST}) AS found`,
+    [tenantId, address],
+  );
+  return rows[0]?.found === true;
+}
+
+/** Records that the tenant's contact address confirmed (through its confirmation link). */
+export async function recordConfirmedContact(
+  em: EntityManager,
+  tenantId: string,
+  address: string,
+): Promise<void> {
+  await em.execute(
+    `INSERT INTO verified_contact (tenant_id, address_digest) VALUES (?, ${ADDRESS_DIGEST})
+     ON CONFLICT DO NOTHING`,
+    [tenantId, address],
+  );
 }

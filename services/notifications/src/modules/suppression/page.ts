@@ -4,7 +4,8 @@ import { escapeHtml } from '../email/templates.ts';
 export const PAGE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
 
-function page(title: string, body: string): string {
+/** A plain page: no script, nothing loaded from elsewhere (PAGE_CSP). */
+export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32em;margin:4em auto;padding:0 1em;color:#222}button{font:inherit;padding:.6em 1.4em;border:0;border-radius:6px;background:#2b59c3;color:#fff;cursor:pointer}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 

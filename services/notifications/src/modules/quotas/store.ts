@@ -1,0 +1,122 @@
+// The abuse controls' data (docs/security.md, API6): the admission check of
+// a new intent, each tenant's quota and each address's cap, per UTC day.
+import type { EntityManager } from '@hireflow/db';
+import type { TemplateName } from '../../db/entities.ts';
+
+/** The lowercase address's SHA-256, as the per-address cap keeps it (a statement fragment, one parameter). */
+export const ADDRESS_DIGEST = "sha256(convert_to(lower(?), 'UTF8'))";
+/** Today in UTC (a statement fragment). */
+export const TODAY = "(now() AT TIME ZONE 'utc')::date";
+
+/** Gives back one email of the tenant's quota for today (taken for an intent that was then held). */
+export async function returnDailyQuota(em: EntityManager, tenantId: string): Promise<void> {
+  await em.execute(
+    `UPDATE tenant_email_quota SET used = used - 1 WHERE tenant_id = ? AND day = ${TODAY} AND used > 0`,
+    [tenantId],
+  );
+}
+
+/** Takes one email of the tenant's quota for today (UTC); false when today's quota is used up. */
+export async function takeDailyQuota(em: EntityManager, tenantId: string, quota: number): Promise<boolean> {
+  const rows = await em.execute<{ used: number }[]>(
+    `INSERT INTO tenant_email_quota (tenant_id, day, used) VALUES (?, ${TODAY}, 1)
+     ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
+       WHERE tenant_email_quota.used < ?
+     RETURNING used`,
+    [tenantId, quota],
+  );
+  return rows.length > 0;
+}
+
+/** Takes one email of the address's cap for today (UTC), whatever the tenant; false when it is used up. */
+export async function takeRecipientCap(em: EntityManager, recipient: string, cap: number): Promise<boolean> {
+  const rows = await em.execute<{ used: number }[]>(
+    `INSERT INTO recipient_email_quota (address_digest, day, used) VALUES (${ADDRESS_DIGEST}, ${TODAY}, 1)
+     ON CONFLICT (address_digest, day) DO UPDATE SET used = recipient_email_quota.used + 1
+       WHERE recipient_email_quota.used < ?
+     RETURNING used`,
+    [recipient, cap],
+  );
+  return rows.length > 0;
+}
+
+/** Forgets the per-day counters of days before yesterday (UTC): nothing reads them any more. */
+export async function pruneDailyCounters(em: EntityManager): Promise<void> {
+  await em.execute(`DELETE FROM recipient_email_quota WHERE day < ${TODAY} - 1`);
+  await em.execute(`DELETE FROM tenant_email_quota WHERE day < ${TODAY} - 1`);
+}
+
+/** What admission found, in one statement: see admissionCheck. */
+export interface AdmissionCheck {
+  suppressed: boolean;
+  /** Welcome emails to the address in the window (0 for other templates). */
+  recentWelcomes: number;
+  /** One email of today's quota was taken (only when neither suppressed nor over the welcome cap). */
+  quotaTaken: boolean;
+  /** One email of the address's daily cap was taken (only when the tenant's quota was). */
+  recipientTaken: boolean;
+}
+
+/**
+ * Suppression, the welcome cap, the tenant's daily quota and the address's
+ * daily cap in one statement (the suppression list, recent welcomes to the
+ * address other than this key and not refused, then the two counters): the
+ * quota is taken only for an intent that is neither suppressed nor over the
+ * welcome cap, and the address's cap only when the quota was. Run it after
+ * the address's lock (recordIntent takes it for a welcome email), so that
+ * the count sees every welcome committed before. A quota taken for an
+ * address over its cap is given back with returnDailyQuota.
+ */
+export async function admissionCheck(
+  em: EntityManager,
+  intent: { key: string; tenantId: string; recipient: string; template: TemplateName },
+  policy: { welcomeWithinMs: number; welcomeCap: number; quota: number; recipientCap: number },
+): Promise<AdmissionCheck> {
+  const welcome = intent.template === 'welcome';
+  const [row] = await em.execute<
+    { suppressed: boolean; recent: string; taken: boolean; recipient_taken: boolean }[]
+  >(
+    `WITH checked AS (
+       SELECT EXISTS (SELECT 1 FROM suppression WHERE address = lower(?)) AS suppressed,
+              CASE WHEN ? THEN (
+                SELECT count(*) FROM notification_log
+                 WHERE template = 'welcome' AND lower(recipient) = lower(?) AND key <> ? AND status <> 'suppressed'
+                   AND created_at > now() - ? * interval '1 millisecond')
+              ELSE 0 END AS recent
+     ), quota AS (
+       INSERT INTO tenant_email_quota (tenant_id, day, used)
+       SELECT ?, ${TODAY}, 1 FROM checked
+        WHERE NOT checked.suppressed AND checked.recent < ?
+       ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
+         WHERE tenant_email_quota.used < ?
+       RETURNING used
+     ), recipient AS (
+       INSERT INTO recipient_email_quota (address_digest, day, used)
+       SELECT ${ADDRESS_DIGEST}, ${TODAY}, 1 FROM quota
+       ON CONFLICT (address_digest, day) DO UPDATE SET used = recipient_email_quota.used + 1
+         WHERE recipient_email_quota.used < ?
+       RETURNING used
+     )
+     SELECT suppressed, recent, EXISTS (SELECT 1 FROM quota) AS taken,
+            EXISTS (SELECT 1 FROM recipient) AS recipient_taken
+       FROM checked`,
+    [
+      intent.recipient,
+      welcome,
+      intent.recipient,
+      intent.key,
+      policy.welcomeWithinMs,
+      intent.tenantId,
+      welcome ? policy.welcomeCap : Number.MAX_SAFE_INTEGER,
+      policy.quota,
+      intent.recipient,
+      policy.recipientCap,
+    ],
+  );
+  return {
+    suppressed: row!.suppressed,
+    recentWelcomes: Number(row!.recent),
+    quotaTaken: row!.taken,
+    recipientTaken: row!.recipient_taken,
+  };
+}
