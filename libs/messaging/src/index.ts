@@ -33,6 +33,7 @@ export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.t
 export { HANDLER_LEASE_MS, handleOnce } from './handle-once.ts';
 export type { Inbox, InboxOptions } from './inbox.ts';
 export { IDEMPOTENCY_PRUNE_INTERVAL_MS, startInbox, VISIBILITY_RESIZE_INTERVAL_MS } from './inbox.ts';
+export { laneOf } from './lane.ts';
 export type { Logger } from './logger.ts';
 export { enqueueEvent, outboxInsertStatement } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';

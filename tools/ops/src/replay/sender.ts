@@ -49,8 +49,8 @@ export interface SendOptions {
 
 /**
  * Sends one batch straight to the queue as the topic would have delivered it
- * (raw delivery): the CloudEvent JSON as the body, the `type` attribute and
- * the trace context the event was published with. Entries the queue reports
+ * (raw delivery): the CloudEvent JSON as the body, the `type` attribute, the
+ * `lane` attribute `bulk`, and the trace context the event was published with. Entries the queue reports
  * failed, or a call that failed, are tried again with full jitter; a sender
  * fault (the queue refusing the entry itself) or the last attempt throws.
  */
@@ -72,7 +72,8 @@ export async function sendBatch(
           Entries: pending.map((item, i) => ({
             Id: String(i),
             MessageBody: JSON.stringify(item.event),
-            MessageAttributes: eventAttributes(item.event.type, item.trace),
+            // A replay is bulk work: consumers put what it causes behind interactive work (docs/fairness.md).
+            MessageAttributes: eventAttributes(item.event.type, item.trace, 'bulk'),
           })),
         }),
       );

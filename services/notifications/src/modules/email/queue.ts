@@ -1,6 +1,7 @@
 import {
   type BulkTask,
   createTaskQueue,
+  type Lane,
   type Logger,
   type RedisConnection,
   type TaskQueue,
@@ -22,6 +23,10 @@ export interface EmailTask {
 export interface EmailRequest {
   key: string;
   template: TemplateName;
+  /** Whose email: tasks are taken round-robin by tenant (docs/fairness.md); none for a sweep's. */
+  tenantId?: string;
+  /** `bulk` for an import's or a replay's emails (default interactive). */
+  lane?: Lane;
 }
 
 export interface EmailQueue {
@@ -51,6 +56,7 @@ export function createEmailQueue(options: {
     attempts: options.attempts,
     backoff: options.backoff,
     tracerName: '@hireflow/notifications',
+    fair: true,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   let pending: { tasks: BulkTask<EmailTask>[]; resolve(): void; reject(error: unknown): void }[] = [];
@@ -79,6 +85,8 @@ export function createEmailQueue(options: {
             data: { key: r.key },
             intentKey: r.key,
             context: active,
+            tenantId: r.tenantId,
+            lane: r.lane,
           })),
           resolve,
           reject,

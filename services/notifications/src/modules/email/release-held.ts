@@ -25,7 +25,10 @@ export async function releaseHeldEmails(
       exhausted.add(held.tenant_id);
       continue;
     }
-    await emails.enqueue([{ key: held.key, template: held.template }]);
+    // Mail held over a quota is a tenant's flood by definition: the bulk lane.
+    await emails.enqueue([
+      { key: held.key, template: held.template, tenantId: held.tenant_id, lane: 'bulk' },
+    ]);
     released.push(held.key);
   }
   return released;
