@@ -30,6 +30,7 @@ describe('OpenAPI 3.1', () => {
         '/v1/candidates',
         '/v1/candidates/{id}',
         '/v1/candidates/{id}/matches',
+        '/v1/candidates:batch',
       ].sort(),
     );
     const docs = await h.app.inject({ method: 'GET', url: '/docs/' });
@@ -56,6 +57,7 @@ describe('OpenAPI 3.1', () => {
         'listJobs',
         'postJob',
         'registerCandidate',
+        'registerCandidates',
         'streamJobEvents',
       ].sort(),
     );
