@@ -16,6 +16,7 @@ export type { BulkTask, DeadLetter, TaskQueue, TaskQueueOptions } from './bullmq
 export { createTaskQueue } from './bullmq/queue.ts';
 export { dropRetiredQueue } from './bullmq/retired.ts';
 export { taskIdFor } from './bullmq/task-id.ts';
+export type { TenantLimit } from './bullmq/tenant-limit.ts';
 export type { TaskWorker, TaskWorkerOptions } from './bullmq/worker.ts';
 export {
   createTaskWorker,

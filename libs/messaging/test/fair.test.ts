@@ -189,4 +189,42 @@ describe('fair queues', () => {
     const job = await queue.queue.getJob((await queue.queue.getPrioritized())[0]!.id!);
     expect(job!.opts.priority).toBe(1);
   });
+
+  it("limits a tenant's running tasks across workers, without spending attempts, and lets other tenants through", async () => {
+    const { name, prefix, queue } = setup('fair-limit', true, 1);
+    const running = new Map<string, number>();
+    const peak = new Map<string, number>();
+    let done = 0;
+    const startWorker = () => {
+      const worker = createTaskWorker<Work>({
+        name,
+        prefix,
+        connection: REDIS,
+        concurrency: 4,
+        tenantLimit: { max: 2, tenantOf: (work) => work.tenant, backoffMs: 20 },
+        processor: async (job) => {
+          const tenant = job.data.tenant;
+          running.set(tenant, (running.get(tenant) ?? 0) + 1);
+          peak.set(tenant, Math.max(peak.get(tenant) ?? 0, running.get(tenant)!));
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          running.set(tenant, running.get(tenant)! - 1);
+          done += 1;
+        },
+      });
+      cleanups.push(() => worker.close());
+    };
+    await addFlood(queue, flood('tenant-a', 30));
+    await addFlood(queue, flood('tenant-b', 6));
+    startWorker();
+    startWorker();
+    await waitFor(async () => done === 36 && (await queue.queue.getCompletedCount()) === 36, {
+      timeoutMs: 60_000,
+      message: '36 tasks completed',
+    });
+    // Eight slots over two workers; at most two of A's ever ran at once, and so of B's.
+    expect(peak.get('tenant-a')).toBe(2);
+    expect(peak.get('tenant-b')).toBeLessThanOrEqual(2);
+    // attempts: 1, yet every task completed: being put back spent none.
+    expect(await queue.deadLetterCount()).toBe(0);
+  });
 });

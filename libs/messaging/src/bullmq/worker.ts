@@ -5,6 +5,7 @@ import { type Logger, resolveLogger } from '../logger.ts';
 import { retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
+import { limitTenants, type TenantLimit } from './tenant-limit.ts';
 
 export const DEFAULT_WORKER_CONCURRENCY = 10;
 export const DEFAULT_WORKER_CLOSE_TIMEOUT_MS = 10_000;
@@ -42,6 +43,8 @@ export interface TaskWorkerOptions<Data, Result> {
   stalledIntervalMs?: number;
   /** Retry-laters of one task before one counts as a failed attempt (default 100). */
   maxRetryLaters?: number;
+  /** At most this many running tasks per tenant across the queue's workers (tenant-limit.ts). */
+  tenantLimit?: TenantLimit<Data>;
   tracerName?: string;
   logger?: Logger;
 }
@@ -65,7 +68,10 @@ export function createTaskWorker<Data, Result = unknown>(
   const connection = openConnection(options.connection, true);
   const log = resolveLogger(options.logger, 'job-worker').child({ queue: options.name });
   const cap = options.backoff?.cap ?? DEFAULT_TASK_BACKOFF.cap;
-  const worker = new Worker<Data, Result>(options.name, comingBackLater(options), {
+  const processor = options.tenantLimit
+    ? limitTenants(options.processor, options.tenantLimit, options, connection.redis)
+    : options.processor;
+  const worker = new Worker<Data, Result>(options.name, comingBackLater({ ...options, processor }), {
     connection: connection.redis,
     prefix: options.prefix,
     concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,

@@ -18,6 +18,8 @@ export const EMAIL_QUEUE = 'email';
  */
 export interface EmailTask {
   key: string;
+  /** Whose email (an id, not personal data): for the per-tenant limit (docs/fairness.md). */
+  tenantId?: string;
 }
 
 export interface EmailRequest {
@@ -82,7 +84,7 @@ export function createEmailQueue(options: {
         pending.push({
           tasks: requests.map((r) => ({
             name: r.template,
-            data: { key: r.key },
+            data: r.tenantId ? { key: r.key, tenantId: r.tenantId } : { key: r.key },
             intentKey: r.key,
             context: active,
             tenantId: r.tenantId,
