@@ -11,7 +11,7 @@ export {
   FULL_JITTER,
 } from './bullmq/defaults.ts';
 export type { Fairness, FairnessOptions, FairTask, Lane } from './bullmq/fair.ts';
-export { LANE_SPAN, LANES, laneOfPriority, priorityOf } from './bullmq/fair.ts';
+export { LANE_SPAN, LANES, laneOfPriority, priorityOf, tenantBacklogs } from './bullmq/fair.ts';
 export type { BulkTask, DeadLetter, TaskQueue, TaskQueueOptions } from './bullmq/queue.ts';
 export { createTaskQueue } from './bullmq/queue.ts';
 export { dropRetiredQueue } from './bullmq/retired.ts';

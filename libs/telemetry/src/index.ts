@@ -8,6 +8,12 @@ export {
   withoutChildSpans,
 } from './quiet.ts';
 export { scrubSql, scrubUrl } from './scrub.ts';
-export type { EmailSignal, IdempotencySignal, JobSignal, MessageSignal } from './signals.ts';
+export type {
+  EmailSignal,
+  IdempotencySignal,
+  JobSignal,
+  MessageSignal,
+  TenantBacklogSignal,
+} from './signals.ts';
 export { signals } from './signals.ts';
 export { currentTraceId } from './trace.ts';

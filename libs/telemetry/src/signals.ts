@@ -32,11 +32,20 @@ export interface EmailSignal {
   template: string;
 }
 
+/** The backlog of each tenant with work waiting in one lane of a fair queue (no tenant ids). */
+export interface TenantBacklogSignal {
+  queue: string;
+  lane: 'interactive' | 'bulk';
+  /** One number per tenant with tasks waiting: how many. */
+  backlogs: number[];
+}
+
 const channels = {
   message: channel('hireflow:sqs-message'),
   job: channel('hireflow:bullmq-job'),
   idempotency: channel('hireflow:idempotency'),
   email: channel('hireflow:email'),
+  tenantBacklog: channel('hireflow:tenant-backlog'),
 };
 
 function signal<T>(name: keyof typeof channels) {
@@ -58,4 +67,5 @@ export const signals = {
   job: signal<JobSignal>('job'),
   idempotency: signal<IdempotencySignal>('idempotency'),
   email: signal<EmailSignal>('email'),
+  tenantBacklog: signal<TenantBacklogSignal>('tenantBacklog'),
 };

@@ -16,8 +16,10 @@
 // flush, a failover) costs order for a while, never a task: every task is an
 // ordinary BullMQ job with a priority, retried, dead-lettered and recovered
 // from stalls as any other.
+import { signals, untraced } from '@hireflow/telemetry';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.ts';
 
 export type Lane = 'interactive' | 'bulk';
 export const LANES: readonly Lane[] = ['interactive', 'bulk'];
@@ -86,7 +88,11 @@ return starts
 export interface FairnessOptions {
   /** Seconds a tenant's last tag is kept after its last add. */
   tenantTagTtlSeconds?: number;
+  /** How often this process samples the tenants' backlogs for hireflow_tenant_backlog (default 15 s; 0: never). */
+  backlogSampleMs?: number;
 }
+
+export const DEFAULT_BACKLOG_SAMPLE_MS = 15_000;
 
 /** Computes the priorities of tasks about to be added to one BullMQ queue. */
 export interface Fairness {
@@ -138,4 +144,63 @@ export function createFairness(queue: Queue, redis: Redis, options: FairnessOpti
       return result;
     },
   };
+}
+
+/**
+ * Each tenant's waiting tasks per lane, from the lane's state alone: a
+ * tenant's tasks are numbered one after another, so those still waiting are
+ * its last tag minus the lane's position. Tenants with none are left out.
+ */
+export async function tenantBacklogs(queue: Queue, redis: Redis): Promise<Record<Lane, number[]>> {
+  const result: Record<Lane, number[]> = { interactive: [], bulk: [] };
+  for (const lane of LANES) {
+    const base = laneBase(lane);
+    const [first, epochText] = await Promise.all([
+      redis.zrangebyscore(
+        queue.keys.prioritized!,
+        String((base + 1) * 2 ** 32),
+        String((base + LANE_SPAN) * 2 ** 32 - 1),
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        1,
+      ),
+      redis.hget(queue.toKey(`fair:${lane}`), 'epoch'),
+    ]);
+    if (first.length < 2) continue; // nothing of the lane waits
+    const position = Math.floor(Number(first[1]) / 2 ** 32) - base - 1;
+    const epoch = epochText ?? '0';
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', queue.toKey(`fair:${lane}:t:*`), 'COUNT', 500);
+      cursor = next;
+      const tenants = await Promise.all(keys.map((key) => redis.hmget(key, 'epoch', 'last')));
+      for (const [tenantEpoch, last] of tenants) {
+        if ((tenantEpoch ?? '0') !== epoch) continue;
+        const waiting = Number(last) - position;
+        if (waiting > 0) result[lane].push(waiting);
+      }
+    } while (cursor !== '0');
+  }
+  return result;
+}
+
+/** Samples `tenantBacklogs` every `intervalMs` into the tenant-backlog signal (the process's metrics); returns stop. */
+export function sampleTenantBacklogs(
+  queue: Queue,
+  redis: Redis,
+  intervalMs: number,
+  log: Logger,
+): () => void {
+  const timer = setInterval(() => {
+    untraced(() => tenantBacklogs(queue, redis)).then(
+      (backlogs) => {
+        for (const lane of LANES)
+          signals.tenantBacklog.publish({ queue: queue.name, lane, backlogs: backlogs[lane] });
+      },
+      (error: unknown) => log.debug({ err: error }, 'tenant backlog sample failed'),
+    );
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -6,7 +6,13 @@ import type { BackoffOptions } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_ATTEMPTS, DEFAULT_TASK_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
-import { createFairness, type FairnessOptions, type FairTask } from './fair.ts';
+import {
+  createFairness,
+  DEFAULT_BACKLOG_SAMPLE_MS,
+  type FairnessOptions,
+  type FairTask,
+  sampleTenantBacklogs,
+} from './fair.ts';
 import { taskIdFor } from './task-id.ts';
 
 export interface TaskQueueOptions {
@@ -106,9 +112,11 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
   // A Redis outage makes the queue emit errors while it reconnects: log them, do not crash or print.
   const log = resolveLogger(options.logger, 'job-queue').child({ queue: options.name });
   queue.on('error', (error) => log.warn({ err: error }, 'queue connection error'));
-  const fairness = options.fair
-    ? createFairness(queue, connection.redis, options.fair === true ? {} : options.fair)
-    : undefined;
+  const fair = options.fair === true ? {} : options.fair || undefined;
+  const fairness = fair ? createFairness(queue, connection.redis, fair) : undefined;
+  const backlogMs = fair?.backlogSampleMs ?? DEFAULT_BACKLOG_SAMPLE_MS;
+  const stopSampling =
+    fair && backlogMs > 0 ? sampleTenantBacklogs(queue, connection.redis, backlogMs, log) : undefined;
   return {
     queue,
     async add(name, data, { intentKey, tenantId, lane, ...rest }) {
@@ -196,6 +204,7 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
       }));
     },
     async close() {
+      stopSampling?.();
       await queue.close();
       await connection.release();
     },
