@@ -25,6 +25,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/candidates:batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register candidates in a batch
+         * @description Registers up to 1000 candidates in one request and answers 202 with one result per item, in order. A bad item is reported in its place (each field at fault named) while the others go ahead. The welcome emails and matching happen behind it, in the bulk lane: after the interactive work of every tenant, and fairly by tenant within the lane. An item's `key` makes it idempotent on its own; without one, an email already registered answers `existing` and emits nothing.
+         */
+        post: operations["registerCandidates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/candidates/{id}": {
         parameters: {
             query?: never;
@@ -529,6 +549,62 @@ export interface components {
             /** @description The candidate's photo (an upload with ownerType candidate), once processed */
             photo: components["schemas"]["Image"] | null;
             registeredAt: string;
+        };
+        /**
+         * @description The batch is taken: each item registered or reported in its place
+         * @example {
+         *       "batchId": "3f1c2a9e-7b4d-4e8a-9c1f-2d6b5a4e3c21",
+         *       "items": [
+         *         {
+         *           "id": "5c2e9a71-8d43-4b6f-a1e0-7f3b2c9d4e85",
+         *           "status": "registered"
+         *         },
+         *         {
+         *           "id": null,
+         *           "status": "invalid",
+         *           "errors": [
+         *             {
+         *               "field": "items[1].email",
+         *               "message": "must be an email address"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+         *     }
+         */
+        CandidateBatchAccepted: {
+            /** Format: uuid */
+            batchId: string;
+            /** @description One result per item, in the order sent */
+            items: components["schemas"]["CandidateBatchResult"][];
+            /** @description Trace id of this request, to open it in Jaeger */
+            traceId: string | null;
+        };
+        /** @description A candidate to register, with an optional key */
+        CandidateBatchItemInput: {
+            name: string;
+            /** Format: email */
+            email: string;
+            headline: string;
+            skills: string[];
+            location: string;
+            /** @description The item's idempotency key (the tenant's): sent again, the item answers what it answered first; the same key with another item is a conflict */
+            key?: string;
+        };
+        CandidateBatchResult: {
+            /** @description The candidate's id; null when the item was not registered */
+            id: string | null;
+            /**
+             * @description registered: new (its welcome email and matching follow, in the bulk lane); existing: the email was already registered (the existing candidate's id, nothing emitted); invalid: see errors; conflict: the key was already used with another item
+             * @enum {string}
+             */
+            status: "registered" | "existing" | "invalid" | "conflict";
+            /** @description For an invalid or conflicting item: each field at fault, as items[i].field */
+            errors?: {
+                field: string;
+                message: string;
+            }[];
         };
         /** @description A page of candidates, newest first */
         CandidatePage: {
@@ -1065,6 +1141,118 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             /** @description The body is larger than the limit (64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/body-too-large",
+                     *       "title": "Content Too Large",
+                     *       "status": 413,
+                     *       "code": "BODY_TOO_LARGE",
+                     *       "detail": "Request body is larger than the limit",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "is too large"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported Media Type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Content-Type text/plain is not supported; send application/json",
+                     *       "errors": [
+                     *         {
+                     *           "field": "content-type",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerCandidates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the first answer (status, body, Location) is stored for this key and this API key's tenant, and a retry with the same key and the same body gets it again with `Idempotent-Replayed: true`, without doing the work twice. The same key with another body: 422; while the first request still runs: 409 with Retry-After. Use a new random key (a UUID) per intended action, the same one for its retries. Keys are kept 15 days.
+                 * @example 6c1b0f6e-2f4e-4a3b-9d7c-3b2a1f0e9d8c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Up to 1000 candidates */
+        requestBody: {
+            content: {
+                "application/json": {
+                    items: components["schemas"]["CandidateBatchItemInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: each item registered or reported in its place */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CandidateBatchAccepted"];
+                };
+            };
+            /** @description The body is not { items: [...] } with 1 to 1000 items, or is not JSON; or an Idempotency-Key header that is empty or longer than 255 characters (IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://hireflow.dev/problems/validation-failed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "detail": "Invalid body: items is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "items",
+                     *           "message": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            /** @description The body is larger than the limit (4 MiB) */
             413: {
                 headers: {
                     [name: string]: unknown;

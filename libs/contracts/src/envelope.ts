@@ -9,6 +9,14 @@ import { nonSqsTextPath, SQS_TEXT_MESSAGE } from './transport/sqs-text.ts';
 
 export type EventSource = `hireflow/${string}`;
 
+/**
+ * The lane of the work an event causes (docs/fairness.md): `bulk` for imports
+ * and replays, taken after interactive work in every consumer's queues. A
+ * CloudEvents extension attribute; absent means interactive.
+ */
+export type EventLane = 'interactive' | 'bulk';
+export const EVENT_LANES = ['interactive', 'bulk'] as const;
+
 /** A type name of catalog `C`. */
 export type TypeOf<C extends Catalog> = keyof C & string;
 /** The `data` of an event of type `T` in catalog `C`. */
@@ -21,6 +29,8 @@ export interface CloudEventOf<C extends Catalog, T extends TypeOf<C>> {
   type: T;
   time: string;
   subject?: string;
+  /** Extension attribute: the lane of the work it causes (absent: interactive). */
+  lane?: EventLane;
   datacontenttype: 'application/json';
   data: DataOf<C, T>;
 }
@@ -64,6 +74,7 @@ const envelopeFields = {
     .max(100) as z.ZodType<EventSource>,
   time: z.iso.datetime({ offset: true }),
   subject: z.string().min(1).max(200).optional(),
+  lane: z.enum(EVENT_LANES).optional(),
   datacontenttype: z.literal('application/json'),
 };
 
@@ -160,6 +171,8 @@ export interface CreateEventOptions {
   id?: string;
   /** Defaults to now. */
   time?: Date | string;
+  /** `bulk` for work of an import or a replay (absent: interactive). */
+  lane?: EventLane;
 }
 
 /** Builds a validated event; throws InvalidEventError when `data` does not match the type's schema. */
@@ -192,6 +205,7 @@ export function createEventOf<C extends Catalog, T extends TypeOf<C>>(
     type,
     time: typeof time === 'string' ? time : time.toISOString(),
     ...(options.subject === undefined ? {} : { subject: options.subject }),
+    ...(options.lane === undefined ? {} : { lane: options.lane }),
     datacontenttype: 'application/json',
     data,
   };

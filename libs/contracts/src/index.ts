@@ -16,12 +16,14 @@ export type {
   CreateEventOptions,
   DataOf,
   EventIssue,
+  EventLane,
   EventSource,
   TypeOf,
 } from './envelope.ts';
 export {
   createEvent,
   createEventOf,
+  EVENT_LANES,
   envelopeSchema,
   envelopeSchemaOf,
   InvalidEventError,

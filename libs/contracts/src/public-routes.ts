@@ -16,6 +16,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { prefix: '/v1/jobs', service: 'jobs' },
   { prefix: '/v1/candidates', service: 'jobs' },
   { prefix: '/v1/webhooks', service: 'jobs' },
+  // A custom method (AIP-136 style): one exact path of its own, not under /v1/candidates/.
+  { prefix: '/v1/candidates:batch', service: 'jobs' },
   { prefix: '/v1/uploads', service: 'media' },
   { prefix: '/media', service: 'media' },
   // The one-click unsubscribe links of emails: public, for mail clients, not in the API document.
@@ -36,7 +38,11 @@ export function routeOf(path: string): PublicService | undefined {
     ?.service;
 }
 
-/** The load balancer's path patterns of a route (ALB listener rules): the prefix and everything under it. */
+/**
+ * The load balancer's path patterns of a route (ALB listener rules): the
+ * prefix and everything under it; a custom method (`/v1/candidates:batch`)
+ * only itself, since an ALB rule takes at most five patterns.
+ */
 export function loadBalancerPatterns(route: PublicRoute): string[] {
-  return [route.prefix, `${route.prefix}/*`];
+  return route.prefix.includes(':') ? [route.prefix] : [route.prefix, `${route.prefix}/*`];
 }

@@ -9,6 +9,8 @@ export const ATTR_FIRST_SEEN = 'first-seen-at';
 /** Handler failures counted by consumers across re-sends (see SqsConsumer). */
 export const ATTR_FAILED_COUNT = 'failed-count';
 export const ATTR_DEAD_LETTER_REASON = 'dead-letter-reason';
+/** `bulk` on work of an import or a replay (docs/fairness.md); absent means interactive. */
+export const ATTR_LANE = 'lane';
 export const MAX_OWN_ATTRIBUTES = 7;
 
 export interface StringAttribute {
@@ -16,11 +18,16 @@ export interface StringAttribute {
   StringValue: string;
 }
 
-/** `type` plus the trace context, as SNS/SQS string attributes (empty values are not allowed there). */
-export function eventAttributes(type: string, trace: TraceCarrier): Record<string, StringAttribute> {
+/** `type`, the lane when bulk, plus the trace context, as SNS/SQS string attributes (empty values are not allowed there). */
+export function eventAttributes(
+  type: string,
+  trace: TraceCarrier,
+  lane?: 'interactive' | 'bulk',
+): Record<string, StringAttribute> {
   const attributes: Record<string, StringAttribute> = {
     [ATTR_TYPE]: { DataType: 'String', StringValue: type },
   };
+  if (lane === 'bulk') attributes[ATTR_LANE] = { DataType: 'String', StringValue: lane };
   for (const field of TRACE_FIELDS) {
     const value = trace[field];
     if (value) attributes[field] = { DataType: 'String', StringValue: value };

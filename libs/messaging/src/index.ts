@@ -10,10 +10,13 @@ export {
   DEFAULT_TASK_BACKOFF,
   FULL_JITTER,
 } from './bullmq/defaults.ts';
+export type { Fairness, FairnessOptions, FairTask, Lane } from './bullmq/fair.ts';
+export { LANE_SPAN, LANES, laneOfPriority, priorityOf, tenantBacklogs } from './bullmq/fair.ts';
 export type { BulkTask, DeadLetter, TaskQueue, TaskQueueOptions } from './bullmq/queue.ts';
 export { createTaskQueue } from './bullmq/queue.ts';
 export { dropRetiredQueue } from './bullmq/retired.ts';
 export { taskIdFor } from './bullmq/task-id.ts';
+export type { TenantLimit } from './bullmq/tenant-limit.ts';
 export type { TaskWorker, TaskWorkerOptions } from './bullmq/worker.ts';
 export {
   createTaskWorker,
@@ -31,6 +34,7 @@ export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.t
 export { HANDLER_LEASE_MS, handleOnce } from './handle-once.ts';
 export type { Inbox, InboxOptions } from './inbox.ts';
 export { IDEMPOTENCY_PRUNE_INTERVAL_MS, startInbox, VISIBILITY_RESIZE_INTERVAL_MS } from './inbox.ts';
+export { laneOf } from './lane.ts';
 export type { Logger } from './logger.ts';
 export { enqueueEvent, outboxInsertStatement } from './outbox/enqueue.ts';
 export type { OutboxMessageEntity } from './outbox/entity.ts';

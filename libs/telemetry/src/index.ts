@@ -8,6 +8,13 @@ export {
   withoutChildSpans,
 } from './quiet.ts';
 export { scrubSql, scrubUrl } from './scrub.ts';
-export type { EmailSignal, IdempotencySignal, JobSignal, MessageSignal, WebhookSignal } from './signals.ts';
+export type {
+  EmailSignal,
+  IdempotencySignal,
+  JobSignal,
+  MessageSignal,
+  TenantBacklogSignal,
+  WebhookSignal,
+} from './signals.ts';
 export { signals } from './signals.ts';
 export { currentTraceId } from './trace.ts';

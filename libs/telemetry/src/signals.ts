@@ -40,12 +40,21 @@ export interface WebhookSignal {
   latencyMs?: number | undefined;
 }
 
+/** The backlog of each tenant with work waiting in one lane of a fair queue (no tenant ids). */
+export interface TenantBacklogSignal {
+  queue: string;
+  lane: 'interactive' | 'bulk';
+  /** One number per tenant with tasks waiting: how many. */
+  backlogs: number[];
+}
+
 const channels = {
   message: channel('hireflow:sqs-message'),
   job: channel('hireflow:bullmq-job'),
   idempotency: channel('hireflow:idempotency'),
   email: channel('hireflow:email'),
   webhook: channel('hireflow:webhook'),
+  tenantBacklog: channel('hireflow:tenant-backlog'),
 };
 
 function signal<T>(name: keyof typeof channels) {
@@ -68,4 +77,5 @@ export const signals = {
   idempotency: signal<IdempotencySignal>('idempotency'),
   email: signal<EmailSignal>('email'),
   webhook: signal<WebhookSignal>('webhook'),
+  tenantBacklog: signal<TenantBacklogSignal>('tenantBacklog'),
 };

@@ -37,6 +37,7 @@ describe('OpenAPI 3.1', () => {
         '/v1/webhooks/{id}/deliveries',
         '/v1/webhooks/{id}/deliveries/{deliveryId}',
         '/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
+        '/v1/candidates:batch',
       ].sort(),
     );
     const docs = await h.app.inject({ method: 'GET', url: '/docs/' });
@@ -63,6 +64,7 @@ describe('OpenAPI 3.1', () => {
         'listJobs',
         'postJob',
         'registerCandidate',
+        'registerCandidates',
         'streamJobEvents',
         'createWebhook',
         'listWebhooks',

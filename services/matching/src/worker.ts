@@ -59,6 +59,7 @@ export async function startWorker(
     connection: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
     concurrency: config.MATCH_CONCURRENCY,
+    tenantConcurrency: config.MATCH_TENANT_CONCURRENCY,
     log,
     ...(hooks.onComputed ? { onComputed: hooks.onComputed } : {}),
   });

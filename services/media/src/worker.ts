@@ -44,6 +44,7 @@ export async function startWorker(
     connection: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
     concurrency: config.RESIZE_CONCURRENCY,
+    tenantConcurrency: config.RESIZE_TENANT_CONCURRENCY,
     backoff,
     ...(hooks.onResized ? { onFinished: hooks.onResized } : {}),
   });

@@ -68,7 +68,7 @@ describe('the resize task', () => {
       { intentKey: resizeIntent(id) },
     );
     expect(again).toBe(taskIdFor(resizeIntent(id)));
-    const waiting = await h.queue.queue.getJobs(['waiting']);
+    const waiting = await h.queue.queue.getJobs(['waiting', 'prioritized']);
     expect(waiting.filter((task) => task.data.uploadId === id)).toHaveLength(1);
     await h.startWorker();
     try {
@@ -106,7 +106,7 @@ describe('the pending-upload sweep', () => {
     expect(swept.requeued).toContain(lost);
     expect(swept.failed).toContain(dead);
     expect(swept.requeued).not.toContain(dead);
-    expect(await h.taskState(lost)).toBe('waiting');
+    expect(await h.taskState(lost)).toBe('prioritized'); // waiting in its lane (docs/fairness.md)
     const gaveUp = await h.waitForFinished(dead);
     expect(gaveUp).toMatchObject({ status: 'failed', reason: GAVE_UP_REASON });
     expect((await h.events(dead)).map((e) => e.type)).toEqual(['media.failed.v1']);

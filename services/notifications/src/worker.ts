@@ -50,6 +50,7 @@ export async function startWorker(
     connection: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
     concurrency: config.EMAIL_CONCURRENCY,
+    tenantConcurrency: config.EMAIL_TENANT_CONCURRENCY,
     rateLimit: { max: config.EMAIL_RATE_MAX, duration: config.EMAIL_RATE_DURATION_MS },
     stalledCheckMs: config.EMAIL_STALLED_CHECK_MS,
     lockDurationMs: config.EMAIL_LOCK_MS,

@@ -81,8 +81,9 @@ describe('the queue gauges on /metrics', () => {
     await h.publishAll([candidateRegistered(tenantId), candidateRegistered(tenantId), jobPosted(tenantId)]);
     const enqueuedAt = Date.now();
     await h.emails.enqueue([
-      { key: idempotencyKey('welcome-email', randomUUID()), template: 'welcome' },
-      { key: idempotencyKey('welcome-email', randomUUID()), template: 'welcome' },
+      { key: idempotencyKey('welcome-email', randomUUID()), template: 'welcome', tenantId },
+      // A fair queue's tasks wait by priority, in two lanes: both count as waiting (docs/fairness.md).
+      { key: idempotencyKey('welcome-email', randomUUID()), template: 'welcome', tenantId, lane: 'bulk' },
     ]);
     await h.deps.sqs.send(
       new SendMessageCommand({ QueueUrl: inbox.dlq.url, MessageBody: '{"poison":true}' }),
@@ -91,8 +92,8 @@ describe('the queue gauges on /metrics', () => {
     // The queues' own state, read the way the sampler does not: the test's client.
     await waitFor(async () => (await sqsCounts(h, inbox.url)).visible === 3, { message: '3 in the inbox' });
     expect(await sqsCounts(h, inbox.dlq.url)).toEqual({ visible: 1, inflight: 0 });
-    const counts = await h.emails.tasks.queue.getJobCounts('waiting', 'active', 'failed');
-    expect(counts).toEqual({ waiting: 2, active: 0, failed: 0 });
+    const counts = await h.emails.tasks.queue.getJobCounts('waiting', 'prioritized', 'active', 'failed');
+    expect(counts).toEqual({ waiting: 0, prioritized: 2, active: 0, failed: 0 });
 
     const metric = (name: string, labels: Record<string, string>) => scrapeMetric(api.adminUrl, name, labels);
     // One sample sets the SQS gauges, then (after more round trips) BullMQ's: a scrape may fall between.

@@ -165,6 +165,8 @@ describe('pnpm replay', () => {
       expect(JSON.parse(message!.Body!)).toEqual(event);
       expect(message!.MessageAttributes?.type?.StringValue).toBe(event.type);
       expect(message!.MessageAttributes?.traceparent?.StringValue).toMatch(new RegExp(`^00-${traceId}-`));
+      // Replayed work waits behind interactive work in the consumer's queues (docs/fairness.md).
+      expect(message!.MessageAttributes?.lane?.StringValue).toBe('bulk');
     }
     // Straight to the queue, never to the topic: no other consumer's queue got them.
     expect(await drain(target.queues['matching-inbox']!.url)).toEqual([]);

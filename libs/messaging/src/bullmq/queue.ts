@@ -6,6 +6,13 @@ import type { BackoffOptions } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_ATTEMPTS, DEFAULT_TASK_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
+import {
+  createFairness,
+  DEFAULT_BACKLOG_SAMPLE_MS,
+  type FairnessOptions,
+  type FairTask,
+  sampleTenantBacklogs,
+} from './fair.ts';
 import { taskIdFor } from './task-id.ts';
 import { clearUnavailable, failedOnlyForDependency } from './unavailable.ts';
 
@@ -26,9 +33,11 @@ export interface TaskQueueOptions {
   backoff?: BackoffOptions;
   tracerName?: string;
   logger?: Logger;
+  /** Take tasks round-robin by tenant, interactive lane first (fair.ts, docs/fairness.md). */
+  fair?: boolean | FairnessOptions;
 }
 
-export interface BulkTask<Data> {
+export interface BulkTask<Data> extends FairTask {
   name: string;
   data: Data;
   intentKey: string;
@@ -55,7 +64,11 @@ export interface DeadLetter<Data> {
 export interface TaskQueue<Data> {
   readonly queue: Queue<Data>;
   /** Adds a job whose id is derived from the intent key: a duplicate add is a no-op. */
-  add(name: string, data: Data, options: { intentKey: string } & Omit<JobsOptions, 'jobId'>): Promise<string>;
+  add(
+    name: string,
+    data: Data,
+    options: { intentKey: string } & FairTask & Omit<JobsOptions, 'jobId'>,
+  ): Promise<string>;
   /**
    * Adds many jobs in one Redis round trip (BullMQ's addBulk), each as `add`
    * would: its id derived from its intent key, and its own trace. Each job
@@ -102,11 +115,23 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
   // A Redis outage makes the queue emit errors while it reconnects: log them, do not crash or print.
   const log = resolveLogger(options.logger, 'job-queue').child({ queue: options.name });
   queue.on('error', (error) => log.warn({ err: error }, 'queue connection error'));
+  const fair = options.fair === true ? {} : options.fair || undefined;
+  const fairness = fair ? createFairness(queue, connection.redis, fair) : undefined;
+  const backlogMs = fair?.backlogSampleMs ?? DEFAULT_BACKLOG_SAMPLE_MS;
+  const stopSampling =
+    fair && backlogMs > 0 ? sampleTenantBacklogs(queue, connection.redis, backlogMs, log) : undefined;
   return {
     queue,
-    async add(name, data, { intentKey, ...rest }) {
+    async add(name, data, { intentKey, tenantId, lane, ...rest }) {
+      const [priority] = fairness
+        ? await withTimeout(fairness.priorities([{ tenantId, lane }]), addTimeoutMs, `ordering ${name}`)
+        : [];
       // biome-ignore lint/suspicious/noExplicitAny: BullMQ's name/data generics do not narrow here
-      const adding = (queue as Queue<any>).add(name, data, { ...rest, jobId: taskIdFor(intentKey) });
+      const adding = (queue as Queue<any>).add(name, data, {
+        priority,
+        ...rest,
+        jobId: taskIdFor(intentKey),
+      });
       // Should Redis come back later, the queued add still lands: harmless, the job id is the intent's.
       adding.catch(() => undefined);
       const job = await withTimeout(adding, addTimeoutMs, `adding job ${name} to ${options.name}`);
@@ -114,6 +139,9 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
     },
     async addBulk(jobs) {
       if (jobs.length === 0) return [];
+      const priorities = fairness
+        ? await withTimeout(fairness.priorities(jobs), addTimeoutMs, `ordering ${jobs.length} jobs`)
+        : [];
       const traced = jobs.map((job) => {
         const jobId = taskIdFor(job.intentKey);
         const span = tracing.tracer.startSpan(`add ${options.name}`, { kind: PRODUCER }, job.context);
@@ -131,10 +159,10 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
       const adding = untraced(() =>
         // biome-ignore lint/suspicious/noExplicitAny: BullMQ's name/data generics do not narrow here
         (queue as Queue<any>).addBulk(
-          traced.map(({ job, jobId, metadata }) => ({
+          traced.map(({ job, jobId, metadata }, i) => ({
             name: job.name,
             data: job.data,
-            opts: { jobId, telemetry: { metadata } },
+            opts: { jobId, priority: priorities[i], telemetry: { metadata } },
           })),
         ),
       );
@@ -185,6 +213,7 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
       }));
     },
     async close() {
+      stopSampling?.();
       await queue.close();
       await connection.release();
     },

@@ -7,6 +7,7 @@ import { type Logger, resolveLogger } from '../logger.ts';
 import { retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
+import { limitTenants, type TenantLimit } from './tenant-limit.ts';
 import {
   clearUnavailable,
   DEFAULT_MAX_UNAVAILABLE_MS,
@@ -57,6 +58,8 @@ export interface TaskWorkerOptions<Data, Result> {
    * (default 30 min; unavailable.ts).
    */
   maxUnavailableMs?: number;
+  /** At most this many running tasks per tenant across the queue's workers (tenant-limit.ts). */
+  tenantLimit?: TenantLimit<Data>;
   tracerName?: string;
   logger?: Logger;
 }
@@ -81,12 +84,15 @@ export function createTaskWorker<Data, Result = unknown>(
   const connection = openConnection(options.connection, true);
   const log = resolveLogger(options.logger, 'job-worker').child({ queue: options.name });
   const cap = options.backoff?.cap ?? DEFAULT_TASK_BACKOFF.cap;
+  const processor = options.tenantLimit
+    ? limitTenants(options.processor, options.tenantLimit, options, connection.redis)
+    : options.processor;
   // The processor needs the worker's keys; it runs only once the worker exists.
   let keyOf: (id: string) => string = () => {
     throw new Error('worker not built yet');
   };
   const rules = { redis: connection.redis, keyOf: (id: string) => keyOf(id), log, capMs: cap };
-  const worker = new Worker<Data, Result>(options.name, comingBackLater(options, rules), {
+  const worker = new Worker<Data, Result>(options.name, comingBackLater({ ...options, processor }, rules), {
     connection: connection.redis,
     prefix: options.prefix,
     concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,

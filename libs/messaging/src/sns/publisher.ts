@@ -79,7 +79,11 @@ export class SnsPublisher {
     });
     // Entry ids must be unique and [A-Za-z0-9_-]{1,80}: the index is.
     const entries = items.map((item, i) => {
-      const attributes = eventAttributes(item.event.type, { ...item.trace, ...spans[i]!.carrier });
+      const attributes = eventAttributes(
+        item.event.type,
+        { ...item.trace, ...spans[i]!.carrier },
+        item.event.lane,
+      );
       assertAttributeBudget(attributes);
       return {
         Id: String(i),

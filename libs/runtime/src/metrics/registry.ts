@@ -69,6 +69,15 @@ export function createMetrics(service: string): ServiceMetrics {
     buckets: DURATION_BUCKETS,
     registers,
   });
+  const tenantBacklog = new Histogram({
+    name: 'hireflow_tenant_backlog',
+    help:
+      'Tasks waiting per tenant in a fair queue, by lane, as last sampled: each tenant with work waiting is one ' +
+      'observation (_count: tenants waiting, _sum: tasks waiting); no tenant ids (docs/fairness.md).',
+    labelNames: ['queue', 'lane'],
+    buckets: [1, 10, 100, 1000, 10_000, 100_000],
+    registers,
+  });
   const idempotency = new Counter({
     name: 'hireflow_idempotency_total',
     help: 'Work the idempotency wrapper did not run again: duplicate (already done), in-progress (another holder).',
@@ -127,6 +136,11 @@ export function createMetrics(service: string): ServiceMetrics {
       webhookDeliveries.inc({ outcome: w.outcome });
       if (w.latencyMs !== undefined)
         webhookAttemptSeconds.observe({ outcome: w.outcome }, w.latencyMs / 1000);
+    }),
+    signals.tenantBacklog.subscribe((b) => {
+      // A snapshot, not a stream: the last sample's tenants replace the previous ones.
+      tenantBacklog.remove({ queue: b.queue, lane: b.lane });
+      for (const backlog of b.backlogs) tenantBacklog.observe({ queue: b.queue, lane: b.lane }, backlog);
     }),
   ];
 

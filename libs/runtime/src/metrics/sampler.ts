@@ -48,6 +48,23 @@ async function sqsCounts(sqs: SQSClient, url: string): Promise<Record<keyof type
   };
 }
 
+/**
+ * How long the oldest waiting task has waited: the head of the wait list, and
+ * of a fair queue's prioritized tasks the first (the head of the first lane
+ * with work) and the last (the tail of the bulk lane, added with its head
+ * when it came as a flood). Not exact when interactive work keeps coming while
+ * a bulk lane waits behind it; the backlog count is exact.
+ */
+async function oldestWaitingAgeSeconds(queue: Queue): Promise<number> {
+  const [[waiting], [first], [last]] = await Promise.all([
+    queue.getWaiting(0, 0),
+    queue.getPrioritized(0, 0),
+    queue.getPrioritized(-1, -1),
+  ]);
+  const timestamps = [waiting, first, last].flatMap((job) => (job ? [job.timestamp] : []));
+  return timestamps.length === 0 ? 0 : Math.max(0, (Date.now() - Math.min(...timestamps)) / 1000);
+}
+
 /** One sampling round: every gauge set from the queues' real state, dead-letter transitions alarmed. */
 export async function sampleQueues(
   options: Omit<QueueSamplerOptions, 'intervalMs' | 'log' | 'lease' | 'exportGauges'>,
@@ -68,14 +85,12 @@ export async function sampleQueues(
     await options.alarms.observe('sqs', inbox.logicalName, depth);
   }
   for (const queue of options.queues) {
-    const counts = await queue.getJobCounts(...BULLMQ_STATES);
+    const counts = await queue.getJobCounts(...BULLMQ_STATES, 'prioritized');
+    // A fair queue's tasks wait by priority (docs/fairness.md): still waiting, for the autoscaler too.
+    counts.waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
     for (const state of BULLMQ_STATES)
       gauges.bullmqJobs.set({ queue: queue.name, state }, counts[state] ?? 0);
-    const [oldest] = await queue.getWaiting(0, 0);
-    gauges.bullmqOldestWaitingAge.set(
-      { queue: queue.name },
-      oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0,
-    );
+    gauges.bullmqOldestWaitingAge.set({ queue: queue.name }, await oldestWaitingAgeSeconds(queue));
     gauges.deadLetters.set({ queue: queue.name, kind: 'bullmq' }, counts.failed ?? 0);
     await options.alarms.observe('bullmq', queue.name, counts.failed ?? 0);
   }

@@ -95,3 +95,22 @@ export const statusStreamExample =
   `id: 1\nevent: status\ndata: {"jobId":"${POSTING_ID}","status":"processing","matchCount":null}\n\n` +
   ': keep-alive\n\n' +
   `id: 2\nevent: status\ndata: {"jobId":"${POSTING_ID}","status":"matched","matchCount":12}\n\n`;
+
+export const candidateBatchExample = {
+  items: [
+    { ...registerCandidateExample, key: 'import-7-row-1' },
+    { ...registerCandidateExample, email: 'not-an-email', key: 'import-7-row-2' },
+  ],
+};
+export const candidateBatchAcceptedExample = {
+  batchId: '3f1c2a9e-7b4d-4e8a-9c1f-2d6b5a4e3c21',
+  items: [
+    { id: CANDIDATE_ID, status: 'registered' },
+    {
+      id: null,
+      status: 'invalid',
+      errors: [{ field: 'items[1].email', message: 'must be an email address' }],
+    },
+  ],
+  traceId: TRACE_ID,
+};

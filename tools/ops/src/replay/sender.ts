@@ -50,11 +50,12 @@ export interface SendOptions {
 
 /**
  * Sends one batch straight to the queue as the topic would have delivered it
- * (raw delivery): the CloudEvent JSON as the body, the `type` attribute and
- * the trace context the event was published with. A character SQS cannot
- * carry (an event logged before the contracts refused it) is sent as a JSON
- * escape (escapeForSqs): the body parses to the same event, which the
- * consumer's validation then dead-letters, and the replay goes on. Entries the queue reports
+ * (raw delivery): the CloudEvent JSON as the body, the `type` attribute, the
+ * `lane` attribute `bulk`, and the trace context the event was published
+ * with. A character SQS cannot carry (an event logged before the contracts
+ * refused it) is sent as a JSON escape (escapeForSqs): the body parses to the
+ * same event, which the consumer's validation then dead-letters, and the
+ * replay goes on. Entries the queue reports
  * failed, or a call that failed, are tried again with full jitter; a sender
  * fault (the queue refusing the entry itself) or the last attempt throws.
  */
@@ -76,7 +77,8 @@ export async function sendBatch(
           Entries: pending.map((item, i) => ({
             Id: String(i),
             MessageBody: escapeForSqs(JSON.stringify(item.event)),
-            MessageAttributes: eventAttributes(item.event.type, item.trace),
+            // A replay is bulk work: consumers put what it causes behind interactive work (docs/fairness.md).
+            MessageAttributes: eventAttributes(item.event.type, item.trace, 'bulk'),
           })),
         }),
       );

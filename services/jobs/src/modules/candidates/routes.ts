@@ -23,6 +23,8 @@ import {
 import { matchesPage } from '../postings/schemas.ts';
 import { matchesPage as readMatchesPage } from '../postings/store.ts';
 import { principalOf } from '../tenants/auth.ts';
+import { MAX_BATCH_ITEMS, registerBatch } from './batch.ts';
+import { batchSchemas } from './batch-schemas.ts';
 import { registerCandidate, toCandidateView } from './service.ts';
 import { candidateExists, candidatesPage, findCandidate } from './store.ts';
 
@@ -35,6 +37,10 @@ const registerBody = z
     location: text(200, { min: 0 }),
   })
   .meta({ description: 'A candidate', examples: [registerCandidateExample] });
+
+const batch = batchSchemas(registerBody);
+/** A batch of 1,000 candidates is ~0.5 MiB; its items are checked one by one. */
+const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
 
 const candidateSchema = z
   .object({
@@ -100,6 +106,40 @@ export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (
       const { candidate, created } = await registerCandidate(orm.em.fork(), tenantId, request.body);
       reply.code(created ? 202 : 200).header('location', `/v1/candidates/${candidate.id}`);
       return { id: candidate.id, status: 'registered', traceId: currentTraceId() ?? null };
+    },
+  );
+
+  // `::` is a literal colon to Fastify's router: the path is /v1/candidates:batch.
+  app.post(
+    '/v1/candidates::batch',
+    {
+      bodyLimit: BATCH_BODY_LIMIT,
+      schema: {
+        operationId: 'registerCandidates',
+        tags: ['candidates'],
+        summary: 'Register candidates in a batch',
+        description:
+          `Registers up to ${MAX_BATCH_ITEMS} candidates in one request and answers 202 with one result per ` +
+          'item, in order. A bad item is reported in its place (each field at fault named) while the others ' +
+          'go ahead. The welcome emails and matching happen behind it, in the bulk lane: after the interactive ' +
+          "work of every tenant, and fairly by tenant within the lane. An item's `key` makes it idempotent on " +
+          'its own; without one, an email already registered answers `existing` and emits nothing.',
+        body: batch.body,
+        response: {
+          202: jsonResponse('Accepted: each item registered or reported in its place', batch.accepted),
+          ...problemResponses({
+            400: 'The body is not { items: [...] } with 1 to 1000 items, or is not JSON',
+            413: 'The body is larger than the limit (4 MiB)',
+            415: 'The body is not application/json',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = principalOf(request);
+      const result = await registerBatch(orm, tenantId, request.body.items);
+      reply.code(202);
+      return { ...result, traceId: currentTraceId() ?? null };
     },
   );
 

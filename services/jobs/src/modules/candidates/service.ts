@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createEvent } from '@hireflow/contracts';
+import { createEvent, type EventLane } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent } from '@hireflow/messaging';
 import type { CandidateEntity } from '../../db/entities.ts';
@@ -25,24 +25,38 @@ export async function registerCandidate(
   input: NewCandidate,
 ): Promise<{ candidate: CandidateEntity; created: boolean }> {
   return em.transactional(async (tx) => {
-    const { id, created } = await insertCandidate(tx, {
-      id: randomUUID(),
-      tenantId,
-      ...input,
-      createdAt: new Date(),
-    });
-    if (created) {
-      enqueueEvent(
-        tx,
-        createEvent(
-          'candidate.registered.v1',
-          { candidateId: id, tenantId, ...input },
-          { source: 'hireflow/jobs', subject: id },
-        ),
-      );
-    }
+    const { id, created } = await insertWithEvent(tx, tenantId, input);
     return { candidate: (await findCandidate(tx, tenantId, id))!, created };
   });
+}
+
+/**
+ * The candidate and, when new, its `candidate.registered.v1`, in `tx`. `bulk`
+ * (an import's) puts what the event causes downstream in the bulk lane (docs/fairness.md).
+ */
+export async function insertWithEvent(
+  tx: EntityManager,
+  tenantId: string,
+  input: NewCandidate,
+  options: { lane?: EventLane } = {},
+): Promise<{ id: string; created: boolean }> {
+  const { id, created } = await insertCandidate(tx, {
+    id: randomUUID(),
+    tenantId,
+    ...input,
+    createdAt: new Date(),
+  });
+  if (created) {
+    enqueueEvent(
+      tx,
+      createEvent(
+        'candidate.registered.v1',
+        { candidateId: id, tenantId, ...input },
+        { source: 'hireflow/jobs', subject: id, ...(options.lane ? { lane: options.lane } : {}) },
+      ),
+    );
+  }
+  return { id, created };
 }
 
 /** The API's view of a candidate. */

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@hireflow/db';
-import { type EventHandlers, handleOnce } from '@hireflow/messaging';
+import { type EventHandlers, handleOnce, laneOf } from '@hireflow/messaging';
 import { closePosting, insertCandidate, insertPosting, lockTenant } from '../profiles/store.ts';
 import type { MatchQueue } from './queue.ts';
 
@@ -15,21 +15,21 @@ export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }):
   const { orm, queue } = options;
 
   return {
-    'job.posted.v1': async (event) => {
+    'job.posted.v1': async (event, context) => {
       const { jobId: postingId, tenantId, title, description, skills, postedAt } = event.data;
       await handleOnce(orm, event, (em) =>
         insertPosting(em, { postingId, tenantId, title, description, skills, postedAt, eventId: event.id }),
       );
-      await queue.add({ kind: 'posting', tenantId, postingId }, event.id);
+      await queue.add({ kind: 'posting', tenantId, postingId }, event.id, laneOf(event, context));
     },
 
     // Only what matching reads: never the candidate's name or email.
-    'candidate.registered.v1': async (event) => {
+    'candidate.registered.v1': async (event, context) => {
       const { candidateId, tenantId, headline, skills } = event.data;
       await handleOnce(orm, event, (em) =>
         insertCandidate(em, { candidateId, tenantId, headline, skills, eventId: event.id }),
       );
-      await queue.add({ kind: 'candidate', tenantId, candidateId }, event.id);
+      await queue.add({ kind: 'candidate', tenantId, candidateId }, event.id, laneOf(event, context));
     },
 
     // Nothing to compute: the closed row is the change every worker's index

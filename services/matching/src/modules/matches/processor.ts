@@ -15,6 +15,8 @@ export interface MatchWorkerOptions {
   connection: RedisConnection;
   prefix: string;
   concurrency: number;
+  /** Computations of one tenant running at once across all workers (0: no limit; docs/fairness.md). */
+  tenantConcurrency?: number;
   log: Logger;
   /** Observer of every finished computation (tests wait on it). */
   onComputed?: (computation: Computation) => void;
@@ -29,6 +31,11 @@ export function startMatchWorker(options: MatchWorkerOptions): TaskWorker<Stored
     concurrency: options.concurrency,
     tracerName: '@hireflow/matching',
     logger: options.log,
+    ...(options.tenantConcurrency
+      ? {
+          tenantLimit: { max: options.tenantConcurrency, tenantOf: (task: StoredMatchTask) => task.tenantId },
+        }
+      : {}),
     processor: async (stored) => {
       const task = fromStoredTask(stored.data);
       let computation: Computation;

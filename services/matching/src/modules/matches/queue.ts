@@ -3,7 +3,13 @@
 // adds nothing, and a later event (another trigger) is never swallowed by an
 // earlier one's completed task, which BullMQ keeps for a day.
 import { idempotencyKey } from '@hireflow/idempotency';
-import { createTaskQueue, type Logger, type RedisConnection, type TaskQueue } from '@hireflow/messaging';
+import {
+  createTaskQueue,
+  type Lane,
+  type Logger,
+  type RedisConnection,
+  type TaskQueue,
+} from '@hireflow/messaging';
 
 export const MATCH_QUEUE = 'match';
 
@@ -39,8 +45,11 @@ export function computationKey(kind: MatchTask['kind'], eventId: string): string
 
 export interface MatchQueue {
   readonly tasks: TaskQueue<StoredMatchTask>;
-  /** Adds the computation triggered by `eventId` (a second add of it is a no-op). */
-  add(task: MatchTask, eventId: string): Promise<void>;
+  /**
+   * Adds the computation triggered by `eventId` (a second add of it is a no-op),
+   * taken round-robin by tenant within its lane (default interactive; docs/fairness.md).
+   */
+  add(task: MatchTask, eventId: string, lane?: Lane): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,12 +65,17 @@ export function createMatchQueue(options: {
     prefix: options.prefix,
     attempts: options.attempts,
     tracerName: '@hireflow/matching',
+    fair: true,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   return {
     tasks,
-    async add(task, eventId) {
-      await tasks.add(task.kind, toStoredTask(task), { intentKey: computationKey(task.kind, eventId) });
+    async add(task, eventId, lane) {
+      await tasks.add(task.kind, toStoredTask(task), {
+        intentKey: computationKey(task.kind, eventId),
+        tenantId: task.tenantId,
+        lane,
+      });
     },
     close: () => tasks.close(),
   };

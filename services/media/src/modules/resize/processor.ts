@@ -28,6 +28,8 @@ export interface ResizeOutcome {
 }
 
 export interface ResizeOptions {
+  /** Resizes of one tenant running at once across all workers (0: no limit; docs/fairness.md). */
+  tenantConcurrency?: number;
   orm: MikroORM;
   store: MediaStore;
   limiter: ImageLimiter;
@@ -148,5 +150,8 @@ export function startResizeWorker(options: ResizeWorkerOptions): TaskWorker<Resi
     logger: options.log,
     tracerName: '@hireflow/media',
     processor,
+    ...(options.tenantConcurrency
+      ? { tenantLimit: { max: options.tenantConcurrency, tenantOf: (task: ResizeTask) => task.tenantId } }
+      : {}),
   });
 }

@@ -28,10 +28,15 @@ export function createResizeQueue(options: {
     attempts: options.attempts,
     backoff: options.backoff,
     tracerName: '@hireflow/media',
+    // An upload a person waits on: interactive, round-robin by tenant (docs/fairness.md).
+    fair: true,
   });
 }
 
 /** Adds the upload's resize task, bounded in time: a Redis outage must not hold the request (the sweep adds it later). */
 export function enqueueResize(queue: ResizeQueue, task: ResizeTask, timeoutMs = 1000): Promise<string> {
-  return withTimeout(queue.add('resize', task, { intentKey: resizeIntent(task.uploadId) }), timeoutMs);
+  return withTimeout(
+    queue.add('resize', task, { intentKey: resizeIntent(task.uploadId), tenantId: task.tenantId }),
+    timeoutMs,
+  );
 }

@@ -39,6 +39,8 @@ export interface SentEmail {
 }
 
 export interface EmailWorkerOptions {
+  /** Emails of one tenant sent at once across all workers (0: no limit; docs/fairness.md). */
+  tenantConcurrency?: number;
   orm: MikroORM;
   mailer: Mailer;
   /** Redis URL: the worker opens (and quits) its own blocking connection. */
@@ -204,5 +206,8 @@ export function startEmailWorker(options: EmailWorkerOptions): TaskWorker<EmailT
     logger: options.log,
     tracerName: '@hireflow/notifications',
     processor: emailProcessor(options),
+    ...(options.tenantConcurrency
+      ? { tenantLimit: { max: options.tenantConcurrency, tenantOf: (task: EmailTask) => task.tenantId } }
+      : {}),
   });
 }

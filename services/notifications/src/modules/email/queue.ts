@@ -1,6 +1,7 @@
 import {
   type BulkTask,
   createTaskQueue,
+  type Lane,
   type Logger,
   type RedisConnection,
   type TaskQueue,
@@ -17,11 +18,17 @@ export const EMAIL_QUEUE = 'email';
  */
 export interface EmailTask {
   key: string;
+  /** Whose email (an id, not personal data): for the per-tenant limit (docs/fairness.md). */
+  tenantId?: string;
 }
 
 export interface EmailRequest {
   key: string;
   template: TemplateName;
+  /** Whose email: tasks are taken round-robin by tenant (docs/fairness.md); none for a sweep's. */
+  tenantId?: string;
+  /** `bulk` for an import's or a replay's emails (default interactive). */
+  lane?: Lane;
 }
 
 export interface EmailQueue {
@@ -51,6 +58,7 @@ export function createEmailQueue(options: {
     attempts: options.attempts,
     backoff: options.backoff,
     tracerName: '@hireflow/notifications',
+    fair: true,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   let pending: { tasks: BulkTask<EmailTask>[]; resolve(): void; reject(error: unknown): void }[] = [];
@@ -76,9 +84,11 @@ export function createEmailQueue(options: {
         pending.push({
           tasks: requests.map((r) => ({
             name: r.template,
-            data: { key: r.key },
+            data: r.tenantId ? { key: r.key, tenantId: r.tenantId } : { key: r.key },
             intentKey: r.key,
             context: active,
+            tenantId: r.tenantId,
+            lane: r.lane,
           })),
           resolve,
           reject,

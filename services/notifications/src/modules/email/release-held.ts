@@ -41,7 +41,10 @@ export async function releaseHeldEmails(
     if (taken === 'quota') exhausted.add(held.tenant_id);
     if (taken === 'cap') capped.add(address);
     if (taken !== 'taken') continue;
-    await emails.enqueue([{ key: held.key, template: held.template }]);
+    // Mail held over a quota or a cap is a flood by definition: the bulk lane.
+    await emails.enqueue([
+      { key: held.key, template: held.template, tenantId: held.tenant_id, lane: 'bulk' },
+    ]);
     released.push(held.key);
   }
   return released;

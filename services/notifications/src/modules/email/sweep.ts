@@ -20,11 +20,11 @@ export async function requeueStuckEmails(
 ): Promise<string[]> {
   const stuck = await stuckIntents(em, { olderThanMs: options.olderThanMs, limit: options.limit ?? 100 });
   const requeued: string[] = [];
-  for (const { key, template } of stuck) {
+  for (const { key, template, tenant_id: tenantId } of stuck) {
     // A completed task under this id belongs to an earlier record of the key: makeRoom removes it.
     const state = await emails.tasks.makeRoom(key);
     if (state === 'failed') await emails.tasks.retryDeadLetter(key);
-    else if (state === 'free') await emails.enqueue([{ key, template }]);
+    else if (state === 'free') await emails.enqueue([{ key, template, tenantId }]);
     else continue; // waiting, delayed, active: it will run
     requeued.push(key);
   }

@@ -8,6 +8,7 @@ import {
   type EventHandlers,
   HANDLER_LEASE_MS,
   type Logger,
+  laneOf,
   type MessageContext,
   PermanentError,
   type RandomSource,
@@ -73,7 +74,8 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   }
 
   const handle = async (
-    event: Pick<CloudEvent, 'id'>,
+    event: Pick<CloudEvent, 'id' | 'lane'>,
+    context: MessageContext,
     work: (em: EntityManager, refused: Decided['refused']) => Promise<EmailRequest[]>,
   ): Promise<void> => {
     const decided = await once(batcher, event.id, async (em) => {
@@ -82,7 +84,9 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     });
     // A duplicate gets the stored decision: its refusals were reported by the delivery that made it.
     if (decided.fresh) for (const refusal of decided.refused) signals.email.publish(refusal);
-    await emails.enqueue(decided.requests);
+    // An import's or a replay's emails wait behind interactive ones (docs/fairness.md).
+    const lane = laneOf(event, context);
+    await emails.enqueue(decided.requests.map((request) => ({ ...request, lane })));
   };
 
   const intend = async (
@@ -96,7 +100,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       postedAt,
       replayHorizonMs: options.replayHorizonMs,
     });
-    const request = [{ key: intent.key, template: intent.template }];
+    const request = [{ key: intent.key, template: intent.template, tenantId: intent.tenantId }];
     if (await recordIntent(em, { ...intent, keepUntil })) {
       const refusal = await admit(em, intent, options.admission, options.log);
       if (!refusal) return request; // recorded `queued` by this transaction and admitted
@@ -136,16 +140,16 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   };
 
   return {
-    'job.posted.v1': (event) =>
-      handle(event, async (em) => {
+    'job.posted.v1': (event, context) =>
+      handle(event, context, async (em) => {
         const { jobId: postingId, tenantId, title, contactEmail, postedAt } = event.data;
         const contactVerified = event.data.contactVerified === true;
         await upsertPosting(em, { postingId, tenantId, title, contactEmail, contactVerified, postedAt });
         return [];
       }),
 
-    'candidate.registered.v1': (event) =>
-      handle(event, async (em, refused) => {
+    'candidate.registered.v1': (event, context) =>
+      handle(event, context, async (em, refused) => {
         const { candidateId, tenantId, name, email } = event.data;
         await upsertCandidate(em, event.data);
         return intend(em, refused, {
@@ -159,7 +163,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'match.found.v1': (event, context) =>
-      handle(event, async (em, refused) => {
+      handle(event, context, async (em, refused) => {
         const { jobId: postingId, candidateId, tenantId, score } = event.data;
         const [candidate, posting] = await Promise.all([
           findCandidate(em, candidateId),
@@ -185,7 +189,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     'job.matched.v1': (event, context) =>
-      handle(event, async (em, refused) => {
+      handle(event, context, async (em, refused) => {
         const { jobId: postingId, tenantId, matchCount, computedAt } = event.data;
         const posting = await findPosting(em, postingId);
         if (!posting) throw waitFor(context, `posting ${postingId}`);
@@ -215,8 +219,8 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       }),
 
     // One email to the tenant's contact per disabling (an endpoint enabled and disabled again is told again).
-    'webhook.endpoint.disabled.v1': (event) =>
-      handle(event, async (em, refused) => {
+    'webhook.endpoint.disabled.v1': (event, context) =>
+      handle(event, context, async (em, refused) => {
         const { endpointId, tenantId, contactEmail, host, reason, disabledAt } = event.data;
         return intend(em, refused, {
           key: idempotencyKey('webhook-disabled', endpointId, disabledAt),

@@ -112,9 +112,9 @@ export function heldIntents(
 export function stuckIntents(
   em: EntityManager,
   options: { olderThanMs: number; limit: number },
-): Promise<{ key: string; template: TemplateName }[]> {
-  return em.execute<{ key: string; template: TemplateName }[]>(
-    `SELECT key, template FROM notification_log
+): Promise<{ key: string; template: TemplateName; tenant_id: string }[]> {
+  return em.execute<{ key: string; template: TemplateName; tenant_id: string }[]>(
+    `SELECT key, template, tenant_id FROM notification_log
       WHERE status = 'queued' AND updated_at < now() - ? * interval '1 millisecond'
       ORDER BY updated_at LIMIT ?`,
     [options.olderThanMs, options.limit],

@@ -1,0 +1,206 @@
+// Fair queues (docs/fairness.md): within a BullMQ queue, tasks are taken
+// round-robin by tenant, and the interactive lane before the bulk lane.
+//
+// The mechanism is start-time fair queuing on BullMQ's priorities. Every task
+// gets a tag in its lane's virtual time: its tenant's tasks are numbered one
+// after another from the lane's current position (the smallest tag still
+// waiting), never from zero again while the tenant has work queued. A tenant
+// that floods the lane with 5,000 tasks gets tags V…V+4999; a tenant that
+// adds one task a moment later gets V: it is taken next. Two floods interleave
+// one for one. BullMQ takes the lowest priority first (FIFO among equals), so
+// the priority is the tag, offset by the lane: interactive priorities lie
+// below every bulk priority.
+//
+// State per queue and lane: one small hash (the epoch), and one hash per
+// tenant (its epoch and last tag), expiring unused. Losing any of it (a Redis
+// flush, a failover) costs order for a while, never a task: every task is an
+// ordinary BullMQ job with a priority, retried, dead-lettered and recovered
+// from stalls as any other.
+import { signals, untraced } from '@hireflow/telemetry';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.ts';
+
+export type Lane = 'interactive' | 'bulk';
+export const LANES: readonly Lane[] = ['interactive', 'bulk'];
+
+/** Width of a lane's priority range: BullMQ allows priorities 1 … 2^21 − 1. */
+export const LANE_SPAN = 2 ** 20;
+/** A tag past this is clamped: a lane busy for a million tasks without a pause is FIFO until it idles. */
+export const MAX_TAG = LANE_SPAN - 2;
+/** A tenant's last tag is forgotten after this long without an add (it is only an ordering hint). */
+export const DEFAULT_TENANT_TAG_TTL_S = 24 * 3600;
+/** The tenant of tasks added without one (a sweep's, an operator's). */
+export const NO_TENANT = '-';
+
+const laneBase = (lane: Lane) => (lane === 'interactive' ? 0 : LANE_SPAN);
+
+/** The BullMQ priority of a tag in a lane. */
+export function priorityOf(lane: Lane, tag: number): number {
+  return laneBase(lane) + 1 + Math.min(Math.max(tag, 0), MAX_TAG);
+}
+
+/** The lane a BullMQ priority belongs to (0, no priority, counts as interactive). */
+export function laneOfPriority(priority: number | undefined): Lane {
+  return (priority ?? 0) > LANE_SPAN ? 'bulk' : 'interactive';
+}
+
+export interface FairTask {
+  tenantId?: string | undefined;
+  lane?: Lane | undefined;
+}
+
+// KEYS: [1] lane clock hash, [2] the queue's prioritized zset, [3…] one tenant hash per group.
+// ARGV: [1] lane base, [2] [3] the lane's score range in the zset (BullMQ's score is
+// priority × 2^32 + a counter), [4] tenant ttl (s), [5…] count per group.
+// Returns the first tag of each group; a group's tasks take first … first + count − 1.
+const TAGS_SCRIPT = `
+local base = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[4])
+local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '0')
+local top = tonumber(redis.call('HGET', KEYS[1], 'top') or '0')
+local v = 0
+local first = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[2], ARGV[3], 'WITHSCORES', 'LIMIT', 0, 1)
+if first[2] then
+  v = math.floor(tonumber(first[2]) / 4294967296) - base - 1
+elseif top > 0 then
+  -- Nothing of the lane waits: every tenant's tags are spent; start again from 0.
+  epoch = epoch + 1
+  top = 0
+end
+local starts = {}
+for i = 5, #ARGV do
+  local count = tonumber(ARGV[i])
+  local tenant = KEYS[i - 2]
+  local t = redis.call('HMGET', tenant, 'epoch', 'last')
+  local last = 0
+  if tonumber(t[1]) == epoch then last = tonumber(t[2]) or 0 end
+  local start = math.max(v, last)
+  redis.call('HSET', tenant, 'epoch', epoch, 'last', start + count)
+  redis.call('EXPIRE', tenant, ttl)
+  if start + count > top then top = start + count end
+  starts[#starts + 1] = start
+end
+redis.call('HSET', KEYS[1], 'epoch', epoch, 'top', top)
+return starts
+`;
+
+export interface FairnessOptions {
+  /** Seconds a tenant's last tag is kept after its last add. */
+  tenantTagTtlSeconds?: number;
+  /** How often this process samples the tenants' backlogs for hireflow_tenant_backlog (default 15 s; 0: never). */
+  backlogSampleMs?: number;
+}
+
+export const DEFAULT_BACKLOG_SAMPLE_MS = 15_000;
+
+/** Computes the priorities of tasks about to be added to one BullMQ queue. */
+export interface Fairness {
+  /** One priority per task, in order. */
+  priorities(tasks: readonly FairTask[]): Promise<number[]>;
+}
+
+/** A tenant id as a key part (ids, not personal data; escaped so no id can reach into another key). */
+const keyPart = (tenantId: string) => encodeURIComponent(tenantId).slice(0, 100);
+
+/** `redis`: a connection of the queue's (the task queue's own, not a blocking one). */
+export function createFairness(queue: Queue, redis: Redis, options: FairnessOptions = {}): Fairness {
+  const ttl = options.tenantTagTtlSeconds ?? DEFAULT_TENANT_TAG_TTL_S;
+  const laneKey = (lane: Lane) => queue.toKey(`fair:${lane}`);
+  const tenantKey = (lane: Lane, tenantId: string) => queue.toKey(`fair:${lane}:t:${keyPart(tenantId)}`);
+  return {
+    async priorities(tasks) {
+      const result = new Array<number>(tasks.length);
+      for (const lane of LANES) {
+        // Groups of this lane by tenant, in order of first appearance.
+        const groups = new Map<string, number[]>();
+        tasks.forEach((task, index) => {
+          if ((task.lane ?? 'interactive') !== lane) return;
+          const tenant = task.tenantId || NO_TENANT;
+          const group = groups.get(tenant) ?? [];
+          group.push(index);
+          groups.set(tenant, group);
+        });
+        if (groups.size === 0) continue;
+        const tenants = [...groups.keys()];
+        const starts = (await redis.eval(
+          TAGS_SCRIPT,
+          2 + tenants.length,
+          laneKey(lane),
+          queue.keys.prioritized!,
+          ...tenants.map((t) => tenantKey(lane, t)),
+          laneBase(lane),
+          String((laneBase(lane) + 1) * 2 ** 32),
+          String((laneBase(lane) + LANE_SPAN) * 2 ** 32 - 1),
+          ttl,
+          ...tenants.map((t) => groups.get(t)!.length),
+        )) as number[];
+        tenants.forEach((tenant, g) => {
+          groups.get(tenant)!.forEach((index, i) => {
+            result[index] = priorityOf(lane, starts[g]! + i);
+          });
+        });
+      }
+      return result;
+    },
+  };
+}
+
+/**
+ * Each tenant's waiting tasks per lane, from the lane's state alone: a
+ * tenant's tasks are numbered one after another, so those still waiting are
+ * its last tag minus the lane's position. Tenants with none are left out.
+ */
+export async function tenantBacklogs(queue: Queue, redis: Redis): Promise<Record<Lane, number[]>> {
+  const result: Record<Lane, number[]> = { interactive: [], bulk: [] };
+  for (const lane of LANES) {
+    const base = laneBase(lane);
+    const [first, epochText] = await Promise.all([
+      redis.zrangebyscore(
+        queue.keys.prioritized!,
+        String((base + 1) * 2 ** 32),
+        String((base + LANE_SPAN) * 2 ** 32 - 1),
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        1,
+      ),
+      redis.hget(queue.toKey(`fair:${lane}`), 'epoch'),
+    ]);
+    if (first.length < 2) continue; // nothing of the lane waits
+    const position = Math.floor(Number(first[1]) / 2 ** 32) - base - 1;
+    const epoch = epochText ?? '0';
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', queue.toKey(`fair:${lane}:t:*`), 'COUNT', 500);
+      cursor = next;
+      const tenants = await Promise.all(keys.map((key) => redis.hmget(key, 'epoch', 'last')));
+      for (const [tenantEpoch, last] of tenants) {
+        if ((tenantEpoch ?? '0') !== epoch) continue;
+        const waiting = Number(last) - position;
+        if (waiting > 0) result[lane].push(waiting);
+      }
+    } while (cursor !== '0');
+  }
+  return result;
+}
+
+/** Samples `tenantBacklogs` every `intervalMs` into the tenant-backlog signal (the process's metrics); returns stop. */
+export function sampleTenantBacklogs(
+  queue: Queue,
+  redis: Redis,
+  intervalMs: number,
+  log: Logger,
+): () => void {
+  const timer = setInterval(() => {
+    untraced(() => tenantBacklogs(queue, redis)).then(
+      (backlogs) => {
+        for (const lane of LANES)
+          signals.tenantBacklog.publish({ queue: queue.name, lane, backlogs: backlogs[lane] });
+      },
+      (error: unknown) => log.debug({ err: error }, 'tenant backlog sample failed'),
+    );
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
