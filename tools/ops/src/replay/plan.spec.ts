@@ -6,13 +6,24 @@ describe('planReplay', () => {
   it('takes every type the queue subscribes to, grouped by producer, upstream first', () => {
     expect(planReplay(topology, { queue: 'notifications-inbox' })).toEqual({
       queue: 'notifications-inbox',
-      types: ['job.posted.v1', 'candidate.registered.v1', 'match.found.v1', 'job.matched.v1'],
+      types: [
+        'job.posted.v1',
+        'candidate.registered.v1',
+        'webhook.endpoint.disabled.v1',
+        'match.found.v1',
+        'job.matched.v1',
+      ],
       sources: [
-        { producer: 'jobs', types: ['job.posted.v1', 'candidate.registered.v1'] },
+        {
+          producer: 'jobs',
+          types: ['job.posted.v1', 'candidate.registered.v1', 'webhook.endpoint.disabled.v1'],
+        },
         { producer: 'matching', types: ['match.found.v1', 'job.matched.v1'] },
       ],
     });
     expect(planReplay(topology, { queue: 'jobs-inbox' }).sources.map((s) => s.producer)).toEqual([
+      // jobs' own events come back for its webhooks (docs/webhooks.md).
+      'jobs',
       'matching',
       'media',
     ]);
