@@ -65,9 +65,24 @@ export {
   SERVICE_PORT_BASE,
   servicePort,
 } from './services.ts';
+export type { SubscriberName } from './subscribers.registry.ts';
+export { registeredSubscribers } from './subscribers.registry.ts';
+export type { SubscriberDefinition } from './subscribers.ts';
+export {
+  consumerPort,
+  nextSubscriberPort,
+  SUBSCRIBER_PORT_BASE,
+  subscriberInbox,
+  subscriberNamed,
+  subscriberPort,
+  subscriberProblems,
+  subscriberQueue,
+  subscriptionsFor,
+} from './subscribers.ts';
 export { containsLinkOrAddress, hasControlCharacter, hasLoneSurrogate, text } from './text.ts';
 export type {
   BucketDefinition,
+  ConsumerName,
   QueueDefinition,
   SubscriptionDefinition,
   TopicDefinition,
