@@ -71,6 +71,7 @@ export type { SubscriberDefinition } from './subscribers.ts';
 export {
   consumerPort,
   nextSubscriberPort,
+  SUBSCRIBER_NAMES,
   SUBSCRIBER_PORT_BASE,
   subscriberInbox,
   subscriberNamed,

@@ -101,6 +101,11 @@ export function subscriberPort(subscriber: SubscriberDefinition, base: number = 
   return base === 0 ? 0 : subscriber.port + (base - SERVICE_PORT_BASE);
 }
 
+/** The registered subscriber services' names, in the registry's order. */
+export const SUBSCRIBER_NAMES: readonly SubscriberName[] = (
+  registeredSubscribers as readonly SubscriberDefinition[]
+).map((subscriber) => subscriber.name as SubscriberName);
+
 /** The registered subscriber of that name, if there is one. */
 export function subscriberNamed(name: string): SubscriberDefinition | undefined {
   return (registeredSubscribers as readonly SubscriberDefinition[]).find((s) => s.name === name);

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { SERVICE_NAMES, type ServiceName, servicePort, topology } from '@hireflow/contracts';
+import {
+  type ConsumerName,
+  consumerPort,
+  SERVICE_NAMES,
+  SUBSCRIBER_NAMES,
+  topology,
+} from '@hireflow/contracts';
 import { ensureDatabase } from '@hireflow/db';
 import { type Emulator, startEmulator } from '@hireflow/emulator';
 import { instanceNames, provisionTopology } from '@hireflow/ops';
@@ -132,7 +138,7 @@ export async function startPlatform(
     traces = tracing;
     log(tracing.description);
 
-    const envOf = (service: ServiceName): Record<string, string | undefined> => ({
+    const envOf = (service: ConsumerName): Record<string, string | undefined> => ({
       ...options.env,
       OTEL_SERVICE_NAME: service,
       DATABASE_URL: databaseUrl(service),
@@ -146,7 +152,7 @@ export async function startPlatform(
       HIREFLOW_TOPOLOGY_PREFIX: names.topologyPrefix,
       SMTP_URL: smtpUrl,
       OTEL_EXPORTER_OTLP_ENDPOINT: tracing.endpoint,
-      PORT: String(servicePort(service, settings.HIREFLOW_PORT_BASE)),
+      PORT: String(consumerPort(service, settings.HIREFLOW_PORT_BASE)),
       HOST: '127.0.0.1',
       LOG_LEVEL: settings.LOG_LEVEL,
       // Variant URLs are under the one base URL, as on AWS (media makes
@@ -180,6 +186,7 @@ export async function startPlatform(
     });
     const urls = services.urls;
     const adminUrls = services.admin;
+    const everyService: string[] = [...SERVICE_NAMES, ...SUBSCRIBER_NAMES];
 
     gateway.setTargets({ jobs: urls.jobs, media: urls.media, notifications: urls.notifications });
 
@@ -210,8 +217,8 @@ export async function startPlatform(
 
     return {
       api,
-      services: Object.fromEntries(SERVICE_NAMES.map((s) => [s, urls[s]!])),
-      admin: Object.fromEntries(SERVICE_NAMES.map((s) => [s, adminUrls[s]!])),
+      services: Object.fromEntries(everyService.map((s) => [s, urls[s]!])),
+      admin: Object.fromEntries(everyService.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,
       demo,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
