@@ -51,6 +51,12 @@ export {
   mediaVariant,
   topicOf,
 } from './events.ts';
+export type { ExternalSubscriber } from './external-subscribers.ts';
+export {
+  externalSubscriberProblems,
+  externalSubscriberTopology,
+  parseExternalSubscribers,
+} from './external-subscribers.ts';
 export { eventJsonSchema, publishedEventSchema } from './json-schema.ts';
 export type { PublicRoute, PublicService } from './public-routes.ts';
 export { loadBalancerPatterns, PUBLIC_ROUTES, patternsOf, routeOf } from './public-routes.ts';

@@ -64,7 +64,7 @@ export function registeredQueues(
  * events (known, at least one, no repeat) and its port (free). Empty when none.
  */
 export function subscriberProblems(
-  subscriber: SubscriberDefinition,
+  subscriber: Omit<SubscriberDefinition, 'port'> & { port?: number },
   registered: readonly SubscriberDefinition[],
 ): string[] {
   const problems: string[] = [];
@@ -83,6 +83,8 @@ export function subscriberProblems(
   }
   if (new Set(subscriber.events).size !== subscriber.events.length)
     problems.push('events: a type is repeated');
+  // An external subscriber (pnpm provision --subscriber) has no port of ours.
+  if (subscriber.port === undefined) return problems;
   if (!Number.isInteger(subscriber.port) || subscriber.port < 1024 || subscriber.port > 64535) {
     problems.push('port: must be a whole number between 1024 and 64535 (the admin port is port + 1000)');
   } else if (registered.some((s) => s.port === subscriber.port)) {
