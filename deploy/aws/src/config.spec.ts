@@ -16,6 +16,7 @@ describe('stack settings from CDK context', () => {
       collectorImage: DEFAULT_COLLECTOR_IMAGE,
       multiAz: false,
       traceSampleRatio: 0.1,
+      subscribers: [],
     });
     expect(stackNameOf(fromContext({}))).toBe('hireflow');
   });

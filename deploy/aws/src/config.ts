@@ -2,6 +2,7 @@
 // `context` in cdk.json), validated with a message naming each bad one.
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseConfig, topologyPrefix } from '@hireflow/config';
+import { parseExternalSubscribers } from '@hireflow/contracts';
 import { z } from 'zod';
 
 /** The repository root: the Docker build context of the one image. */
@@ -63,6 +64,18 @@ export const settingsSchema = z.object({
       'Share of traces kept (decided at the root, kept whole across services). X-Ray bills per trace, and the background polling alone starts several a second.',
     ),
   multiAz: flag('A standby for Postgres and a replica for Redis in a second zone (about twice their price).'),
+  subscribers: z
+    .string()
+    .trim()
+    .default('')
+    .transform((text, ctx) => {
+      const { subscribers, problems } = parseExternalSubscribers(text);
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return subscribers;
+    })
+    .describe(
+      'Subscribers outside this repository, name:type,type;name:type (docs/subscribing.md): an inbox, DLQ and role each.',
+    ),
 });
 
 export type StackSettings = z.output<typeof settingsSchema>;
