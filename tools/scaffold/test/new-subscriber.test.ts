@@ -33,10 +33,10 @@ function ok(result: SpawnSyncReturns<string>, what: string): string {
 const install = () =>
   ok(run(copy, 'pnpm', ['install', '--offline', '--ignore-scripts', '--no-frozen-lockfile']), 'pnpm install');
 const newSubscriber = (...args: string[]) =>
-  run(copy, process.execPath, ['tools/subscriber-kit/src/cli/new-subscriber.ts', ...args]);
+  run(copy, process.execPath, ['tools/scaffold/src/cli/new-subscriber.ts', ...args]);
 
 beforeAll(() => {
-  copy = mkdtempSync(join(tmpdir(), 'hireflow-subscriber-kit-'));
+  copy = mkdtempSync(join(tmpdir(), 'hireflow-scaffold-'));
   const files = ok(run(ROOT, 'git', ['ls-files', '-co', '--exclude-standard', '-z']), 'git ls-files');
   writeFileSync(join(copy, '.files'), files);
   ok(run(ROOT, 'tar', ['-cf', join(copy, '.tar'), '--null', '-T', join(copy, '.files')]), 'tar');
