@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 // `pnpm provision --subscriber`: the inbox of a service outside this
 // repository, on the same topics as the services' own, filtered on its types.
+// Each test starts the command as a process (seconds each on a loaded machine).
 const CLI = new URL('../src/cli/provision.ts', import.meta.url).pathname;
 
 function provision(prefix: string, ...args: string[]) {
@@ -82,7 +83,7 @@ describe('pnpm provision --subscriber', () => {
       { timeoutMs: 30_000, intervalMs: 100, message: 'job.posted.v1 in the subscriber inbox' },
     );
     expect(bodies.map((body) => JSON.parse(body).type)).toEqual(['job.posted.v1']);
-  });
+  }, 180_000);
 
   it('refuses a name of ours or an unknown type, naming the field, creating nothing', async () => {
     const prefix = `${uniqueName('ext-bad')}-`;
