@@ -95,5 +95,5 @@ describe('pnpm provision --subscriber', () => {
     await expect(
       aws.sqs.send(new GetQueueUrlCommand({ QueueName: `${prefix}media-inbox` })),
     ).rejects.toThrow();
-  });
+  }, 180_000);
 });
