@@ -1,5 +1,5 @@
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,10 +83,19 @@ describe('@hireflow/contracts as a package', () => {
     const tarball = readdirSync(scratch).find((file) => file.endsWith('.tgz'))!;
     const manifest = ok(run(scratch, 'tar', ['-xOzf', tarball, 'package/package.json']), 'manifest');
     expect(manifest).not.toMatch(/workspace:|catalog:/);
-    expect(JSON.parse(manifest).exports).toEqual({
-      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
-    });
+    // Every entry point of the workspace's exports is published, built, and in the tarball.
+    const published = JSON.parse(manifest).exports as Record<string, { types: string; default: string }>;
+    const source = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')).exports as Record<
+      string,
+      string
+    >;
+    expect(Object.keys(published)).toEqual(Object.keys(source));
+    expect(published['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
     const listing = ok(run(scratch, 'tar', ['-tzf', tarball]), 'listing');
+    for (const entry of Object.values(published)) {
+      expect(listing).toContain(`package/${entry.types.slice(2)}`);
+      expect(listing).toContain(`package/${entry.default.slice(2)}`);
+    }
     expect(listing).toContain('package/dist/index.d.ts');
     expect(listing).toContain('package/schemas/events/job.posted.v1.json');
     expect(listing).not.toMatch(/package\/src\//);
