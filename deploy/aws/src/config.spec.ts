@@ -17,6 +17,7 @@ describe('stack settings from CDK context', () => {
       multiAz: false,
       capacityProfile: 'small',
       traceSampleRatio: 0.1,
+      subscribers: [],
     });
     expect(stackNameOf(fromContext({}))).toBe('hireflow');
   });

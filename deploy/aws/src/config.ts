@@ -2,6 +2,7 @@
 // `context` in cdk.json), validated with a message naming each bad one.
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseConfig, topologyPrefix } from '@hireflow/config';
+import { parseExternalSubscribers } from '@hireflow/contracts';
 import { capacityProfiles, DEFAULT_CAPACITY_PROFILE } from '@hireflow/contracts/capacity';
 import { z } from 'zod';
 
@@ -72,6 +73,18 @@ export const settingsSchema = z.object({
       'The load profile the capacity model sizes the stack for: task sizes and counts, the database and cache classes (docs/capacity.md, `pnpm capacity`).',
     ),
   multiAz: flag('A standby for Postgres and a replica for Redis in a second zone (about twice their price).'),
+  subscribers: z
+    .string()
+    .trim()
+    .default('')
+    .transform((text, ctx) => {
+      const { subscribers, problems } = parseExternalSubscribers(text);
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return subscribers;
+    })
+    .describe(
+      'Subscribers outside this repository, name:type,type;name:type (docs/subscribing.md): an inbox, DLQ and role each.',
+    ),
 });
 
 export type StackSettings = z.output<typeof settingsSchema>;

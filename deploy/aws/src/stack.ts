@@ -17,6 +17,7 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
 import { REPO_ROOT, type StackSettings } from './config.ts';
 import { DataStores } from './data-stores.ts';
+import { ExternalSubscribers, withExternalSubscribers } from './external-subscribers.ts';
 import { PublicEntry } from './load-balancer.ts';
 import { Messaging } from './messaging.ts';
 import { Network, VPC_CIDR } from './network.ts';
@@ -40,6 +41,7 @@ export interface HireflowStackProps extends StackProps {
 
 export class HireflowStack extends Stack {
   readonly messaging: Messaging;
+  readonly externalSubscribers: ExternalSubscribers;
   readonly network: Network;
   readonly dataStores: DataStores;
   readonly appSecrets: AppSecrets;
@@ -66,9 +68,14 @@ export class HireflowStack extends Stack {
     const services = Object.keys(plan) as ServiceName[];
 
     this.messaging = new Messaging(this, 'Messaging', {
-      topology: t,
+      topology: withExternalSubscribers(t, settings.subscribers),
       prefix: settings.prefix,
       alertEmail: settings.alertEmail,
+    });
+    this.externalSubscribers = new ExternalSubscribers(this, 'ExternalSubscribers', {
+      subscribers: settings.subscribers,
+      messaging: this.messaging,
+      prefix: settings.prefix,
     });
     this.network = new Network(this, 'Network');
     const { vpc } = this.network;

@@ -56,6 +56,12 @@ export {
   mediaVariant,
   topicOf,
 } from './events.ts';
+export type { ExternalSubscriber } from './external-subscribers.ts';
+export {
+  externalSubscriberProblems,
+  externalSubscriberTopology,
+  parseExternalSubscribers,
+} from './external-subscribers.ts';
 export { eventJsonSchema, publishedEventSchema } from './json-schema.ts';
 export type { PublicRoute, PublicService } from './public-routes.ts';
 export { loadBalancerPatterns, PUBLIC_ROUTES, patternsOf, routeOf } from './public-routes.ts';
@@ -70,9 +76,25 @@ export {
   SERVICE_PORT_BASE,
   servicePort,
 } from './services.ts';
+export type { SubscriberName } from './subscribers.registry.ts';
+export { registeredSubscribers } from './subscribers.registry.ts';
+export type { SubscriberDefinition } from './subscribers.ts';
+export {
+  consumerPort,
+  nextSubscriberPort,
+  SUBSCRIBER_NAMES,
+  SUBSCRIBER_PORT_BASE,
+  subscriberInbox,
+  subscriberNamed,
+  subscriberPort,
+  subscriberProblems,
+  subscriberQueue,
+  subscriptionsFor,
+} from './subscribers.ts';
 export { hasControlCharacter, hasLoneSurrogate, text } from './text.ts';
 export type {
   BucketDefinition,
+  ConsumerName,
   QueueDefinition,
   SubscriptionDefinition,
   TopicDefinition,

@@ -7,8 +7,13 @@
 // Subscriptions are typed by the catalog, so the compiler refuses a type that
 // is not published on the topic subscribed to.
 import type { EventTypeOn, ServiceName, TopicName } from './events.ts';
+import type { SubscriberName } from './subscribers.registry.ts';
+import { registeredQueues } from './subscribers.ts';
 
 export type { ServiceName, TopicName } from './events.ts';
+
+/** Who consumes a queue: one of the services, or a subscriber service of the registry (docs/subscribing.md). */
+export type ConsumerName = ServiceName | SubscriberName;
 
 export interface TopicDefinition {
   /** The only service that publishes to this topic. */
@@ -21,7 +26,7 @@ export type SubscriptionDefinition = {
 }[TopicName];
 
 export interface QueueDefinition {
-  consumer: ServiceName;
+  consumer: ConsumerName;
   subscriptions: SubscriptionDefinition[];
   /** Starting visibility timeout; consumers resize it from their measured p99 handler time. */
   visibilityTimeoutSeconds: number;
@@ -90,6 +95,11 @@ export const topology: Topology = {
     'media-inbox': queue('media', [
       { topic: 'jobs-events', types: ['apikey.issued.v1', 'apikey.revoked.v1'] },
     ]),
+    // Each subscriber service of the registry: `<name>-inbox`, filtered on its event types.
+    ...registeredQueues({
+      visibilityTimeoutSeconds: DEFAULT_VISIBILITY_TIMEOUT_SECONDS,
+      maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT,
+    }),
   },
   buckets: {
     // Originals and image variants (docs/media.md has the key layout).
@@ -103,7 +113,7 @@ export const dlqName = (queueName: string): string => `${queueName}-dlq`;
 
 /** The topic a service publishes to, the queue it consumes and the bucket it owns (logical names). */
 export function serviceChannels(
-  service: ServiceName,
+  service: ConsumerName,
   t: Topology = topology,
 ): { topic?: TopicName; inbox?: string; bucket?: string } {
   const topic = (Object.entries(t.topics) as [TopicName, TopicDefinition][]).find(

@@ -1,6 +1,6 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type ServiceName, serviceChannels } from '@hireflow/contracts';
+import { type ConsumerName, serviceChannels } from '@hireflow/contracts';
 import { createOrm, ensureDatabase, type MikroORM, migrate, type SqlMigration } from '@hireflow/db';
 import type { EntitySchema } from '@mikro-orm/core';
 import { Queue } from 'bullmq';
@@ -13,7 +13,8 @@ import type { ServiceConfig } from './service-config.ts';
 
 /** The connections a service's API and worker roles share, and its one logger. */
 export interface ServiceDeps {
-  service: ServiceName;
+  /** One of the services, or a subscriber service (docs/subscribing.md). */
+  service: ConsumerName;
   log: Logger;
   orm: MikroORM;
   redis: Redis;
@@ -30,7 +31,7 @@ export interface ServiceDeps {
 }
 
 export interface ConnectOptions {
-  service: ServiceName;
+  service: ConsumerName;
   // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
   entities: EntitySchema<any, any>[];
   migrations: SqlMigration[];

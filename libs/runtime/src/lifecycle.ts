@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import type { ServiceName } from '@hireflow/contracts';
+import type { ConsumerName } from '@hireflow/contracts';
 import type { SqlMigration } from '@hireflow/db';
 import { shutdownTelemetry } from '@hireflow/telemetry';
 import type { EntitySchema } from '@mikro-orm/core';
@@ -31,7 +31,8 @@ export interface Closeable {
 
 /** A service as its entrypoint runs it: config, schema, the two listeners and the worker role. */
 export interface ServiceDefinition<C extends ServiceConfig> {
-  name: ServiceName;
+  /** One of the services, or a subscriber service of the registry (docs/subscribing.md). */
+  name: ConsumerName;
   loadConfig(env: Record<string, string | undefined>): C;
   // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
   entities: EntitySchema<any, any>[];

@@ -8,15 +8,15 @@ import {
   redisUrl,
   role,
 } from '@hireflow/config';
-import { adminPortFor, type ServiceName, servicePort } from '@hireflow/contracts';
+import { adminPortFor, type ConsumerName, consumerPort } from '@hireflow/contracts';
 import { z } from 'zod';
 import { awsConfigSchema } from './aws.ts';
 
 /** docker-compose's admin token of earlier versions, published in this repository: refused everywhere. */
 export const PUBLISHED_ADMIN_TOKEN = 'hireflow-development-admin-token';
 
-/** The variables every service reads; a service's config.ts extends it with its own. PORT defaults to the service's port in libs/contracts. */
-export function serviceConfigSchema(service: ServiceName) {
+/** The variables every service (and subscriber service) reads; a service's config.ts extends it with its own. PORT defaults to the service's port in libs/contracts. */
+export function serviceConfigSchema(service: ConsumerName) {
   return z.object({
     NODE_ENV: z
       .enum(['development', 'test', 'production'], {
@@ -47,7 +47,7 @@ export function serviceConfigSchema(service: ServiceName) {
       .min(1)
       .default('127.0.0.1')
       .describe('Address the service port binds (0.0.0.0 in containers).'),
-    PORT: port(servicePort(service)).describe(
+    PORT: port(consumerPort(service)).describe(
       'Service port: health and the public API (0 picks a free one).',
     ),
     TRUST_PROXY: z

@@ -1,4 +1,4 @@
-import type { ServiceName } from '@hireflow/contracts';
+import type { ConsumerName } from '@hireflow/contracts';
 import type { SqlMigration } from '@hireflow/db';
 import type { ProvisionedTopology } from '@hireflow/ops';
 import { connectDeps, createLogger, type ServiceConfig, type ServiceDeps } from '@hireflow/runtime';
@@ -24,7 +24,7 @@ import { testAws, testTopology } from './topology.ts';
 const UNDER_TEST = { LOAD_SHED_EVENT_LOOP_DELAY_MS: '60000' };
 
 export function serviceAppHarness<C extends ServiceConfig>(options: {
-  service: ServiceName;
+  service: ConsumerName;
   loadConfig(env: Record<string, string | undefined>): C;
   buildApp(config: C, deps: ServiceDeps, state?: { accepting: () => boolean }): Promise<FastifyInstance>;
 }): void {
@@ -151,7 +151,7 @@ export interface ServiceUnderTest<C extends ServiceConfig> {
  * emulator the global setup started. `env` adds or overrides variables.
  */
 export async function connectServiceUnderTest<C extends ServiceConfig>(options: {
-  service: ServiceName;
+  service: ConsumerName;
   label: string;
   loadConfig(env: Record<string, string | undefined>): C;
   // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { SERVICE_NAMES, type ServiceName, servicePort, topology } from '@hireflow/contracts';
+import {
+  type ConsumerName,
+  consumerPort,
+  SERVICE_NAMES,
+  SUBSCRIBER_NAMES,
+  topology,
+} from '@hireflow/contracts';
 import { ensureDatabase } from '@hireflow/db';
 import { type Emulator, startEmulator } from '@hireflow/emulator';
 import { instanceNames, provisionTopology } from '@hireflow/ops';
@@ -138,7 +144,7 @@ export async function startPlatform(
 
     // Generated per state directory (the environment's own values win): no published default.
     const secrets = await ensureLocalSecrets(names.stateDir, options.env);
-    const envOf = (service: ServiceName): Record<string, string | undefined> => ({
+    const envOf = (service: ConsumerName): Record<string, string | undefined> => ({
       ...options.env,
       ...secrets.values,
       OTEL_SERVICE_NAME: service,
@@ -153,7 +159,7 @@ export async function startPlatform(
       HIREFLOW_TOPOLOGY_PREFIX: names.topologyPrefix,
       SMTP_URL: smtpUrl,
       OTEL_EXPORTER_OTLP_ENDPOINT: tracing.endpoint,
-      PORT: String(servicePort(service, settings.HIREFLOW_PORT_BASE)),
+      PORT: String(consumerPort(service, settings.HIREFLOW_PORT_BASE)),
       HOST: '127.0.0.1',
       LOG_LEVEL: settings.LOG_LEVEL,
       // The gateway (loopback) appends the client's address to X-Forwarded-For.
@@ -196,6 +202,7 @@ export async function startPlatform(
     });
     const urls = services.urls;
     const adminUrls = services.admin;
+    const everyService: string[] = [...SERVICE_NAMES, ...SUBSCRIBER_NAMES];
 
     gateway.setTargets({ jobs: urls.jobs, media: urls.media, notifications: urls.notifications });
 
@@ -226,8 +233,8 @@ export async function startPlatform(
 
     return {
       api,
-      services: Object.fromEntries(SERVICE_NAMES.map((s) => [s, urls[s]!])),
-      admin: Object.fromEntries(SERVICE_NAMES.map((s) => [s, adminUrls[s]!])),
+      services: Object.fromEntries(everyService.map((s) => [s, urls[s]!])),
+      admin: Object.fromEntries(everyService.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,
       demo,
       secretsFile: secrets.file,

@@ -1,6 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SERVICE_NAMES, type ServiceName, workerScaling } from '@hireflow/contracts';
+import {
+  type ConsumerName,
+  SERVICE_NAMES,
+  type ServiceName,
+  SUBSCRIBER_NAMES,
+  workerScaling,
+} from '@hireflow/contracts';
 import { startAutoscaler } from './autoscaler.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
 import { capWorkers, LOCAL_POOL_MAX, postgresConnections } from './connections.ts';
@@ -20,7 +26,8 @@ export interface RunningServices {
 }
 
 /**
- * The four services as processes. With HIREFLOW_SCALING=on, each service runs
+ * The four services as processes, and the subscriber services of the
+ * registry. With HIREFLOW_SCALING=on, each of the four runs
  * its API role in one process (the printed ports) and its worker role as a
  * pool the autoscaler sizes between the policy's bounds (docs/operations.md);
  * with off, one process per service runs both roles.
@@ -30,7 +37,7 @@ export async function startServices(options: {
   root: string;
   stateDir: string;
   /** A service's environment (its ports among them). */
-  envOf: (service: ServiceName) => Record<string, string | undefined>;
+  envOf: (service: ConsumerName) => Record<string, string | undefined>;
   write: (line: string) => void;
   color: boolean;
   readyTimeoutMs: number;
@@ -70,13 +77,18 @@ export async function startServices(options: {
       );
     }
   }
-  const spawnFront = (service: ServiceName, index: number) =>
+  // Subscriber services (docs/subscribing.md) run after the four, one process
+  // each with both roles: no scaling policy of theirs to pool workers by.
+  const frontNames: ConsumerName[] = [...SERVICE_NAMES, ...SUBSCRIBER_NAMES];
+  const isService = (name: ConsumerName): name is ServiceName =>
+    (SERVICE_NAMES as readonly string[]).includes(name);
+  const spawnFront = (service: ConsumerName, index: number) =>
     spawnOf(service, index, service, {
       ...options.envOf(service),
-      ...pooled,
-      ROLE: scaling ? 'api' : 'all',
+      ...(isService(service) ? pooled : {}),
+      ROLE: scaling && isService(service) ? 'api' : 'all',
     });
-  const front: Child[] = SERVICE_NAMES.map((service, index) => spawnFront(service, index));
+  const front: Child[] = frontNames.map((service, index) => spawnFront(service, index));
   const pools: WorkerPool[] = scaling
     ? SERVICE_NAMES.map((service, index) =>
         createWorkerPool({
@@ -169,7 +181,7 @@ export async function startServices(options: {
       log(`${reason}: restarting it`);
       // Bounded: a process that cannot start again ends the run.
       for (let attempt = 1; attempt <= 5 && !stopping; attempt++) {
-        const next = spawnFront(SERVICE_NAMES[index]!, index);
+        const next = spawnFront(frontNames[index]!, index);
         front[index] = next;
         try {
           const { port, adminPort } = await next.started;
