@@ -11,7 +11,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type ServiceChannels, serviceChannelStatements } from './permissions.ts';
 import { adminPortOf, type ServicePlan, STOP_TIMEOUT_SECONDS, type TaskSize } from './plan.ts';
-import { addCollector, collectorStatement, telemetryEnvironment } from './telemetry.ts';
+import { addCollector, collectorStatement, type TracingSettings, telemetryEnvironment } from './telemetry.ts';
 
 export type Role = 'api' | 'worker';
 
@@ -21,6 +21,8 @@ export interface ServiceDeploymentProps {
   cluster: ecs.ICluster;
   image: ecs.ContainerImage;
   collectorImage: string;
+  /** The collector's tail sampling ratio and, optionally, an OTLP endpoint instead of X-Ray. */
+  tracing?: TracingSettings | undefined;
   channels: ServiceChannels;
   /** Variables every role of this service gets (the stack's and the service's own). */
   environment: Record<string, string>;
@@ -44,7 +46,8 @@ export class ServiceDeployment extends Construct {
       description: `Hireflow ${service}: its own topic, queue and bucket only`,
     });
     for (const statement of serviceChannelStatements(props.channels)) this.taskRole.addToPolicy(statement);
-    this.taskRole.addToPolicy(collectorStatement());
+    // X-Ray's calls only when the traces go there.
+    if (!props.tracing?.endpoint) this.taskRole.addToPolicy(collectorStatement());
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.cluster.vpc,
@@ -76,7 +79,7 @@ export class ServiceDeployment extends Construct {
     });
     const logGroup = new logs.LogGroup(this, `${prefix}Logs`, { retention: logs.RetentionDays.ONE_MONTH });
     const logging = ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: role });
-    const collector = addCollector(task, props.collectorImage, logging);
+    const collector = addCollector(task, props.collectorImage, logging, props.tracing);
     const app = task.addContainer('app', {
       image: props.image,
       environment: { ...props.environment, ...roleEnvironment(service, plan, role) },
@@ -135,13 +138,9 @@ function roleEnvironment(service: ServiceName, plan: ServicePlan, role: Role): R
 }
 
 /** The stack-wide variables of every service process. */
-export function stackEnvironment(
-  scope: Construct,
-  prefix: string,
-  sampleRatio: number,
-): Record<string, string> {
+export function stackEnvironment(scope: Construct, prefix: string): Record<string, string> {
   return {
-    ...telemetryEnvironment(sampleRatio),
+    ...telemetryEnvironment(),
     AWS_REGION: Stack.of(scope).region,
     HIREFLOW_TOPOLOGY_PREFIX: prefix,
     // RDS for PostgreSQL 15+ refuses unencrypted connections. Encrypt without

@@ -80,9 +80,10 @@ export class HireflowStack extends Stack {
         cluster: this.cluster,
         image,
         collectorImage: settings.collectorImage,
+        tracing: { sampleRatio: settings.traceSampleRatio, endpoint: settings.traceEndpoint },
         channels: this.#channels(service, t),
         environment: {
-          ...stackEnvironment(this, settings.prefix, settings.traceSampleRatio),
+          ...stackEnvironment(this, settings.prefix),
           ...this.#bucketEnvironment(service, t),
           // media makes variant URLs under it, jobs checks them.
           ...(service === 'media' || service === 'jobs' ? { MEDIA_PUBLIC_URL: publicUrl } : {}),
