@@ -19,6 +19,7 @@ import { REPO_ROOT, type StackSettings } from './config.ts';
 import { DataStores } from './data-stores.ts';
 import { PublicEntry } from './load-balancer.ts';
 import { Messaging } from './messaging.ts';
+import { acknowledgeNagFindings } from './nag.ts';
 import { Network } from './network.ts';
 import { deploymentPlan as defaultPlan, type ServicePlan } from './plan.ts';
 import { AppSecrets } from './secrets.ts';
@@ -144,6 +145,8 @@ export class HireflowStack extends Stack {
         value: vpc.privateSubnets.map((subnet) => subnet.subnetId).join(','),
       });
     }
+    // cdk-nag AwsSolutions: what the stack does differently, with the reasons (src/nag.ts).
+    acknowledgeNagFindings(this, settings);
   }
 
   /**

@@ -73,9 +73,12 @@ function keeps(
   }
 }
 
+// The default stack, synthesized once at load (seconds of CPU; minutes on a loaded machine).
+const defaults = deployedCollectors();
+
 describe('the ADOT collector of every task', () => {
   it('tail-samples: every error, redelivery, retried job and dead letter, and 10 % of the rest', () => {
-    const { tasks, configs, xray } = deployedCollectors();
+    const { tasks, configs, xray } = defaults;
     expect(configs.length).toBe(tasks.length);
     for (const config of configs) {
       expect(config.receivers.otlp.protocols.http.endpoint).toBe('127.0.0.1:4318');
