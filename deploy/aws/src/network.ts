@@ -2,6 +2,7 @@
 // gateway, private subnets with egress for the tasks (AWS APIs, the mail
 // provider), isolated subnets for Postgres and Redis, which need no way out.
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
 /** The VPC's range: the load balancer's addresses are in it, so the API tasks trust its X-Forwarded-For (TRUST_PROXY). */
@@ -27,6 +28,14 @@ export class Network extends Construct {
         // Free, and media's image bytes then never pay NAT processing.
         S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
       },
+    });
+    // Rejected traffic only (cdk-nag AwsSolutions-VPC7): what a security group
+    // or network ACL refused is the signal; accepted flows would cost per GB.
+    this.vpc.addFlowLog('RejectedFlows', {
+      trafficType: ec2.FlowLogTrafficType.REJECT,
+      destination: ec2.FlowLogDestination.toCloudWatchLogs(
+        new logs.LogGroup(this, 'RejectedFlowsLogs', { retention: logs.RetentionDays.ONE_MONTH }),
+      ),
     });
   }
 

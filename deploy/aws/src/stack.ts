@@ -20,6 +20,7 @@ import { DataStores } from './data-stores.ts';
 import { ExternalSubscribers, withExternalSubscribers } from './external-subscribers.ts';
 import { PublicEntry } from './load-balancer.ts';
 import { Messaging } from './messaging.ts';
+import { acknowledgeNagFindings } from './nag.ts';
 import { Network, VPC_CIDR } from './network.ts';
 import {
   capacityFor,
@@ -104,9 +105,10 @@ export class HireflowStack extends Stack {
         cluster: this.cluster,
         image,
         collectorImage: settings.collectorImage,
+        tracing: { sampleRatio: settings.traceSampleRatio, endpoint: settings.traceEndpoint },
         channels: this.#channels(service, t),
         environment: {
-          ...stackEnvironment(this, settings.prefix, settings.traceSampleRatio),
+          ...stackEnvironment(this, settings.prefix),
           // The pool the connection check above counts with.
           DATABASE_POOL_MAX: String(POOL_MAX),
           ...this.#bucketEnvironment(service, t),
@@ -178,6 +180,8 @@ export class HireflowStack extends Stack {
         value: vpc.privateSubnets.map((subnet) => subnet.subnetId).join(','),
       });
     }
+    // cdk-nag AwsSolutions: what the stack does differently, with the reasons (src/nag.ts).
+    acknowledgeNagFindings(this, settings);
   }
 
   /**

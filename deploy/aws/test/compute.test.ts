@@ -121,12 +121,9 @@ describe('Fargate services', () => {
       // ECS waits this long after SIGTERM before SIGKILL: longer than the service's own drain.
       expect(app.StopTimeout * 1000).toBeGreaterThan(config.SHUTDOWN_TIMEOUT_MS);
       expect(app.HealthCheck.Command).toEqual(['CMD', 'hireflow', 'health', 'live']);
-      // Traces to the sidecar, sampled at the root and followed downstream.
-      expect(env).toMatchObject({
-        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
-        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-        OTEL_TRACES_SAMPLER_ARG: '0.1',
-      });
+      // Every span to the sidecar, which samples whole traces (test/collector.test.ts).
+      expect(env).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+      expect(env.OTEL_TRACES_SAMPLER).toBeUndefined();
     }
   });
 

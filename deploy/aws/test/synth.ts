@@ -35,6 +35,8 @@ export function synthesize(
         ...cdkJson.context,
         // cfn-lint-style rule checks are `pnpm synth`'s (test/synth-cli.test.ts); seconds per synth here.
         '@aws-cdk/core:validateAgainstDefaultRules': false,
+        // cdk-nag is test/nag.test.ts's (and every `pnpm synth`'s): the other tests adjust stacks freely.
+        nag: 'off',
         imageUri: TEST_IMAGE,
         ...context,
       },

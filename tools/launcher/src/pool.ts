@@ -14,6 +14,8 @@ export interface WorkerPool {
   adminUrls(): string[];
   /** Each running worker's pid, by name (`jobs/2`). */
   pids(): Record<string, number>;
+  /** The workers that have started and are not retiring: name, pid, admin listener. */
+  ready(): { name: string; pid: number; admin: string }[];
   /** Starts or stops workers until `size` run; the newest stop first (SIGTERM: they drain). */
   resize(size: number): Promise<void>;
   /** SIGTERM every worker and wait; the exit codes of those asked to stop. */
@@ -32,7 +34,10 @@ export function createWorkerPool(options: {
   spawn: (name: string) => Child;
   log: (line: string) => void;
   readyTimeoutMs: number;
+  /** Told when a worker has started, begins to retire or exits (the Prometheus targets file). */
+  onChange?: () => void;
 }): WorkerPool {
+  const changed = () => options.onChange?.();
   const members: Member[] = [];
   const finished: { name: string; code: number | null; signal: NodeJS.Signals | null }[] = [];
   let serial = 0;
@@ -44,6 +49,7 @@ export function createWorkerPool(options: {
     members.push(member);
     member.child.exited.then(({ code, signal }) => {
       members.splice(members.indexOf(member), 1);
+      changed();
       if (member.retiring || stopping) {
         finished.push({ name: member.child.name, code, signal });
         return;
@@ -58,10 +64,12 @@ export function createWorkerPool(options: {
     const { port, adminPort } = await member.child.started;
     await waitForReady(`http://127.0.0.1:${port}/health/ready`, Date.now() + options.readyTimeoutMs);
     member.admin = `http://127.0.0.1:${adminPort}`;
+    changed();
   };
 
   const retire = async (member: Member): Promise<void> => {
     member.retiring = true;
+    changed();
     member.child.process.kill('SIGTERM');
     const timer = setTimeout(() => member.child.process.kill('SIGKILL'), 30_000);
     await member.child.exited;
@@ -75,6 +83,10 @@ export function createWorkerPool(options: {
     },
     adminUrls: () => members.flatMap((m) => (m.admin && !m.retiring ? [m.admin] : [])),
     pids: () => Object.fromEntries(members.map((m) => [m.child.name, m.child.process.pid!])),
+    ready: () =>
+      members.flatMap((m) =>
+        m.admin && !m.retiring ? [{ name: m.child.name, pid: m.child.process.pid!, admin: m.admin }] : [],
+      ),
     async resize(size) {
       const active = members.filter((m) => !m.retiring);
       if (size > active.length) {

@@ -11,6 +11,7 @@ import { startAutoscaler } from './autoscaler.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
 import { capWorkers, LOCAL_POOL_MAX, postgresConnections } from './connections.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
+import { type RunningProcess, targetsWriter } from './prometheus/targets.ts';
 import { scaleTime } from './scaling/decide.ts';
 import type { LauncherSettings } from './settings.ts';
 
@@ -19,6 +20,8 @@ export interface RunningServices {
   admin: Record<string, string>;
   /** Every service process's pid, by name (`jobs`, `jobs/1` …), as of now. */
   pids(): Record<string, number>;
+  /** Prometheus file_sd targets of every running process, kept current (docs/operations.md). */
+  targetsFile: string;
   /** Resolves when an API process (or a single all-role process) exits without being asked to. */
   unexpectedExit: Promise<string>;
   /** Stops the autoscaler, SIGTERMs every process, waits; 0 when each exited 0. */
@@ -89,12 +92,36 @@ export async function startServices(options: {
       ROLE: scaling && isService(service) ? 'api' : 'all',
     });
   const front: Child[] = frontNames.map((service, index) => spawnFront(service, index));
+  // Every process that answers, for Prometheus' file_sd (<state dir>/prometheus-targets.json).
+  const frontAdmin = new Map<Child, string>();
+  const processes = (): RunningProcess[] => [
+    ...front.flatMap((child, index) => {
+      const admin = frontAdmin.get(child);
+      return admin
+        ? [
+            {
+              name: child.name,
+              service: frontNames[index]!,
+              role: scaling ? ('api' as const) : ('all' as const),
+              pid: child.process.pid!,
+              admin,
+            },
+          ]
+        : [];
+    }),
+    ...pools.flatMap((pool) =>
+      pool.ready().map((w) => ({ ...w, service: pool.service, role: 'worker' as const })),
+    ),
+  ];
+  await mkdir(options.stateDir, { recursive: true });
+  const targets = targetsWriter(options.stateDir, processes);
   const pools: WorkerPool[] = scaling
     ? SERVICE_NAMES.map((service, index) =>
         createWorkerPool({
           service,
           log,
           readyTimeoutMs: options.readyTimeoutMs,
+          onChange: () => void targets.publish(),
           spawn: (name) =>
             spawnOf(service, index, name, {
               ...options.envOf(service),
@@ -152,6 +179,8 @@ export async function startServices(options: {
         await waitForReady(`${url}/health/ready`, deadline);
         urls[child.name] = url;
         admin[child.name] = `http://127.0.0.1:${adminPort}`;
+        frontAdmin.set(child, admin[child.name]!);
+        void targets.publish();
       }),
       ...pools.map((pool) => pool.resize(policies[pool.service]!.minWorkers)),
     ]);
@@ -175,6 +204,8 @@ export async function startServices(options: {
     const restart = options.onApiRestarted;
     const watch = async (child: Child, index: number): Promise<string> => {
       const { code, signal } = await child.exited;
+      frontAdmin.delete(child);
+      void targets.publish();
       if (stopping) return new Promise<string>(() => undefined);
       const reason = `${child.name} exited unexpectedly (code ${code}, signal ${signal})`;
       if (!restart) return reason;
@@ -186,6 +217,8 @@ export async function startServices(options: {
         try {
           const { port, adminPort } = await next.started;
           await waitForReady(`http://127.0.0.1:${port}/health/ready`, Date.now() + options.readyTimeoutMs);
+          frontAdmin.set(next, `http://127.0.0.1:${adminPort}`);
+          void targets.publish();
           restart(child.name, `http://127.0.0.1:${port}`, `http://127.0.0.1:${adminPort}`);
           return watch(next, index);
         } catch (error) {
@@ -202,7 +235,8 @@ export async function startServices(options: {
         Object.fromEntries(front.map((child) => [child.name, child.process.pid!])),
         ...pools.map((pool) => pool.pids()),
       ) as Record<string, number>;
-    return { urls, admin, pids, unexpectedExit, stop };
+    await targets.publish();
+    return { urls, admin, pids, targetsFile: targets.file, unexpectedExit, stop };
   } catch (error) {
     await stop();
     throw error;

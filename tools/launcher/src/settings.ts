@@ -41,6 +41,10 @@ export const launcherSchema = z.object({
   EMULATOR_PORT: portNumber(4566, 'Port of the embedded SNS/SQS emulator (when AWS_ENDPOINT_URL is unset).'),
   MAIL_SMTP_PORT: portNumber(1025, 'SMTP port of the local mail catcher.'),
   MAIL_UI_PORT: portNumber(8025, 'Web page of the local mail catcher.'),
+  PROMETHEUS_PORT: portNumber(
+    9090,
+    'Port of the local Prometheus `pnpm start --prometheus` runs (when a `prometheus` binary is installed); 0: a free port.',
+  ),
   TRACE_OTLP_PORT: traceOtlpPort(),
   TRACE_UI_PORT: traceUiPort(),
   HIREFLOW_SCALING: z

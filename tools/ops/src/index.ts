@@ -8,3 +8,4 @@ export type { Sample } from './metrics-text.ts';
 export { parseMetrics, select } from './metrics-text.ts';
 export type { ProvisionedQueue, ProvisionedTopology, ProvisionOptions } from './provision.ts';
 export { provisionTopology } from './provision.ts';
+export { RDS_CA_FILE, rdsCaBundle } from './rds-ca.ts';

@@ -4,11 +4,19 @@ import { settingsOrExit } from '@hireflow/config/cli';
 import { clearRunning, findRunning, instanceNames, writeRunning } from '@hireflow/ops';
 import { startPlatform } from '../platform.ts';
 import { preflight } from '../preflight.ts';
+import {
+  type LocalPrometheus,
+  PROMETHEUS_INSTALL_HINT,
+  prometheusBinary,
+  startLocalPrometheus,
+} from '../prometheus/server.ts';
+import { targetsPath } from '../prometheus/targets.ts';
 import { loadLauncherSettings } from '../settings.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const color = Boolean(process.stdout.isTTY) || process.env.FORCE_COLOR === '1';
+const withPrometheus = process.argv.includes('--prometheus');
 
 const settings = settingsOrExit(() => loadLauncherSettings(process.env));
 const names = instanceNames(settings, root);
@@ -42,6 +50,29 @@ try {
   process.exit(1);
 }
 
+// `--prometheus`: a local Prometheus over the file_sd targets (docs/operations.md).
+let prometheus: LocalPrometheus | undefined;
+if (withPrometheus) {
+  const bin = prometheusBinary(process.env);
+  if (!bin) {
+    write(`launcher      | --prometheus: no prometheus binary here; ${PROMETHEUS_INSTALL_HINT}`);
+  } else {
+    try {
+      prometheus = await startLocalPrometheus({
+        bin,
+        root,
+        stateDir: names.stateDir,
+        targetsFile: targetsPath(names.stateDir),
+        port: settings.PROMETHEUS_PORT,
+        adminToken: process.env.ADMIN_TOKEN,
+        log: (line) => write(`launcher      | ${line}`),
+      });
+    } catch (error) {
+      write(`launcher      | --prometheus: ${(error as Error).message}`);
+    }
+  }
+}
+
 const urls: Record<string, string> = {
   api: platform.api,
   ...platform.services,
@@ -49,6 +80,7 @@ const urls: Record<string, string> = {
 };
 if (platform.mail) urls.mail = platform.mail.uiUrl;
 if (platform.traces.uiUrl) urls.traces = platform.traces.uiUrl;
+if (prometheus) urls.prometheus = prometheus.url;
 await writeRunning(names.stateDir, {
   pid: process.pid,
   startedAt: new Date().toISOString(),
@@ -65,6 +97,8 @@ if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP $
 if (platform.traces.uiUrl) {
   write(`  ${'traces'.padEnd(14)} ${platform.traces.uiUrl}  (OTLP ${platform.traces.otlpEndpoint})`);
 } else write(`  ${'traces'.padEnd(14)} sent to ${platform.traces.otlpEndpoint}`);
+if (prometheus) write(`  ${'prometheus'.padEnd(14)} ${prometheus.url}  (alerts: ${prometheus.url}/alerts)`);
+write(`  ${'targets'.padEnd(14)} ${targetsPath(names.stateDir)}  (Prometheus file_sd; pnpm status)`);
 write(
   `\nAdmin token of the admin ports (Bull Board's password, ADMIN_TOKEN for pnpm replay): kept in ${platform.secretsFile}`,
 );
@@ -92,6 +126,7 @@ const stop = async (reason: string, failed: boolean) => {
   stopping = true;
   write(`launcher      | ${reason}: stopping`);
   const code = await platform.stop();
+  await prometheus?.stop();
   await clearRunning(names.stateDir);
   write(`launcher      | stopped${code === 0 ? '' : ' (a service did not exit cleanly)'}`);
   process.exit(failed ? 1 : code);
