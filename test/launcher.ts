@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SERVICE_NAMES, type ServiceName } from '@hireflow/contracts';
@@ -78,6 +78,19 @@ export function launch(
 }
 
 /** The public API's one base URL, the service and admin URLs, the mail catcher's and the trace viewer's pages, as the launcher printed them. */
+/**
+ * The header the instance's admin ports want: the token `pnpm start` generated
+ * into its secrets file (docs/security.md, API8).
+ */
+export async function adminAuth(instance: string, stateDir: string): Promise<{ authorization: string }> {
+  const { ADMIN_TOKEN } = JSON.parse(
+    await readFile(join(root, stateDir, instance, 'secrets.json'), 'utf8'),
+  ) as {
+    ADMIN_TOKEN: string;
+  };
+  return { authorization: `Bearer ${ADMIN_TOKEN}` };
+}
+
 export function printedUrls(lines: string[]) {
   const services = SERVICE_NAMES.join('|');
   const pick = (pattern: RegExp) =>

@@ -5,7 +5,7 @@ import { createHireflowClient, type HireflowClient } from '@hireflow/client';
 import { demoCast } from '@hireflow/demo';
 import { waitFor } from '@hireflow/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUp, type Launcher, launch, printedUrls, root } from './launcher.ts';
+import { adminAuth, cleanUp, type Launcher, launch, printedUrls, root } from './launcher.ts';
 
 // The job board's main story with real processes: the launcher runs the four
 // services, the emulator and the mail catcher; everything goes through the
@@ -81,7 +81,9 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
     expect(matches.map((m) => m.candidateId)).toEqual(fitting.map((p) => ids.get(p.name)));
     expect(matches.map((m) => m.score)).toEqual(matches.map((m) => m.score).sort((a, b) => b - a));
     const internal = (await (
-      await fetch(`${adminUrls.matching}/internal/matches?postingId=${postingId}`)
+      await fetch(`${adminUrls.matching}/internal/matches?postingId=${postingId}`, {
+        headers: await adminAuth(instance, stateDir),
+      })
     ).json()) as {
       items: { candidateId: string }[];
     };
@@ -128,6 +130,7 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
       const log = (await (
         await fetch(
           `${adminUrls.notifications}/internal/notifications?recipient=${encodeURIComponent(emailOf(person.name))}`,
+          { headers: await adminAuth(instance, stateDir) },
         )
       ).json()) as { items: { template: string; status: string }[] };
       expect(log.items.filter((n) => n.template === 'match')).toEqual([
@@ -138,6 +141,7 @@ describe('post a role, matching candidates are told, the recruiter gets a summar
       const log = (await (
         await fetch(
           `${adminUrls.notifications}/internal/notifications?recipient=${encodeURIComponent(emailOf(person.name))}`,
+          { headers: await adminAuth(instance, stateDir) },
         )
       ).json()) as { items: { template: string }[] };
       expect(log.items.map((n) => n.template)).toEqual(['welcome']);

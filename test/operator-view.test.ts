@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { SERVICE_NAMES, topology, workerScaling } from '@hireflow/contracts';
 import { waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUp, type Launcher, launch, root } from './launcher.ts';
+import { adminAuth, cleanUp, type Launcher, launch, root } from './launcher.ts';
 
 const run = promisify(execFile);
 const instance = `opsview${randomBytes(3).toString('hex')}`;
@@ -68,7 +68,9 @@ describe('the operator view of a running system', () => {
     ).toEqual([...SERVICE_NAMES].sort());
     for (const entry of listed) {
       // Each target is a live process's admin listener.
-      const res = await fetch(`http://${entry.targets[0]}/metrics`);
+      const res = await fetch(`http://${entry.targets[0]}/metrics`, {
+        headers: await adminAuth(instance, stateDir),
+      });
       expect(res.status, entry.labels.process).toBe(200);
       expect(() => process.kill(Number(entry.labels.pid), 0), entry.labels.process).not.toThrow();
     }
@@ -106,8 +108,11 @@ describe('the operator view of a running system', () => {
     const text = await waitFor(
       async () => {
         const out = await status();
-        const row = rows(out).find((r) => r[0] === 'matching' && r[1] === 'matching-inbox');
-        return row?.[7] === '1' && out;
+        const table = rows(out);
+        const row = table.find((r) => r[0] === 'matching' && r[1] === 'matching-inbox');
+        // Each service's queue gauges appear once its sampler has run (and its scrape answered).
+        const everyInbox = Object.keys(topology.queues).every((q) => table.some((r) => r[1] === q));
+        return row?.[7] === '1' && everyInbox && out;
       },
       { timeoutMs: 180_000, intervalMs: 1000 },
     );

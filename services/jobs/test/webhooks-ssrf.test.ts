@@ -158,6 +158,8 @@ describe('configuration', () => {
       ...h.env,
       NODE_ENV: 'production',
       ADMIN_TOKEN: 'x'.repeat(32),
+      // Required in production (PUBLIC_API_SECRETS): without it the config fails for that, not the flags.
+      APIKEY_EVENT_KEY: 'k'.repeat(32),
       MEDIA_PUBLIC_URL: 'https://media.example.com',
       WEBHOOK_ALLOW_HTTP: 'false',
     };

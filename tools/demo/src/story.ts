@@ -132,10 +132,14 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
  * media authenticates with its projection of jobs' keys, fed by
  * apikey.issued.v1: a key issued a moment ago may not have reached it yet.
  * The same Idempotency-Key on every try: one upload, however many tries.
+ * Each 401 counts against this address (the front door's failed-credential
+ * limit, docs/security.md API2), so the tries back off, up to 2 s apart,
+ * and a 429 from that limit is waited out like a 401.
  */
 async function uploadOnceMediaKnowsTheKey(target: DemoTarget, jobId: string): Promise<Accepted> {
   const deadline = Date.now() + target.timeoutMs;
   const idempotencyKey = randomUUID();
+  let waitMs = 250;
   while (true) {
     try {
       return await target.api.uploads.create(demoLogo(), {
@@ -145,8 +149,10 @@ async function uploadOnceMediaKnowsTheKey(target: DemoTarget, jobId: string): Pr
         owner: { type: 'job', id: jobId },
       });
     } catch (error) {
-      if (!(error instanceof HireflowProblem && error.status === 401) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      const unknownYet = error instanceof HireflowProblem && (error.status === 401 || error.status === 429);
+      if (!unknownYet || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      waitMs = Math.min(waitMs * 2, 2000);
     }
   }
 }

@@ -5,6 +5,7 @@
 export { jobsCli } from './demo-tenant.ts';
 export type { Gateway } from './gateway.ts';
 export { startGateway } from './gateway.ts';
+export { readLocalSecrets } from './local-secrets.ts';
 export type { PlatformOptions, RunningPlatform } from './platform.ts';
 export { startPlatform } from './platform.ts';
 export type { LauncherSettings } from './settings.ts';

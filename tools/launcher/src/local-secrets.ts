@@ -9,6 +9,14 @@ import { join } from 'node:path';
 export const LOCAL_SECRET_NAMES = ['ADMIN_TOKEN', 'UNSUBSCRIBE_SIGNING_KEY', 'APIKEY_EVENT_KEY'] as const;
 export type LocalSecrets = Record<(typeof LOCAL_SECRET_NAMES)[number], string>;
 
+/** The secrets a running instance generated (none when it has not started yet): for tools beside it (`pnpm status`). */
+export async function readLocalSecrets(stateDir: string): Promise<Partial<LocalSecrets>> {
+  return readFile(join(stateDir, 'secrets.json'), 'utf8').then(
+    (text) => JSON.parse(text) as Partial<LocalSecrets>,
+    () => ({}),
+  );
+}
+
 /** The instance's secrets (the environment's where set) and the file that keeps the generated ones. */
 export async function ensureLocalSecrets(
   stateDir: string,

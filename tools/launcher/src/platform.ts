@@ -29,6 +29,8 @@ export interface RunningPlatform {
   demo: DemoKey;
   /** The file that keeps the instance's generated secrets (ADMIN_TOKEN among them). */
   secretsFile: string;
+  /** The admin ports' token (the environment's, else the generated one): what scrapers send. */
+  adminToken: string;
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
   /** Where the services send traces; `uiUrl` when the launcher runs the local trace viewer. */
   traces: { otlpEndpoint: string; uiUrl: string | undefined };
@@ -238,6 +240,7 @@ export async function startPlatform(
       awsEndpoint,
       demo,
       secretsFile: secrets.file,
+      adminToken: secrets.values.ADMIN_TOKEN,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
       traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
       get pids() {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createHireflowClient } from '@hireflow/client';
 import { settingsOrExit } from '@hireflow/config/cli';
-import { jobsCli, loadLauncherSettings } from '@hireflow/launcher';
+import { jobsCli, loadLauncherSettings, readLocalSecrets } from '@hireflow/launcher';
 import { findRunning, instanceNames } from '@hireflow/ops';
 import { DemoError } from '../api.ts';
 import { runDemo } from '../story.ts';
@@ -32,8 +32,18 @@ const traces = running.urls.traces ?? process.env.JAEGER_QUERY_URL;
 const tag = randomBytes(3).toString('hex');
 let tenant: { tenantName: string; key: string };
 try {
+  // The key's event is signed with the instance's APIKEY_EVENT_KEY, or media refuses it (docs/security.md API10).
+  const { APIKEY_EVENT_KEY } = await readLocalSecrets(stateDir);
   tenant = (await jobsCli(
-    { root, env: { ...process.env, DATABASE_URL: databaseUrl('jobs'), LOG_LEVEL: 'warn' } },
+    {
+      root,
+      env: {
+        ...(APIKEY_EVENT_KEY ? { APIKEY_EVENT_KEY } : {}),
+        ...process.env,
+        DATABASE_URL: databaseUrl('jobs'),
+        LOG_LEVEL: 'warn',
+      },
+    },
     ['api-key', 'create', `demo-${tag}`, '--contact', `recruiter.${tag}@example.test`, '--json'],
   )) as { tenantName: string; key: string };
 } catch (error) {

@@ -64,7 +64,8 @@ if (withPrometheus) {
         stateDir: names.stateDir,
         targetsFile: targetsPath(names.stateDir),
         port: settings.PROMETHEUS_PORT,
-        adminToken: process.env.ADMIN_TOKEN,
+        // The admin ports answer /metrics with the instance's token only.
+        adminToken: platform.adminToken,
         log: (line) => write(`launcher      | ${line}`),
       });
     } catch (error) {

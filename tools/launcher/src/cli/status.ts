@@ -2,17 +2,19 @@
 // letters) and every process (role, pid, RSS, CPU) of the running `pnpm start`
 // instance, from its processes' /metrics (the targets file lists them all,
 // pool workers included). HIREFLOW_INSTANCE / HIREFLOW_STATE_DIR pick the
-// instance, ADMIN_TOKEN is sent when set. Exit 1 when nothing runs.
+// instance; the admin token is ADMIN_TOKEN when set, else the one the instance
+// generated (its secrets file). Exit 1 when nothing runs.
 import { resolve } from 'node:path';
 import { parseConfig } from '@hireflow/config';
 import { findRunning, instanceNames, instanceSchema, parseMetrics, type Sample } from '@hireflow/ops';
+import { readLocalSecrets } from '../local-secrets.ts';
 import { readTargets, targetsPath } from '../prometheus/targets.ts';
 import { type ProcessScrape, processRows, queueRows, renderStatus } from '../status/table.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
 const settings = parseConfig(instanceSchema, process.env);
 const { stateDir } = instanceNames({ ...settings, HIREFLOW_TOPOLOGY_PREFIX: '' }, root);
-const token = process.env.ADMIN_TOKEN;
+const token = process.env.ADMIN_TOKEN || (await readLocalSecrets(stateDir)).ADMIN_TOKEN;
 
 const running = await findRunning(stateDir);
 if (!running) {
