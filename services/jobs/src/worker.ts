@@ -2,7 +2,7 @@ import { startInbox } from '@hireflow/messaging';
 import type { Closeable, ServiceDeps } from '@hireflow/runtime';
 import { dropRetiredAutoCloseQueue } from './compat/retired-auto-close-queue.ts';
 import type { Config } from './config.ts';
-import { postingHandlers } from './modules/postings/consumers.ts';
+import { postingHandlers } from './modules/inbox/consumers.ts';
 import { closeOverduePostings } from './modules/postings/service.ts';
 import { StatusFeed } from './modules/postings/status-feed.ts';
 import { startWebhookDelivery } from './modules/webhooks/delivery-worker.ts';

@@ -4,7 +4,7 @@ import { createEvent } from '@hireflow/contracts';
 import { IdempotencyInProgressError } from '@hireflow/idempotency';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postingHandlers } from '../src/modules/postings/consumers.ts';
+import { postingHandlers } from '../src/modules/inbox/consumers.ts';
 import { StatusFeed } from '../src/modules/postings/status-feed.ts';
 import { type JobsHarness, startJobsHarness, validCandidate, validPosting } from './harness.ts';
 

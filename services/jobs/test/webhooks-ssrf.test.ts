@@ -7,7 +7,7 @@ import { waitFor } from '@hireflow/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { postingHandlers } from '../src/modules/postings/consumers.ts';
+import { postingHandlers } from '../src/modules/inbox/consumers.ts';
 import { StatusFeed } from '../src/modules/postings/status-feed.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../src/modules/webhooks/delivery-worker.ts';
 import { MAX_RESPONSE_BYTES, sendWebhook } from '../src/modules/webhooks/sender.ts';

@@ -5,7 +5,7 @@ import { waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postingHandlers } from '../src/modules/postings/consumers.ts';
+import { postingHandlers } from '../src/modules/inbox/consumers.ts';
 import { StatusFeed } from '../src/modules/postings/status-feed.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../src/modules/webhooks/delivery-worker.ts';
 import { type JobsHarness, startJobsHarness } from './harness.ts';

@@ -19,8 +19,8 @@ import { mediaOpenApi } from './http/openapi.ts';
 import { registerApiKeyInternalRoutes } from './modules/api-keys/routes.ts';
 import { findActiveKey } from './modules/api-keys/store.ts';
 import { configureSharp } from './modules/images/index.ts';
-import { createResizeQueue } from './modules/resize/queue.ts';
 import { createMediaStore } from './modules/storage/index.ts';
+import { createResizeQueue } from './modules/uploads/resize-queue.ts';
 import { uploadRoutes } from './modules/uploads/routes.ts';
 import { registerVariantRoutes } from './modules/uploads/variant-routes.ts';
 

@@ -3,7 +3,7 @@ import type { ServiceDefinition } from '@hireflow/runtime';
 import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
-import { RESIZE_QUEUE } from './modules/resize/queue.ts';
+import { RESIZE_QUEUE } from './modules/uploads/resize-queue.ts';
 import { startWorker } from './worker.ts';
 
 /** The media service as `runService` runs it. */

@@ -6,10 +6,10 @@ import { type Config, imageLimitsOf } from './config.ts';
 import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
 import { configureSharp, createImageLimiter } from './modules/images/index.ts';
 import { type ResizeOutcome, startResizeWorker } from './modules/resize/processor.ts';
-import { createResizeQueue } from './modules/resize/queue.ts';
 import { sweepPendingUploads } from './modules/resize/sweep.ts';
 import { createMediaStore } from './modules/storage/index.ts';
 import { expireUnattachedUploads } from './modules/uploads/expiry.ts';
+import { createResizeQueue } from './modules/uploads/resize-queue.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
 export interface WorkerHooks {

@@ -17,7 +17,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { entities, migrations } from '../src/db/schema.ts';
 import { applyIssued } from '../src/modules/api-keys/store.ts';
 import type { ResizeOutcome } from '../src/modules/resize/processor.ts';
-import { createResizeQueue, type ResizeQueue, resizeIntent } from '../src/modules/resize/queue.ts';
+import { createResizeQueue, type ResizeQueue, resizeIntent } from '../src/modules/uploads/resize-queue.ts';
 
 export const PUBLIC_URL = 'http://media.test:8080';
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageLimitsOf } from '../src/config.ts';
 import { createImageLimiter } from '../src/modules/images/index.ts';
 import { type ResizeOutcome, startResizeWorker } from '../src/modules/resize/processor.ts';
-import type { ResizeTask } from '../src/modules/resize/queue.ts';
 import { sweepPendingUploads } from '../src/modules/resize/sweep.ts';
+import type { ResizeTask } from '../src/modules/uploads/resize-queue.ts';
 import { png } from './fixtures/images.ts';
 import { filePart, useMediaHarness } from './harness.ts';
 

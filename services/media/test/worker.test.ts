@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageLimitsOf } from '../src/config.ts';
 import { createImageLimiter } from '../src/modules/images/index.ts';
 import { resizeProcessor } from '../src/modules/resize/processor.ts';
-import { RESIZE_QUEUE, resizeIntent } from '../src/modules/resize/queue.ts';
 import { GAVE_UP_REASON, sweepPendingUploads } from '../src/modules/resize/sweep.ts';
+import { RESIZE_QUEUE, resizeIntent } from '../src/modules/uploads/resize-queue.ts';
 import { png } from './fixtures/images.ts';
 import { filePart, useMediaHarness } from './harness.ts';
 

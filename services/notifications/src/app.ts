@@ -2,8 +2,8 @@ import { type AppState, createAdminServer, createServiceServer, type ServiceDeps
 import type { Config } from './config.ts';
 import { registerContactRoutes } from './modules/contacts/routes.ts';
 import { confirmationTokens } from './modules/contacts/token.ts';
-import { createEmailQueue } from './modules/email/queue.ts';
 import { releaseHeldEmails } from './modules/email/release-held.ts';
+import { createEmailQueue } from './modules/intents/email-queue.ts';
 import { registerInternalRoutes } from './modules/intents/routes.ts';
 import { releaseUnconfirmed } from './modules/intents/store.ts';
 import { recordConfirmedContact } from './modules/projections/store.ts';

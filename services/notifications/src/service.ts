@@ -2,7 +2,7 @@ import type { ServiceDefinition } from '@hireflow/runtime';
 import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
-import { EMAIL_QUEUE } from './modules/email/queue.ts';
+import { EMAIL_QUEUE } from './modules/intents/email-queue.ts';
 import { startWorker } from './worker.ts';
 
 /** The notifications service as `runService` runs it. */

@@ -4,10 +4,10 @@ import { type Config, SEND_RECORD_GRACE_MS } from './config.ts';
 import { confirmationTokens } from './modules/contacts/token.ts';
 import { createMailer } from './modules/email/mailer.ts';
 import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
-import { createEmailQueue } from './modules/email/queue.ts';
 import { releaseHeldEmails } from './modules/email/release-held.ts';
 import { requeueStuckEmails } from './modules/email/sweep.ts';
 import { notificationHandlers } from './modules/intents/consumers.ts';
+import { createEmailQueue } from './modules/intents/email-queue.ts';
 import { pruneNotificationLog } from './modules/intents/store.ts';
 import { unsubscribeTokens } from './modules/suppression/token.ts';
 

@@ -21,7 +21,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { entities, migrations } from '../src/db/schema.ts';
 import type { SentEmail } from '../src/modules/email/processor.ts';
-import { createEmailQueue, type EmailQueue } from '../src/modules/email/queue.ts';
+import { createEmailQueue, type EmailQueue } from '../src/modules/intents/email-queue.ts';
 import { startWorker } from '../src/worker.ts';
 
 export { candidateRegistered, jobMatched, jobPosted, matchFound } from '@hireflow/testing/events';

@@ -16,9 +16,9 @@ import {
   type VariantsResult,
 } from '../images/index.ts';
 import { type MediaStore, originalKey } from '../storage/index.ts';
+import { RESIZE_QUEUE, type ResizeTask } from '../uploads/resize-queue.ts';
 import { finishFailed, finishReady } from '../uploads/service.ts';
 import { findUploadById } from '../uploads/store.ts';
-import { RESIZE_QUEUE, type ResizeTask } from './queue.ts';
 
 export interface ResizeOutcome {
   uploadId: string;

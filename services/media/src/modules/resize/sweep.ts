@@ -1,7 +1,7 @@
 import type { EntityManager } from '@hireflow/db';
+import { enqueueResize, type ResizeQueue, resizeIntent } from '../uploads/resize-queue.ts';
 import { finishFailed } from '../uploads/service.ts';
 import { findUploadById, stalePendingUploads } from '../uploads/store.ts';
-import { enqueueResize, type ResizeQueue, resizeIntent } from './queue.ts';
 
 export const GAVE_UP_REASON =
   'the image could not be processed (storage or database unavailable); upload it again';

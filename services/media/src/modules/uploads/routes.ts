@@ -13,9 +13,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { uploadAcceptedExample, uploadExample, uploadFormExample } from '../../http/examples.ts';
 import { type ImageLimits, isImageError } from '../images/index.ts';
-import type { ResizeQueue } from '../resize/queue.ts';
 import type { MediaStore } from '../storage/index.ts';
 import { FILE_FIELD, readUploadForm, uploadedBytes } from './multipart.ts';
+import type { ResizeQueue } from './resize-queue.ts';
 import { acceptUpload, StorageQuotaError, toUploadView } from './service.ts';
 import { findUpload } from './store.ts';
 

@@ -5,8 +5,8 @@ import { idFromKey } from '@hireflow/idempotency';
 import { type Logger, outboxInsertStatement } from '@hireflow/messaging';
 import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.ts';
 import { type ImageLimits, inspectImage } from '../images/index.ts';
-import { enqueueResize, type ResizeQueue } from '../resize/queue.ts';
 import type { MediaStore } from '../storage/index.ts';
+import { enqueueResize, type ResizeQueue } from './resize-queue.ts';
 import { findUpload, finishUpload, insertUpload, tenantStoredBytes } from './store.ts';
 
 const SOURCE = 'hireflow/media' as const;

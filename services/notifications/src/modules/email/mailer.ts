@@ -1,29 +1,15 @@
-import { createHash } from 'node:crypto';
 import { PermanentError } from '@hireflow/messaging';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import nodemailer from 'nodemailer';
 import { z } from 'zod';
+import { type AcceptedEmail, keyDigest, MESSAGE_ID_DOMAIN, messageIdFor } from '../intents/message-id.ts';
 import type { RenderedEmail } from './templates.ts';
+
+export { type AcceptedEmail, keyDigest, MESSAGE_ID_DOMAIN, messageIdFor };
 
 const tracer = trace.getTracer('@hireflow/notifications');
 
-export const MESSAGE_ID_DOMAIN = 'hireflow.local';
 export const IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
-
-/**
- * What an email says of its intent key: a SHA-256 (hex), so the key (which
- * names a candidate or a posting) never reaches a recipient, and stable, so
- * every retry of one email carries the same value and a provider or a mail
- * client can drop a copy. Sent as `X-Idempotency-Key` and in the Message-ID.
- */
-export function keyDigest(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
-
-/** The Message-ID of an intent key (its digest at our domain). */
-export function messageIdFor(key: string): string {
-  return `<${keyDigest(key)}@${MESSAGE_ID_DOMAIN}>`;
-}
 
 export interface OutgoingEmail extends RenderedEmail {
   /** The intent key: it travels to the provider hashed, as Message-ID and X-Idempotency-Key. */
@@ -31,12 +17,6 @@ export interface OutgoingEmail extends RenderedEmail {
   to: string;
   /** RFC 8058 one-click unsubscribe: sent as List-Unsubscribe with List-Unsubscribe-Post. */
   unsubscribeUrl?: string;
-}
-
-export interface AcceptedEmail {
-  messageId: string;
-  /** The provider's id from its `250` reply (`queued as …`), else the reply itself. */
-  providerMessageId: string;
 }
 
 export interface Mailer {

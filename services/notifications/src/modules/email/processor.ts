@@ -13,9 +13,9 @@ import {
 } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
 import type { TemplateName } from '../../db/entities.ts';
+import { EMAIL_QUEUE, type EmailTask } from '../intents/email-queue.ts';
 import { findSendable, markAttemptFailed, markSentStatement, setIntentStatus } from '../intents/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
-import { EMAIL_QUEUE, type EmailTask } from './queue.ts';
 import { type RenderLinks, render, type TemplateParams } from './templates.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@hireflow/db';
+import type { EmailQueue } from '../intents/email-queue.ts';
 import { heldIntents, setIntentStatus } from '../intents/store.ts';
 import { pruneDailyCounters, takeDailyQuota, takeRecipientCap } from '../quotas/store.ts';
-import type { EmailQueue } from './queue.ts';
 
 /** Thrown inside the release transaction to undo the quota taken for an address over its cap. */
 class OverCap extends Error {}

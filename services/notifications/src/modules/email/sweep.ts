@@ -1,6 +1,6 @@
 import type { EntityManager } from '@hireflow/db';
+import type { EmailQueue } from '../intents/email-queue.ts';
 import { stuckIntents } from '../intents/store.ts';
-import type { EmailQueue } from './queue.ts';
 
 /**
  * The notification log is the source of truth; BullMQ only carries the work.

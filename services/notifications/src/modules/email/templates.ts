@@ -1,14 +1,7 @@
 import type { TemplateName } from '../../db/entities.ts';
+import type { TemplateParams } from '../intents/template-params.ts';
 
-/** What each template needs; stored with the log row, so a retry renders the same email. */
-export interface TemplateParams {
-  welcome: { name: string };
-  match: { name: string; title: string; score: number };
-  'job-matched': { title: string; matchCount: number; computedAt: string };
-  'webhook-disabled': { endpointId: string; host: string; reason: string; disabledAt: string };
-  /** The posting that named the address; the link is made when the email is rendered. */
-  'contact-confirmation': { title: string };
-}
+export type { TemplateParams };
 
 /** What a template renders from beyond its stored params: links made at send time. */
 export interface RenderLinks {

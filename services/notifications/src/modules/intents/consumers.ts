@@ -14,7 +14,6 @@ import {
   type RandomSource,
 } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
-import type { EmailQueue, EmailRequest } from '../email/queue.ts';
 import {
   findCandidate,
   findPosting,
@@ -23,6 +22,7 @@ import {
   upsertPosting,
 } from '../projections/store.ts';
 import { type AdmissionPolicy, admit } from './admission.ts';
+import type { EmailQueue, EmailRequest } from './email-queue.ts';
 import { intentKeepUntil } from './retention.ts';
 import { type EmailIntent, intentStatus, recordIntent, setIntentStatus } from './store.ts';
 

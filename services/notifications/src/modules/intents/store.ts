@@ -1,8 +1,8 @@
 // The notification log's data access: every statement on notification_log.
 import type { EntityManager } from '@hireflow/db';
 import type { NotificationStatus, TemplateName } from '../../db/entities.ts';
-import { type AcceptedEmail, messageIdFor } from '../email/mailer.ts';
-import type { TemplateParams } from '../email/templates.ts';
+import { type AcceptedEmail, messageIdFor } from './message-id.ts';
+import type { TemplateParams } from './template-params.ts';
 
 /** An email the service decided to send: one row per intent key, whatever the number of events asking. */
 export interface EmailIntent<T extends TemplateName = TemplateName> {

@@ -1,3 +1,6 @@
+// The resize queue: how an accepted upload asks for its variants. It lives
+// with the uploads (they enqueue); the resize module, which takes the tasks,
+// depends on uploads and not the other way round (no folder cycle).
 import { idempotencyKey } from '@hireflow/idempotency';
 import { createTaskQueue, type RedisConnection, type TaskQueue } from '@hireflow/messaging';
 import { withTimeout } from '@hireflow/runtime';

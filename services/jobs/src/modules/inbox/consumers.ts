@@ -2,12 +2,14 @@ import type { AnyEvent, CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { type EventHandlers, handleOnce, type Logger, PermanentError } from '@hireflow/messaging';
 import { setPhoto } from '../candidates/store.ts';
+import type { StatusFeed } from '../postings/status-feed.ts';
+import { applyMatched, setLogo, upsertMatch } from '../postings/store.ts';
 import { createDeliveries, type DeliveryQueue } from '../webhooks/deliveries.ts';
-import type { StatusFeed } from './status-feed.ts';
-import { applyMatched, setLogo, upsertMatch } from './store.ts';
 
 /**
- * The jobs service's event handlers. Each runs through the idempotency
+ * The jobs service's event handlers (its inbox): they update postings and
+ * candidates and make webhook deliveries, so they sit beside those modules,
+ * not in one of them (no folder imports another back). Each runs through the idempotency
  * wrapper keyed by the event id, in one transaction with its write: a
  * redelivered event changes nothing twice. The same transaction creates the
  * event's webhook deliveries (docs/webhooks.md); their tasks are added after
