@@ -234,30 +234,14 @@ export class SqsConsumer {
     } catch (error) {
       if (!(error instanceof InvalidEventError)) throw error;
       const reason = error.message;
-      await this.#settle(entry, () =>
-        deadLetter(
-          this.#options.sqs,
-          this.#target(),
-          message,
-          reason,
-          this.#markSuperseded(message.MessageId),
-        ),
-      );
+      await this.#deadLetter(entry, message, reason);
       return this.#report({ ...base, outcome: 'dead-lettered', type: error.type, reason, error });
     }
     const ids = { ...base, eventId: event.id, type: event.type };
     const handler = this.#options.handlers[event.type] as EventHandler<EventType> | undefined;
     if (!handler) {
       const reason = `no handler for ${event.type} on ${this.#options.queue.name}`;
-      await this.#settle(entry, () =>
-        deadLetter(
-          this.#options.sqs,
-          this.#target(),
-          message,
-          reason,
-          this.#markSuperseded(message.MessageId),
-        ),
-      );
+      await this.#deadLetter(entry, message, reason);
       return this.#report({ ...ids, outcome: 'dead-lettered', reason });
     }
     const parent = extractTrace(decoded.trace, ROOT_CONTEXT);
@@ -322,15 +306,7 @@ export class SqsConsumer {
     const error = failure as Error;
     if (isPermanent(failure)) {
       const reason = `permanent failure: ${error.message}`;
-      await this.#settle(entry, () =>
-        deadLetter(
-          this.#options.sqs,
-          this.#target(),
-          message,
-          reason,
-          this.#markSuperseded(message.MessageId),
-        ),
-      );
+      await this.#deadLetter(entry, message, reason);
       return { outcome: 'dead-lettered', reason, error };
     }
     const maxDeferMs = this.#options.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
@@ -378,15 +354,7 @@ export class SqsConsumer {
     const failedCount = decoded.failedCount + 1;
     if (failedCount >= (this.#options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
       const reason = `failed ${failedCount} times: ${error.message}`;
-      await this.#settle(entry, () =>
-        deadLetter(
-          this.#options.sqs,
-          this.#target(),
-          message,
-          reason,
-          this.#markSuperseded(message.MessageId),
-        ),
-      );
+      await this.#deadLetter(entry, message, reason);
       return { outcome: 'dead-lettered', reason, error, failedCount };
     }
     const delaySeconds = fullJitter(failedCount - 1, backoff, this.#options.random);
@@ -433,6 +401,13 @@ export class SqsConsumer {
   }
 
   /** Stops the heartbeat for the message, waits out an extension in flight, then runs its final call. */
+  /** Sends the message to its DLQ (the original marked superseded once the copy is sent), settling its entry. */
+  #deadLetter(entry: InFlight, message: Message, reason: string): Promise<unknown> {
+    return this.#settle(entry, () =>
+      deadLetter(this.#options.sqs, this.#target(), message, reason, this.#markSuperseded(message.MessageId)),
+    );
+  }
+
   async #settle<T>(entry: InFlight, action: () => Promise<T>): Promise<T> {
     entry.settled = true;
     await entry.pending;
