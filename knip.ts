@@ -16,9 +16,10 @@ const config: KnipConfig = {
   // exported for tests and readers. An export nothing uses at all is a finding.
   ignoreExportsUsedInFile: true,
   // System binaries from Debian packages, not npm: .ci/run installs promtool
-  // (prometheus); redis-server (redis-server) and Postgres' initdb/pg_ctl are
-  // started by the chaos harness and ./hireflow.
-  ignoreBinaries: ['promtool', 'redis-server'],
+  // (prometheus); redis-server and Postgres (run as its user with util-linux's
+  // runuser when root) are started by the chaos harness and the launcher
+  // (tools/launcher/src/local-servers.ts).
+  ignoreBinaries: ['promtool', 'redis-server', 'runuser'],
   workspaces: {
     '.': {
       entry: ['test/**/*.test.ts'],
