@@ -49,12 +49,14 @@ describe('./hireflow start with Postgres and Redis stopped', () => {
     .slice(0, 20);
   const stateDir = `.local/test-${instance}`;
   let child: ReturnType<typeof spawn> | undefined;
+  let ownDataOutside: string | undefined;
   afterAll(async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
       // The launcher's tethers stop its own servers when it is gone, however it ends.
       child.kill('SIGKILL');
     }
     await rm(join(root, stateDir), { recursive: true, force: true });
+    if (ownDataOutside) await rm(ownDataOutside, { recursive: true, force: true });
   });
 
   it('starts its own of each, becomes ready, and stops them with the system', async () => {
@@ -103,7 +105,13 @@ describe('./hireflow start with Postgres and Redis stopped', () => {
     const said = lines.join('\n');
     expect(said).toContain(`nothing answered on Postgres' 127.0.0.1:${pgPort}: started our own`);
     expect(said).toContain(`nothing answered on Redis' 127.0.0.1:${redisPort}: started our own`);
-    expect(said).toContain(join(root, stateDir, instance, 'postgres'));
+    // Under the instance's state dir (or, as root where the postgres user cannot reach the clone, the temp dir).
+    const data = said.match(/started our own \(\S+, data in (\S+)\/pg\)/)?.[1];
+    expect(data).toBeDefined();
+    if (data !== join(root, stateDir, instance, 'postgres')) {
+      expect(data).toMatch(/\/hireflow-postgres-[0-9a-f]{12}$/);
+      ownDataOutside = data;
+    }
 
     // Every service answers ready: its Postgres and Redis are the launcher's own.
     const { urls } = printedUrls(lines);
