@@ -41,6 +41,17 @@ describe('./hireflow', () => {
     expect(help.stdout).toContain('./hireflow test');
     expect(spawnSync(script, ['nonsense'], { encoding: 'utf8' }).status).toBe(2);
   });
+
+  it("test's wrapper leaves answering servers alone and passes the command's exit code on", () => {
+    // The suite's 127.0.0.1:5432 and :6379 answer here (the global setup needs them): nothing is started.
+    const run = spawnSync(
+      process.execPath,
+      [join(root, 'tools/launcher/src/cli/with-servers.ts'), '--', 'sh', '-c', 'exit 3'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(run.stdout).not.toContain('started our own');
+    expect(run.status).toBe(3);
+  });
 });
 
 describe('./hireflow start with Postgres and Redis stopped', () => {
