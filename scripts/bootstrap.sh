@@ -1,13 +1,14 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # Fetches a project-local Node 24 and the pinned pnpm into .toolchain/ when the
 # machine's Node is older. Changes nothing outside the repository.
-# Usage: source scripts/env.sh   (bootstraps if needed, then puts the tools on PATH)
-set -euo pipefail
+# Usage: ./hireflow (any shell), or `. scripts/env.sh` (bootstraps if needed, then puts
+# the tools on PATH). POSIX sh: no bash needed.
+set -eu
 
 NODE_VERSION="24.22.3"
 PNPM_VERSION="12.4.2"
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "$0")/.." && pwd)"
 tc="$root/.toolchain"
 mkdir -p "$tc"
 export npm_config_cache="$tc/npm-cache"

@@ -30,6 +30,14 @@ describe('README', () => {
 
   it('shows the quick start and the test command', async () => {
     const readme = await readFile(resolve(root, 'README.md'), 'utf8');
+    // The quick start is exactly the two commands of a fresh machine (issue 32).
+    const quickStart = readme.split('## Quick start')[1]?.split('```sh\n')[1]?.split('```')[0] ?? '';
+    expect(
+      quickStart
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('#')[0]?.trim()),
+    ).toEqual(['./hireflow start', './hireflow test']);
     for (const command of [
       'source scripts/env.sh',
       'pnpm install --frozen-lockfile',

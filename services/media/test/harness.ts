@@ -35,12 +35,6 @@ export interface FormPart {
   contentType?: string;
 }
 
-export interface UploadRow {
-  id: string;
-  status: 'pending' | 'ready' | 'failed';
-  reason: string | null;
-}
-
 export interface MediaHarness {
   db: TestDatabase;
   topology: ProvisionedTopology;

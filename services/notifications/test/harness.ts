@@ -25,7 +25,6 @@ import { createEmailQueue, type EmailQueue } from '../src/modules/intents/email-
 import { startWorker } from '../src/worker.ts';
 
 export { candidateRegistered, jobMatched, jobPosted, matchFound } from '@hireflow/testing/events';
-export { type CaughtEmail, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 
 /**
  * Settings that keep the suite fast: waits for a missing dependency of 1 s,

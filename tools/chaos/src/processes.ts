@@ -1,12 +1,18 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chown, mkdir, readFile } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import {
+  initPostgres,
+  postgresBinDir,
+  postgresCommand,
+  postgresReady,
+  postmasterPid,
+  redisArgs,
+  redisReady,
+  waitUntil,
+} from '@hireflow/launcher/local-servers';
 import { freePort, startTcpProxy, type TcpProxy } from '@hireflow/testing';
-
-const run = promisify(execFile);
-const PG_BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 /** A server the harness owns: it can kill, pause and restart it; clients reach it through a fault proxy. */
 export interface OwnedServer {
@@ -25,22 +31,6 @@ export interface OwnedServer {
   pause(): void;
   resume(): void;
   close(): Promise<void>;
-}
-
-const isRoot = () => process.getuid?.() === 0;
-
-/** Postgres refuses to run as root: as root, run its binaries as the `postgres` user. */
-function asPostgres(command: string, args: string[]): [string, string[]] {
-  return isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-}
-
-async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what} did not come up within ${timeoutMs} ms`);
 }
 
 function exitOf(child: ChildProcess): Promise<void> {
@@ -128,26 +118,12 @@ async function startOwnedServer(options: {
 
 /** A Postgres of the run's own: initdb in `dir`, trust auth, loopback, on a free port. */
 export async function startOwnedPostgres(dir: string, log: (line: string) => void): Promise<OwnedServer> {
-  const data = join(dir, 'pg');
-  await mkdir(data, { recursive: true });
-  if (isRoot()) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    await chown(dir, Number(stdout.trim()), Number(gid.trim()));
-    await chown(data, Number(stdout.trim()), Number(gid.trim()));
-  }
-  const [initdb, initArgs] = asPostgres(join(PG_BIN, 'initdb'), [
-    '-D',
-    data,
-    '-U',
-    'postgres',
-    '-A',
-    'trust',
-    '--no-sync',
-    '-E',
-    'UTF8',
-  ]);
-  await run(initdb, initArgs);
+  const bin = await postgresBinDir();
+  if (!bin)
+    throw new Error(
+      'no Postgres binaries (initdb) under /usr/lib/postgresql/*/bin: apt-get install postgresql',
+    );
+  const data = await initPostgres(dir, bin);
   return startOwnedServer({
     name: 'postgres',
     log,
@@ -155,34 +131,21 @@ export async function startOwnedPostgres(dir: string, log: (line: string) => voi
     killSignal: 'SIGQUIT',
     stopSignal: 'SIGINT',
     spawnIt: (port) => {
-      const [command, args] = asPostgres(join(PG_BIN, 'postgres'), [
-        '-D',
+      const [command, args] = postgresCommand(bin, {
         data,
-        '-p',
-        String(port),
-        '-k',
-        dir,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'max_connections=400',
-        // A process crash keeps the page cache: fsync guards against power loss, not what this run injects.
-        '-c',
-        'fsync=off',
-        '-c',
-        'shared_buffers=64MB',
-      ]);
+        socketDir: dir,
+        port,
+        settings: {
+          max_connections: '400',
+          // A process crash keeps the page cache: fsync guards against power loss, not what this run injects.
+          fsync: 'off',
+          shared_buffers: '64MB',
+        },
+      });
       return spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     },
-    serverPid: async () => {
-      const pidFile = await readFile(join(data, 'postmaster.pid'), 'utf8');
-      return Number(pidFile.split('\n')[0]);
-    },
-    ready: async (port) => {
-      const [command, args] = asPostgres(join(PG_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]);
-      await run(command, args);
-      return true;
-    },
+    serverPid: () => postmasterPid(data),
+    ready: (port) => postgresReady(bin, port),
   });
 }
 
@@ -196,30 +159,10 @@ export async function startOwnedRedis(dir: string, log: (line: string) => void):
     killSignal: 'SIGKILL',
     stopSignal: 'SIGTERM',
     spawnIt: (port) =>
-      spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--dir',
-          data,
-          '--appendonly',
-          'yes',
-          '--appendfsync',
-          'always',
-          '--save',
-          '',
-          '--maxmemory-policy',
-          'noeviction',
-        ],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
-      ),
-    ready: async (port) => {
-      const { stdout } = await run('redis-cli', ['-p', String(port), 'ping']);
-      return stdout.trim() === 'PONG';
-    },
+      spawn('redis-server', redisArgs({ port, data, appendfsync: 'always' }), {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    ready: (port) => redisReady(port),
   });
 }
 

@@ -1,8 +1,6 @@
 export type { DeadLetterAlarms } from './alarms.ts';
 export { deadLetterAlarms } from './alarms.ts';
 export { BULL_BOARD_PATH, registerBullBoard } from './bull-board.ts';
-export type { SamplerLease } from './lease.ts';
-export { samplerLease } from './lease.ts';
 export type { QueueGauges, ServiceMetrics } from './registry.ts';
 export { createMetrics } from './registry.ts';
 export type { OutboxStats, QueueSamplerOptions } from './sampler.ts';

@@ -70,7 +70,6 @@ export const Candidate = defineEntity({
   },
 });
 
-export type TenantEntity = InstanceType<typeof Tenant.class>;
 export type ApiKeyEntity = InstanceType<typeof ApiKey.class>;
 export type PostingEntity = InstanceType<typeof Posting.class>;
 export type CandidateEntity = InstanceType<typeof Candidate.class>;

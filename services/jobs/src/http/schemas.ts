@@ -61,5 +61,3 @@ export const mediaImage = z
     ),
   })
   .meta({ id: 'Image', description: 'An uploaded image, resized by the media service' });
-
-export { problemSchema } from '@hireflow/runtime';

@@ -5,7 +5,6 @@ import { defineEntity, p } from '@mikro-orm/core';
 // name the columns and serve the simple reads.
 
 export const POSTING_STATUSES = ['pending', 'open', 'closed'] as const;
-export type PostingStatus = (typeof POSTING_STATUSES)[number];
 
 export const Posting = defineEntity({
   name: 'Posting',
@@ -68,6 +67,3 @@ export const PostingMatch = defineEntity({
     foundAt: p.datetime(),
   },
 });
-
-export type PostingEntity = InstanceType<typeof Posting.class>;
-export type CandidateEntity = InstanceType<typeof Candidate.class>;

@@ -24,7 +24,6 @@ export interface StoredVariant {
   bytes: number;
 }
 
-export type UploadStatus = 'pending' | 'ready' | 'failed';
 export type OwnerType = 'job' | 'candidate';
 
 export const Upload = defineEntity({
@@ -48,5 +47,4 @@ export const Upload = defineEntity({
   },
 });
 
-export type ApiKeyProjectionEntity = InstanceType<typeof ApiKeyProjection.class>;
 export type UploadEntity = InstanceType<typeof Upload.class>;

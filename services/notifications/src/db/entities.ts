@@ -68,4 +68,3 @@ export const NotificationLog = defineEntity({
 
 export type CandidateProjectionEntity = InstanceType<typeof CandidateProjection.class>;
 export type PostingProjectionEntity = InstanceType<typeof PostingProjection.class>;
-export type NotificationLogEntity = InstanceType<typeof NotificationLog.class>;

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { settingsOrExit } from '@hireflow/config/cli';
 import { clearRunning, findRunning, instanceNames, writeRunning } from '@hireflow/ops';
+import { type LocalServers, startLocalServers } from '../local-servers.ts';
 import { startPlatform } from '../platform.ts';
 import { preflight } from '../preflight.ts';
 import {
@@ -31,9 +32,26 @@ if (running) {
   process.exit(0);
 }
 
+// Nothing answers on Postgres' or Redis' (local) address: our own of each,
+// from the machine's binaries, on that address, under the state dir; they
+// stop with the launcher (docs/operations.md "Own Postgres and Redis").
+let servers: LocalServers;
+try {
+  servers = await startLocalServers({
+    postgresUrl: settings.POSTGRES_URL,
+    redisUrl: settings.REDIS_URL,
+    stateDir: names.stateDir,
+  });
+} catch (error) {
+  console.error(`launcher: could not start a Postgres or Redis of its own: ${(error as Error).message}`);
+  process.exit(1);
+}
+for (const note of servers.notes) write(`launcher      | ${note}`);
+
 const problems = await preflight(settings.POSTGRES_URL, settings.REDIS_URL);
 if (problems.length > 0) {
   console.error(`Hireflow needs Postgres and Redis running:\n  - ${problems.join('\n  - ')}`);
+  await servers.stop();
   process.exit(1);
 }
 
@@ -46,6 +64,7 @@ try {
   platform = await startPlatform(settings, { root, env: process.env, write, color });
 } catch (error) {
   console.error(`launcher: start failed: ${(error as Error).message}`);
+  await servers.stop();
   await clearRunning(names.stateDir);
   process.exit(1);
 }
@@ -128,6 +147,10 @@ const stop = async (reason: string, failed: boolean) => {
   write(`launcher      | ${reason}: stopping`);
   const code = await platform.stop();
   await prometheus?.stop();
+  // After the services: they drain and close their connections first.
+  if (servers.started.length > 0)
+    write(`launcher      | stopping our own ${servers.started.map((s) => s.name).join(' and ')}`);
+  await servers.stop();
   await clearRunning(names.stateDir);
   write(`launcher      | stopped${code === 0 ? '' : ' (a service did not exit cleanly)'}`);
   process.exit(failed ? 1 : code);

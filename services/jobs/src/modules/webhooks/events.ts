@@ -1,4 +1,4 @@
-import type { AnyEvent, EventType } from '@hireflow/contracts';
+import type { AnyEvent } from '@hireflow/contracts';
 import { z } from 'zod';
 
 // The event types a webhook endpoint can subscribe to, their payloads, and
@@ -60,15 +60,6 @@ export interface WebhookEvent {
   tenantId: string;
   data: Record<string, unknown>;
 }
-
-/** The catalog events jobs' inbox turns into webhooks. */
-export const WEBHOOK_SOURCE_EVENTS = [
-  'job.matched.v1',
-  'job.closed.v1',
-  'media.processed.v1',
-  'media.failed.v1',
-  'candidate.registered.v1',
-] as const satisfies EventType[];
 
 /** The webhook an event makes (its tenant's), or undefined for an event that makes none. */
 export function webhookOf(event: AnyEvent): WebhookEvent | undefined {

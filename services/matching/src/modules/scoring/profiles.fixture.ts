@@ -28,11 +28,6 @@ export const javaEngineer: CandidateText = {
   skills: ['Java', 'Spring Boot', 'PostgreSQL', 'Kafka', 'AWS', 'Docker', 'Microservices'],
 };
 
-export const frontendTypescriptEngineer: CandidateText = {
-  headline: 'Frontend developer: React and TypeScript single-page apps, design systems',
-  skills: ['TypeScript', 'React', 'CSS', 'JavaScript', 'Storybook'],
-};
-
 export const warehouseRole: PostingText = {
   title: 'Warehouse Operative (Forklift)',
   description: [

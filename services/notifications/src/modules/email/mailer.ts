@@ -2,14 +2,14 @@ import { PermanentError } from '@hireflow/messaging';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import nodemailer from 'nodemailer';
 import { z } from 'zod';
-import { type AcceptedEmail, keyDigest, MESSAGE_ID_DOMAIN, messageIdFor } from '../intents/message-id.ts';
+import { type AcceptedEmail, keyDigest, messageIdFor } from '../intents/message-id.ts';
 import type { RenderedEmail } from './templates.ts';
 
-export { type AcceptedEmail, keyDigest, MESSAGE_ID_DOMAIN, messageIdFor };
+export { type AcceptedEmail, keyDigest, messageIdFor };
 
 const tracer = trace.getTracer('@hireflow/notifications');
 
-export const IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
+const IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
 
 export interface OutgoingEmail extends RenderedEmail {
   /** The intent key: it travels to the provider hashed, as Message-ID and X-Idempotency-Key. */

@@ -201,15 +201,6 @@ export async function markAttemptFailed(
   return rows[0]?.template;
 }
 
-/** A task BullMQ gave up on without an attempt of ours failing (it stalled too often). */
-export async function markFailed(em: EntityManager, key: string, error: string): Promise<void> {
-  await em.execute(
-    `UPDATE notification_log SET status = 'failed', error = ?, updated_at = now()
-      WHERE key = ? AND status = 'queued'`,
-    [error.slice(0, 2000), key],
-  );
-}
-
 /**
  * Retention of the log, batch by batch: settled notifications (sent or
  * failed) lose their personal data (recipient, template parameters) once
