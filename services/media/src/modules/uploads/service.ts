@@ -91,14 +91,22 @@ const publicVariants = (publicUrl: string, uploadId: string, variants: StoredVar
     url: variantUrl(publicUrl, uploadId, name),
   }));
 
-/** The API's view of an upload. */
-export function toUploadView(upload: UploadEntity, publicUrl: string) {
+/**
+ * The API's view of an upload. One without an owner, or whose owner media
+ * has not heard of yet, shows when it expires (`unattachedTtlMs` after it was
+ * accepted).
+ */
+export function toUploadView(upload: UploadEntity, publicUrl: string, unattachedTtlMs: number) {
+  const { ownerType, ownerId } = upload;
+  const owned = ownerType && ownerId ? { ownerType, ownerId, ownerConfirmed: !upload.ownerPending } : null;
+  const expires = !owned || upload.ownerPending;
   return {
     id: upload.id,
     status: upload.status,
     ...(upload.reason ? { reason: upload.reason } : {}),
-    ...(upload.ownerType && upload.ownerId ? { ownerType: upload.ownerType, ownerId: upload.ownerId } : {}),
+    ...owned,
     uploadedAt: upload.createdAt.toISOString(),
+    ...(expires ? { expiresAt: new Date(upload.createdAt.getTime() + unattachedTtlMs).toISOString() } : {}),
     variants: publicVariants(publicUrl, upload.id, upload.variants ?? []),
   };
 }
