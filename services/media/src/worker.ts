@@ -58,7 +58,7 @@ export async function startWorker(
   const inbox = await startInbox(deps, {
     handlers: {
       ...apiKeyHandlers(deps.orm, { eventKey: config.APIKEY_EVENT_KEY }),
-      ...ownerHandlers(deps.orm),
+      ...ownerHandlers(deps.orm, config.MEDIA_PUBLIC_URL),
     },
     consumer: hooks.onMessage ? { onMessage: hooks.onMessage } : {},
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
@@ -79,6 +79,7 @@ export async function startWorker(
         run: async () => {
           const { attached, removed } = await expireUnattachedUploads(deps.orm.em.fork(), store, {
             olderThanMs: config.MEDIA_UNATTACHED_TTL_MS,
+            publicUrl: config.MEDIA_PUBLIC_URL,
           });
           if (attached > 0) log.info({ attached }, 'attached uploads whose owner is now known');
           if (removed.length > 0) {

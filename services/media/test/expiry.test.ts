@@ -41,7 +41,10 @@ describe('API4: uploads without an owner expire', () => {
         [ownerless, unknownOwner, owned],
       ]);
 
-    const { removed } = await expireUnattachedUploads(h.deps.orm.em.fork(), h.store, { olderThanMs: HOUR });
+    const { removed } = await expireUnattachedUploads(h.deps.orm.em.fork(), h.store, {
+      olderThanMs: HOUR,
+      publicUrl: h.config.MEDIA_PUBLIC_URL,
+    });
     expect(removed.sort()).toEqual([ownerless, unknownOwner].sort());
     const gone = await h.app.inject({
       method: 'GET',

@@ -44,7 +44,17 @@ const uploadFor = async (ownerType: 'job' | 'candidate', ownerId: string, who: T
 };
 /** Runs the expiry as if every upload were past the TTL; the ids it removed. */
 const expireNow = async () =>
-  (await expireUnattachedUploads(h.deps.orm.em.fork(), h.store, { olderThanMs: 0 })).removed;
+  (
+    await expireUnattachedUploads(h.deps.orm.em.fork(), h.store, {
+      olderThanMs: 0,
+      publicUrl: h.config.MEDIA_PUBLIC_URL,
+    })
+  ).removed;
+/** The owner each media.processed.v1 of this upload named (null: none), in outbox order. */
+const announcedOwners = async (id: string) =>
+  (await h.events(id))
+    .filter((e) => e.type === 'media.processed.v1')
+    .map((e) => (e.data as { ownerId?: string }).ownerId ?? null);
 const posted = (tenantId: string, jobId: string) => sampleEvent('job.posted.v1', { tenantId, jobId });
 const registered = (tenantId: string, candidateId: string) =>
   sampleEvent('candidate.registered.v1', { tenantId, candidateId });
@@ -56,6 +66,8 @@ describe('API4: an upload naming an owner media does not know', () => {
     expect(before.body).toMatchObject({ status: 'ready', ownerType: 'job', ownerConfirmed: false });
     const ttl = h.config.MEDIA_UNATTACHED_TTL_MS;
     expect(Date.parse(before.body.expiresAt!) - Date.parse(before.body.uploadedAt)).toBe(ttl);
+    // Announced without the owner: no posting shows an image that is going to expire.
+    expect(await announcedOwners(id)).toEqual([null]);
 
     expect(await expireNow()).toContain(id);
     expect((await view(id)).statusCode).toBe(404);
@@ -74,6 +86,8 @@ describe('API4: an upload naming an owner media does not know', () => {
     const after = await view(id);
     expect(after.body).toMatchObject({ ownerConfirmed: true, status: 'ready' });
     expect(after.body.expiresAt).toBeUndefined();
+    // Announced without its owner when ready, then with it once attached (jobs shows it then).
+    expect(await announcedOwners(id)).toEqual([null, jobId]);
     expect(await expireNow()).not.toContain(id);
     expect((await view(id)).statusCode).toBe(200);
   });
@@ -88,6 +102,7 @@ describe('API4: an upload naming an owner media does not know', () => {
     const shown = await view(id);
     expect(shown.body).toMatchObject({ ownerType: 'candidate', ownerId: candidateId, ownerConfirmed: true });
     expect(shown.body.expiresAt).toBeUndefined();
+    expect(await announcedOwners(id)).toEqual([candidateId]);
     expect(await expireNow()).not.toContain(id);
     // The same id as a posting is another owner: not known.
     const asJob = await uploadFor('job', candidateId);
@@ -103,6 +118,7 @@ describe('API4: an upload naming an owner media does not know', () => {
     await h.spy.waitForHandled(other.id);
 
     expect((await view(id)).body.ownerConfirmed).toBe(false);
+    expect(await announcedOwners(id)).toEqual([null]);
     // B's own upload for its posting is attached, A's is still removed.
     const bs = await uploadFor('job', jobId, h.tenants.b);
     expect((await view(bs, h.tenants.b)).body.ownerConfirmed).toBe(true);
@@ -129,6 +145,7 @@ describe('API4: an upload naming an owner media does not know', () => {
     await h.publish(event);
     await h.spy.waitForCount({ eventId: event.id, outcome: 'handled' }, 2);
     expect((await view(id)).body.ownerConfirmed).toBe(false);
+    expect(await announcedOwners(id)).toEqual([null, jobId]);
     const claims = await em.execute<{ status: string }[]>(
       'SELECT status FROM processed_message WHERE key = ?',
       [event.id],
@@ -153,9 +170,13 @@ describe('API4: an upload naming an owner media does not know', () => {
         'job',
         jobId,
       ]);
-    const result = await expireUnattachedUploads(h.deps.orm.em.fork(), h.store, { olderThanMs: 0 });
+    const result = await expireUnattachedUploads(h.deps.orm.em.fork(), h.store, {
+      olderThanMs: 0,
+      publicUrl: h.config.MEDIA_PUBLIC_URL,
+    });
     expect(result.attached).toBeGreaterThanOrEqual(1);
     expect(result.removed).not.toContain(id);
     expect((await view(id)).body.ownerConfirmed).toBe(true);
+    expect(await announcedOwners(id)).toEqual([null, jobId]);
   });
 });

@@ -1,2 +1,2 @@
 export { ownerHandlers } from './consumers.ts';
-export { attachKnownOwners, isKnownOwner, type OwnerRef, recordOwner } from './store.ts';
+export { attachKnownOwners, type OwnerRef, recordOwner } from './store.ts';

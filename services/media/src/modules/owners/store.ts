@@ -1,5 +1,6 @@
 import type { EntityManager } from '@hireflow/db';
 import type { OwnerType } from '../../db/entities.ts';
+import type { AttachedUpload } from '../uploads/service.ts';
 
 // media's projection of the owners an upload may name: the postings
 // (job.posted.v1) and candidates (candidate.registered.v1) of each tenant,
@@ -14,33 +15,25 @@ export interface OwnerRef {
   ownerId: string;
 }
 
+const ATTACHED_COLUMNS = 'id, tenant_id, owner_type, owner_id, status, variants, created_at';
+
 /**
  * Records the owner and attaches the tenant's uploads waiting for it, in the
- * caller's transaction. Applying it again changes nothing. Returns how many
- * uploads it attached.
+ * caller's transaction (which announces the ready ones: `announceAttached`).
+ * Applying it again changes nothing. Returns the uploads it attached.
  */
-export async function recordOwner(em: EntityManager, owner: OwnerRef): Promise<number> {
+export async function recordOwner(em: EntityManager, owner: OwnerRef): Promise<AttachedUpload[]> {
   await em.execute(
     `INSERT INTO known_owner (tenant_id, owner_type, owner_id) VALUES (?, ?, ?)
      ON CONFLICT (tenant_id, owner_type, owner_id) DO NOTHING`,
     [owner.tenantId, owner.ownerType, owner.ownerId],
   );
-  const attached = await em.execute<{ id: string }[]>(
+  return em.execute<AttachedUpload[]>(
     `UPDATE upload SET owner_pending = false
       WHERE owner_pending AND tenant_id = ? AND owner_type = ? AND owner_id = ?
-      RETURNING id`,
+      RETURNING ${ATTACHED_COLUMNS}`,
     [owner.tenantId, owner.ownerType, owner.ownerId],
   );
-  return attached.length;
-}
-
-/** Whether media knows this owner in this tenant. */
-export async function isKnownOwner(em: EntityManager, owner: OwnerRef): Promise<boolean> {
-  const rows = await em.execute<{ known: boolean }[]>(
-    `SELECT EXISTS (SELECT 1 FROM known_owner WHERE tenant_id = ? AND owner_type = ? AND owner_id = ?) AS known`,
-    [owner.tenantId, owner.ownerType, owner.ownerId],
-  );
-  return rows[0]?.known === true;
 }
 
 /**
@@ -48,15 +41,15 @@ export async function isKnownOwner(em: EntityManager, owner: OwnerRef): Promise<
  * handler attaches the uploads it finds, but an upload committed while its
  * owner's event was being applied may be missed by both (each statement saw
  * the other's transaction uncommitted): the expiry runs this first, so such an
- * upload is attached, never removed.
+ * upload is attached, never removed. In the caller's transaction, like
+ * `recordOwner`.
  */
-export async function attachKnownOwners(em: EntityManager): Promise<number> {
-  const rows = await em.execute<{ id: string }[]>(
+export function attachKnownOwners(em: EntityManager): Promise<AttachedUpload[]> {
+  return em.execute<AttachedUpload[]>(
     `UPDATE upload u SET owner_pending = false
        FROM known_owner o
       WHERE u.owner_pending
         AND o.tenant_id = u.tenant_id AND o.owner_type = u.owner_type AND o.owner_id = u.owner_id
-      RETURNING u.id`,
+      RETURNING u.id, u.tenant_id, u.owner_type, u.owner_id, u.status, u.variants, u.created_at`,
   );
-  return rows.length;
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@hireflow/db';
 import { VARIANT_SPECS } from '../images/variants.ts';
 import { attachKnownOwners } from '../owners/store.ts';
 import { type MediaStore, originalKey, variantKey } from '../storage/index.ts';
+import { announceAttached } from './service.ts';
 import { deleteExpiredUpload, expirableUploads } from './store.ts';
 
 export interface ExpiryResult {
@@ -19,7 +20,8 @@ export interface ExpiryResult {
  * Hireflow's bucket (docs/media.md).
  *
  * First every pending owner the projection holds is attached (the race of an
- * upload with its owner's event). Then each upload is removed in its own
+ * upload with its owner's event) and, when ready, announced with its owner.
+ * Then each upload is removed in its own
  * transaction: the row deleted (only if it still expires), its bytes deleted
  * from S3, then the commit. A failed S3 delete rolls the row back for the next
  * run; a crash after the bytes went leaves a row the next run removes.
@@ -27,9 +29,13 @@ export interface ExpiryResult {
 export async function expireUnattachedUploads(
   em: EntityManager,
   store: MediaStore,
-  options: { olderThanMs: number; limit?: number },
+  options: { olderThanMs: number; publicUrl: string; limit?: number },
 ): Promise<ExpiryResult> {
-  const attached = await attachKnownOwners(em);
+  const attached = await em.transactional(async (tx) => {
+    const rows = await attachKnownOwners(tx);
+    await announceAttached(tx, rows, options.publicUrl);
+    return rows.length;
+  });
   const removed: string[] = [];
   for (const row of await expirableUploads(em, options.olderThanMs, options.limit ?? 200)) {
     const ref = { tenantId: row.tenant_id, uploadId: row.id };

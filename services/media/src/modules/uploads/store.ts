@@ -82,30 +82,34 @@ export type Outcome = { status: 'ready'; variants: StoredVariant[] } | { status:
 
 /**
  * Finishes a pending upload and, in the same statement, writes its event to
- * the outbox (`outbox` is `outboxInsertStatement(event, { from: 'finished' })`): a
- * CTE writes both or neither. An upload no longer pending (a redelivered or
- * re-run task, a racing worker) changes nothing and emits nothing: false.
+ * the outbox: a CTE writes both or neither. Each statement of `outbox` is
+ * `outboxInsertStatement(event, { from: 'finished …' })` over the finished row
+ * (`finished.owner_pending` is its state at that instant, so the event can
+ * depend on it); those whose `FROM` yields no row write nothing. An upload no
+ * longer pending (a redelivered or re-run task, a racing worker) changes
+ * nothing and emits nothing: false.
  */
 export async function finishUpload(
   em: EntityManager,
   id: string,
   outcome: Outcome,
-  outbox: { sql: string; params: unknown[] },
+  outbox: { sql: string; params: unknown[] }[],
 ): Promise<boolean> {
+  const inserts = outbox.map((statement, i) => `event${i} AS (${statement.sql} RETURNING event_id)`);
   const rows = await em.execute<{ event_id: string }[]>(
     `WITH finished AS (
        UPDATE upload SET status = ?, variants = ?::jsonb, reason = ?, finished_at = now()
         WHERE id = ? AND status = 'pending'
-        RETURNING id
-     )
-     ${outbox.sql}
-     RETURNING event_id`,
+        RETURNING id, owner_pending
+     ),
+     ${inserts.join(',\n     ')}
+     ${outbox.map((_, i) => `SELECT event_id FROM event${i}`).join(' UNION ALL ')}`,
     [
       outcome.status,
       outcome.status === 'ready' ? JSON.stringify(outcome.variants) : null,
       outcome.status === 'failed' ? outcome.reason : null,
       id,
-      ...outbox.params,
+      ...outbox.flatMap((statement) => statement.params),
     ],
   );
   return rows.length > 0;
