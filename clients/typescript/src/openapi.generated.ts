@@ -710,7 +710,11 @@ export interface components {
             ownerType?: "job" | "candidate";
             /** Format: uuid */
             ownerId?: string;
+            /** @description With an owner: true once the posting or candidate is known to exist in the tenant. Until then the upload expires at expiresAt */
+            ownerConfirmed?: boolean;
             uploadedAt: string;
+            /** @description Present while the upload has no owner, or an owner not (yet) known: after this time it is removed (within a quarter of the time it was kept, at most 15 minutes later) */
+            expiresAt?: string;
             /** @description Empty until the upload is ready */
             variants: components["schemas"]["UploadVariant"][];
         };
@@ -2354,6 +2358,7 @@ export interface operations {
                      *       "status": "ready",
                      *       "ownerType": "job",
                      *       "ownerId": "0b6f3c8e-4a2d-4c1e-9f57-2d8a1e6b9c40",
+                     *       "ownerConfirmed": true,
                      *       "uploadedAt": "2026-11-29T10:10:00.000Z",
                      *       "variants": [
                      *         {

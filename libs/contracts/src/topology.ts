@@ -91,9 +91,13 @@ export const topology: Topology = {
       },
       { topic: 'matching-events', types: ['match.found.v1', 'job.matched.v1'] },
     ]),
-    // media consumes apikey.* events to keep its projection of key hashes.
+    // media consumes apikey.* events to keep its projection of key hashes, and
+    // the postings and candidates (their ids only) that uploads may name as owner.
     'media-inbox': queue('media', [
-      { topic: 'jobs-events', types: ['apikey.issued.v1', 'apikey.revoked.v1'] },
+      {
+        topic: 'jobs-events',
+        types: ['apikey.issued.v1', 'apikey.revoked.v1', 'job.posted.v1', 'candidate.registered.v1'],
+      },
     ]),
     // Each subscriber service of the registry: `<name>-inbox`, filtered on its event types.
     ...registeredQueues({

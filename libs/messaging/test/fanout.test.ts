@@ -26,8 +26,9 @@ describe('SNS fan-out through the topology', () => {
       expect(message!.MessageAttributes?.type?.StringValue).toBe('job.posted.v1');
     }
 
-    // media-inbox subscribes to jobs-events too, but only to apikey.*: the next
-    // event it receives is the apikey one published after, never job.posted.
+    // media-inbox subscribes to jobs-events too, but only to apikey.* and the
+    // owners of uploads (job.posted.v1, candidate.registered.v1): it receives
+    // the posting and the apikey event, never matching's event.
     const keyId = randomUUID();
     const issued = createEvent(
       'apikey.issued.v1',
@@ -47,8 +48,8 @@ describe('SNS fan-out through the topology', () => {
     );
     await publisher.publishBatch(topo.topics['jobs-events']!.arn, [{ event: issued }]);
     await publisher.publish(topo.topics['matching-events']!.arn, found);
-    const media = await receiveCount(aws.sqs, topo.queues['media-inbox']!.url, 1);
-    expect(media.map((m) => JSON.parse(m.Body!).type)).toEqual(['apikey.issued.v1']);
+    const media = await receiveCount(aws.sqs, topo.queues['media-inbox']!.url, 2);
+    expect(media.map((m) => JSON.parse(m.Body!).type).sort()).toEqual(['apikey.issued.v1', 'job.posted.v1']);
     // jobs-inbox does not subscribe to jobs-events at all: it only sees match.found.v1.
     const jobs = await receiveCount(aws.sqs, topo.queues['jobs-inbox']!.url, 1);
     expect(jobs.map((m) => JSON.parse(m.Body!).type)).toEqual(['match.found.v1']);

@@ -94,6 +94,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     queue,
     limits,
     quotaBytes: config.MEDIA_TENANT_QUOTA_BYTES,
+    unattachedTtlMs: config.MEDIA_UNATTACHED_TTL_MS,
     publicUrl: config.MEDIA_PUBLIC_URL,
     log: deps.log,
   });
@@ -116,6 +117,7 @@ export function describeApi(): Promise<OpenApiDocument> {
       queue: notServed('queue'),
       limits: notServed('limits'),
       quotaBytes: 0,
+      unattachedTtlMs: 0,
       publicUrl: '',
       log: notServed('log'),
     });

@@ -80,7 +80,7 @@ export const configSchema = serviceConfigSchema('media').extend({
     Number.MAX_SAFE_INTEGER,
   ),
   MEDIA_UNATTACHED_TTL_MS: positiveInt(
-    'An upload sent without an owner (ownerType/ownerId) is removed, bytes and all, this long after it was accepted.',
+    "An upload sent without an owner (ownerType/ownerId), or naming a posting or candidate media has not heard of in the tenant, is removed, bytes and all, this long after it was accepted (unless the owner's event arrives first).",
     3_600_000,
     7 * 24 * 3_600_000,
   ),

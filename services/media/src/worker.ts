@@ -5,6 +5,7 @@ import { bucketOf } from './app.ts';
 import { type Config, imageLimitsOf } from './config.ts';
 import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
 import { configureSharp, createImageLimiter } from './modules/images/index.ts';
+import { ownerHandlers } from './modules/owners/consumers.ts';
 import { type ResizeOutcome, startResizeWorker } from './modules/resize/processor.ts';
 import { sweepPendingUploads } from './modules/resize/sweep.ts';
 import { createMediaStore } from './modules/storage/index.ts';
@@ -18,7 +19,7 @@ export interface WorkerHooks {
 }
 
 /**
- * The media worker role: the inbox (the API-key projection), the `resize`
+ * The media worker role: the inbox (the API-key and owners projections), the `resize`
  * BullMQ worker (variants to S3, the upload finished with its event), the
  * outbox relay (media.processed.v1 / media.failed.v1) and housekeeping.
  */
@@ -55,7 +56,10 @@ export async function startWorker(
     backoff,
   });
   const inbox = await startInbox(deps, {
-    handlers: apiKeyHandlers(deps.orm, { eventKey: config.APIKEY_EVENT_KEY }),
+    handlers: {
+      ...apiKeyHandlers(deps.orm, { eventKey: config.APIKEY_EVENT_KEY }),
+      ...ownerHandlers(deps.orm, config.MEDIA_PUBLIC_URL),
+    },
     consumer: hooks.onMessage ? { onMessage: hooks.onMessage } : {},
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
     housekeeping: [
@@ -73,10 +77,14 @@ export async function startWorker(
         name: 'unattached-uploads-expiry',
         intervalMs: Math.max(1000, Math.min(15 * 60_000, Math.floor(config.MEDIA_UNATTACHED_TTL_MS / 4))),
         run: async () => {
-          const removed = await expireUnattachedUploads(deps.orm.em.fork(), store, {
+          const { attached, removed } = await expireUnattachedUploads(deps.orm.em.fork(), store, {
             olderThanMs: config.MEDIA_UNATTACHED_TTL_MS,
+            publicUrl: config.MEDIA_PUBLIC_URL,
           });
-          if (removed.length > 0) log.info({ removed: removed.length }, 'removed uploads without an owner');
+          if (attached > 0) log.info({ attached }, 'attached uploads whose owner is now known');
+          if (removed.length > 0) {
+            log.info({ removed: removed.length }, 'removed uploads without a known owner');
+          }
         },
       },
     ],

@@ -15,12 +15,15 @@ import {
 import { hashApiKey } from '@hireflow/runtime';
 import { type TestAws, testAws, testTopology } from '@hireflow/testing';
 import { startTestProducer, type TestProducer } from '@hireflow/testing/producer';
+import { sampleEvent } from '@hireflow/testing/samples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MediaHarness, startMediaHarness } from './harness.ts';
+import { png } from './fixtures/images.ts';
+import { filePart, type MediaHarness, startMediaHarness } from './harness.ts';
 
 // media authenticates with its projection of jobs' API keys. A media database
 // created after the keys were issued never saw their events; a replay of
-// jobs' log into media-inbox brings them (docs/replay.md).
+// jobs' log into media-inbox brings them (docs/replay.md). The same goes for
+// the owners of uploads (job.posted.v1, candidate.registered.v1).
 
 interface Key {
   key: string;
@@ -187,4 +190,38 @@ describe('replaying API keys into a media that is newer than them', () => {
     }
     // Two replay runs through the CLI's code path and a consumer draining each: slow on a loaded machine.
   }, 90_000);
+});
+
+describe('replaying owners into media (the backfill of its owners projection)', () => {
+  it('attaches an upload that names a posting from before the projection existed, once its job.posted.v1 is replayed', async () => {
+    const h = await startMediaHarness('media-replay-owners');
+    try {
+      await h.startWorker();
+      const jobId = randomUUID();
+      const res = await h.upload([
+        { name: 'ownerType', data: 'job' },
+        { name: 'ownerId', data: jobId },
+        filePart(await png(32, 32)),
+      ]);
+      const id = res.json<{ id: string }>().id;
+      const view = async () =>
+        (await h.app.inject({ method: 'GET', url: `/v1/uploads/${id}`, headers: h.tenants.a.auth })).json<{
+          ownerConfirmed?: boolean;
+        }>();
+      expect((await view()).ownerConfirmed).toBe(false);
+
+      // The posting is in jobs' log (published before media's database existed).
+      const posted = sampleEvent('job.posted.v1', { tenantId: h.tenants.a.tenantId, jobId });
+      await producer.commit([posted]);
+      await producer.waitLogged([posted.id]);
+      const summary = await replayInto(h, {
+        plan: planReplay(topology, { queue: 'media-inbox', types: ['job.posted.v1'] }),
+      });
+      expect(summary.interrupted).toBe(false);
+      await h.spy.waitForHandled(posted.id);
+      expect((await view()).ownerConfirmed).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
 });

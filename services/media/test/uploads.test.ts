@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { recordOwner } from '../src/modules/owners/store.ts';
 import { jpeg, jpegWithOrientation, png } from './fixtures/images.ts';
 import { filePart, PUBLIC_URL, useMediaHarness } from './harness.ts';
 
@@ -11,7 +12,9 @@ const path = (url: string) => url.slice(PUBLIC_URL.length);
 
 describe('POST /v1/uploads → worker → GET /v1/uploads/{id}', () => {
   it('answers 202 at once, then the variants appear with the right sizes and formats, announced once', async () => {
+    // A posting media knows (its job.posted.v1 arrived: owners.test.ts), so the event names it.
     const ownerId = randomUUID();
+    await recordOwner(h.deps.orm.em.fork(), { tenantId: h.tenants.a.tenantId, ownerType: 'job', ownerId });
     const res = await h.upload([
       filePart(await jpeg(2000, 1500), { filename: 'photo.jpg' }),
       { name: 'ownerType', data: 'job' },
@@ -25,7 +28,13 @@ describe('POST /v1/uploads → worker → GET /v1/uploads/{id}', () => {
     expect(res.headers['cache-control']).toBe('no-store');
 
     const view = await h.waitForFinished(body.id);
-    expect(view).toMatchObject({ id: body.id, status: 'ready', ownerType: 'job', ownerId });
+    expect(view).toMatchObject({
+      id: body.id,
+      status: 'ready',
+      ownerType: 'job',
+      ownerId,
+      ownerConfirmed: true,
+    });
     expect(view.variants).toEqual([
       {
         name: 'medium',

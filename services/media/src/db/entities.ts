@@ -35,6 +35,12 @@ export const Upload = defineEntity({
     status: p.enum(['pending', 'ready', 'failed'] as const),
     ownerType: p.enum(['job', 'candidate'] as const).nullable(),
     ownerId: p.uuid().nullable(),
+    /**
+     * The owner is named but media has not heard of it (no job.posted.v1 /
+     * candidate.registered.v1 of the tenant yet): the upload expires like one
+     * without an owner unless the owner's event arrives in time.
+     */
+    ownerPending: p.boolean().default(false),
     /** Detected from the bytes, never from the client. */
     contentType: p.string(),
     sizeBytes: p.integer(),

@@ -17,6 +17,7 @@ export const uploadExample = {
   status: 'ready',
   ownerType: 'job',
   ownerId: POSTING_ID,
+  ownerConfirmed: true,
   uploadedAt: '2026-11-29T10:10:00.000Z',
   variants: [
     {

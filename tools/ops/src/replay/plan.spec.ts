@@ -44,11 +44,11 @@ describe('planReplay', () => {
     expect(() => planReplay(topology, { queue: 'media-inbox', types: ['apikey.issued.v2'] })).toThrow(
       '--types: apikey.issued.v2 is not in the event catalog',
     );
-    expect(() => planReplay(topology, { queue: 'media-inbox', types: ['job.posted.v1'] })).toThrow(
+    expect(() => planReplay(topology, { queue: 'media-inbox', types: ['job.closed.v1'] })).toThrow(
       ReplayInputError,
     );
-    expect(() => planReplay(topology, { queue: 'media-inbox', types: ['job.posted.v1'] })).toThrow(
-      'media-inbox does not subscribe to job.posted.v1: its consumer would dead-letter it (it takes apikey.issued.v1, apikey.revoked.v1)',
+    expect(() => planReplay(topology, { queue: 'media-inbox', types: ['job.closed.v1'] })).toThrow(
+      'media-inbox does not subscribe to job.closed.v1: its consumer would dead-letter it (it takes apikey.issued.v1, apikey.revoked.v1, job.posted.v1, candidate.registered.v1)',
     );
   });
 });

@@ -26,6 +26,8 @@ export interface UploadRoutesOptions {
   limits: ImageLimits;
   /** Bytes of originals one tenant may keep (MEDIA_TENANT_QUOTA_BYTES). */
   quotaBytes: number;
+  /** How long an upload without a known owner is kept (MEDIA_UNATTACHED_TTL_MS). */
+  unattachedTtlMs: number;
   publicUrl: string;
   log: Logger;
 }
@@ -78,7 +80,21 @@ const uploadView = z
     reason: z.string().optional().describe('Why the upload failed'),
     ownerType: ownerType.optional(),
     ownerId: z.uuid().optional(),
+    ownerConfirmed: z
+      .boolean()
+      .optional()
+      .describe(
+        'With an owner: true once the posting or candidate is known to exist in the tenant. ' +
+          'Until then the upload expires at expiresAt',
+      ),
     uploadedAt: z.string(),
+    expiresAt: z
+      .string()
+      .optional()
+      .describe(
+        'Present while the upload has no owner, or an owner not (yet) known: after this time ' +
+          'it is removed (within a quarter of the time it was kept, at most 15 minutes later)',
+      ),
     variants: z.array(variantView).describe('Empty until the upload is ready'),
   })
   .meta({
@@ -207,7 +223,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesOptions> = async (a
       const { tenantId } = principalOf(request);
       const upload = await findUpload(options.orm.em.fork(), tenantId, request.params.id);
       if (!upload) throw new HttpProblem(404, 'NOT_FOUND', `No upload ${request.params.id}`);
-      return toUploadView(upload, options.publicUrl);
+      return toUploadView(upload, options.publicUrl, options.unattachedTtlMs);
     },
   );
 };

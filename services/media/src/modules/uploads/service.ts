@@ -91,22 +91,54 @@ const publicVariants = (publicUrl: string, uploadId: string, variants: StoredVar
     url: variantUrl(publicUrl, uploadId, name),
   }));
 
-/** The API's view of an upload. */
-export function toUploadView(upload: UploadEntity, publicUrl: string) {
+/**
+ * The API's view of an upload. One without an owner, or whose owner media
+ * has not heard of yet, shows when it expires (`unattachedTtlMs` after it was
+ * accepted).
+ */
+export function toUploadView(upload: UploadEntity, publicUrl: string, unattachedTtlMs: number) {
+  const { ownerType, ownerId } = upload;
+  const owned = ownerType && ownerId ? { ownerType, ownerId, ownerConfirmed: !upload.ownerPending } : null;
+  const expires = !owned || upload.ownerPending;
   return {
     id: upload.id,
     status: upload.status,
     ...(upload.reason ? { reason: upload.reason } : {}),
-    ...(upload.ownerType && upload.ownerId ? { ownerType: upload.ownerType, ownerId: upload.ownerId } : {}),
+    ...owned,
     uploadedAt: upload.createdAt.toISOString(),
+    ...(expires ? { expiresAt: new Date(upload.createdAt.getTime() + unattachedTtlMs).toISOString() } : {}),
     variants: publicVariants(publicUrl, upload.id, upload.variants ?? []),
   };
+}
+
+/** `media.processed.v1` of a ready upload, with its owner or without. */
+function processedEvent(
+  upload: Pick<UploadEntity, 'id' | 'tenantId' | 'createdAt'>,
+  owner: { ownerType: OwnerType; ownerId: string } | undefined,
+  variants: StoredVariant[],
+  publicUrl: string,
+) {
+  return createEvent(
+    'media.processed.v1',
+    {
+      uploadId: upload.id,
+      tenantId: upload.tenantId,
+      ...owner,
+      uploadedAt: upload.createdAt.toISOString(),
+      variants: publicVariants(publicUrl, upload.id, variants),
+    },
+    { source: SOURCE, subject: upload.id },
+  );
 }
 
 /**
  * Marks a pending upload ready and announces `media.processed.v1`, in one
  * conditional statement: false (nothing written, nothing emitted) when the
- * upload is no longer pending.
+ * upload is no longer pending. The event names the owner only when media
+ * knows it at that instant (`owner_pending` false in the finishing row): an
+ * upload whose owner is still unknown is announced without one, and with its
+ * owner when the owner's event attaches it (`announceAttached`), so a posting
+ * or candidate never shows an image that is going to expire.
  */
 export function finishReady(
   em: EntityManager,
@@ -114,23 +146,53 @@ export function finishReady(
   variants: StoredVariant[],
   publicUrl: string,
 ): Promise<boolean> {
-  const event = createEvent(
-    'media.processed.v1',
-    {
-      uploadId: upload.id,
-      tenantId: upload.tenantId,
-      ...(upload.ownerType && upload.ownerId ? { ownerType: upload.ownerType, ownerId: upload.ownerId } : {}),
-      uploadedAt: upload.createdAt.toISOString(),
-      variants: publicVariants(publicUrl, upload.id, variants),
-    },
-    { source: SOURCE, subject: upload.id },
-  );
-  return finishUpload(
-    em,
-    upload.id,
-    { status: 'ready', variants },
-    outboxInsertStatement(event, { from: 'finished' }),
-  );
+  const { ownerType, ownerId } = upload;
+  const ready = { status: 'ready' as const, variants };
+  if (!ownerType || !ownerId) {
+    const event = processedEvent(upload, undefined, variants, publicUrl);
+    return finishUpload(em, upload.id, ready, [outboxInsertStatement(event, { from: 'finished' })]);
+  }
+  const owned = processedEvent(upload, { ownerType, ownerId }, variants, publicUrl);
+  const unowned = processedEvent(upload, undefined, variants, publicUrl);
+  return finishUpload(em, upload.id, ready, [
+    outboxInsertStatement(owned, { from: 'finished WHERE NOT finished.owner_pending' }),
+    outboxInsertStatement(unowned, { from: 'finished WHERE finished.owner_pending' }),
+  ]);
+}
+
+/** An upload the owner's event (or the expiry's check) has just attached. */
+export interface AttachedUpload {
+  id: string;
+  tenant_id: string;
+  owner_type: OwnerType;
+  owner_id: string;
+  status: 'pending' | 'ready' | 'failed';
+  variants: StoredVariant[] | null;
+  created_at: Date;
+}
+
+/**
+ * Announces, in the caller's transaction, `media.processed.v1` with its owner
+ * for each attached upload that is ready (it was announced without one).
+ * One still pending is announced with its owner when it finishes; a failed
+ * one has nothing to show.
+ */
+export async function announceAttached(
+  em: EntityManager,
+  attached: AttachedUpload[],
+  publicUrl: string,
+): Promise<void> {
+  for (const row of attached) {
+    if (row.status !== 'ready' || !row.variants) continue;
+    const event = processedEvent(
+      { id: row.id, tenantId: row.tenant_id, createdAt: new Date(row.created_at) },
+      { ownerType: row.owner_type, ownerId: row.owner_id },
+      row.variants,
+      publicUrl,
+    );
+    const statement = outboxInsertStatement(event);
+    await em.execute(statement.sql, statement.params);
+  }
 }
 
 /** Marks a pending upload failed with a reason a client may read, and announces `media.failed.v1`. */
@@ -140,10 +202,7 @@ export function finishFailed(em: EntityManager, upload: UploadEntity, reason: st
     { uploadId: upload.id, tenantId: upload.tenantId, reason },
     { source: SOURCE, subject: upload.id },
   );
-  return finishUpload(
-    em,
-    upload.id,
-    { status: 'failed', reason },
+  return finishUpload(em, upload.id, { status: 'failed', reason }, [
     outboxInsertStatement(event, { from: 'finished' }),
-  );
+  ]);
 }

@@ -16,17 +16,27 @@ export interface NewUpload {
 }
 
 /**
- * Records a pending upload. An id that exists already (it derives from an
- * Idempotency-Key: a retry after the key's lease) keeps its row: false.
+ * Records a pending upload. An upload naming an owner that media's owners
+ * projection does not hold for the tenant is recorded `owner_pending` (it
+ * expires unless the owner's event arrives: modules/owners). An id that
+ * exists already (it derives from an Idempotency-Key: a retry after the
+ * key's lease) keeps its row: false.
  */
 export async function insertUpload(em: EntityManager, row: NewUpload): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
-    `INSERT INTO upload (id, tenant_id, status, owner_type, owner_id, content_type, size_bytes, width, height, created_at)
-     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO upload (id, tenant_id, status, owner_type, owner_id, owner_pending, content_type, size_bytes, width, height, created_at)
+     VALUES (?, ?, 'pending', ?, ?,
+             ?::uuid IS NOT NULL AND NOT EXISTS (
+               SELECT 1 FROM known_owner WHERE tenant_id = ? AND owner_type = ?::text AND owner_id = ?::uuid),
+             ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     [
       row.id,
+      row.tenantId,
+      row.ownerType,
+      row.ownerId,
+      row.ownerId,
       row.tenantId,
       row.ownerType,
       row.ownerId,
@@ -72,30 +82,34 @@ export type Outcome = { status: 'ready'; variants: StoredVariant[] } | { status:
 
 /**
  * Finishes a pending upload and, in the same statement, writes its event to
- * the outbox (`outbox` is `outboxInsertStatement(event, { from: 'finished' })`): a
- * CTE writes both or neither. An upload no longer pending (a redelivered or
- * re-run task, a racing worker) changes nothing and emits nothing: false.
+ * the outbox: a CTE writes both or neither. Each statement of `outbox` is
+ * `outboxInsertStatement(event, { from: 'finished …' })` over the finished row
+ * (`finished.owner_pending` is its state at that instant, so the event can
+ * depend on it); those whose `FROM` yields no row write nothing. An upload no
+ * longer pending (a redelivered or re-run task, a racing worker) changes
+ * nothing and emits nothing: false.
  */
 export async function finishUpload(
   em: EntityManager,
   id: string,
   outcome: Outcome,
-  outbox: { sql: string; params: unknown[] },
+  outbox: { sql: string; params: unknown[] }[],
 ): Promise<boolean> {
+  const inserts = outbox.map((statement, i) => `event${i} AS (${statement.sql} RETURNING event_id)`);
   const rows = await em.execute<{ event_id: string }[]>(
     `WITH finished AS (
        UPDATE upload SET status = ?, variants = ?::jsonb, reason = ?, finished_at = now()
         WHERE id = ? AND status = 'pending'
-        RETURNING id
-     )
-     ${outbox.sql}
-     RETURNING event_id`,
+        RETURNING id, owner_pending
+     ),
+     ${inserts.join(',\n     ')}
+     ${outbox.map((_, i) => `SELECT event_id FROM event${i}`).join(' UNION ALL ')}`,
     [
       outcome.status,
       outcome.status === 'ready' ? JSON.stringify(outcome.variants) : null,
       outcome.status === 'failed' ? outcome.reason : null,
       id,
-      ...outbox.params,
+      ...outbox.flatMap((statement) => statement.params),
     ],
   );
   return rows.length > 0;
@@ -111,17 +125,37 @@ export function stalePendingUploads(em: EntityManager, olderThanMs: number, limi
   );
 }
 
-/** Uploads without an owner older than `olderThanMs`, oldest first (what the expiry removes). */
-export function unattachedUploads(em: EntityManager, olderThanMs: number, limit: number) {
+/**
+ * Uploads that expire (no owner, or an owner media has not heard of) older
+ * than `olderThanMs`, oldest first. A pending one is left to finish first (its
+ * resize would write variants after the removal); the resize sweep ends any
+ * pending upload that cannot.
+ */
+export function expirableUploads(em: EntityManager, olderThanMs: number, limit: number) {
   return em.execute<{ id: string; tenant_id: string }[]>(
     `SELECT id, tenant_id FROM upload
-      WHERE owner_id IS NULL AND created_at < now() - make_interval(secs => ?::double precision / 1000)
+      WHERE (owner_id IS NULL OR owner_pending) AND status <> 'pending'
+        AND created_at < now() - make_interval(secs => ?::double precision / 1000)
       ORDER BY created_at LIMIT ?`,
     [olderThanMs, limit],
   );
 }
 
-/** Forgets an upload (its bytes are deleted first). */
-export async function deleteUpload(em: EntityManager, id: string): Promise<void> {
-  await em.execute('DELETE FROM upload WHERE id = ?', [id]);
+/**
+ * Removes an upload that still expires, in the caller's transaction: the row
+ * stays locked until the caller (which deletes the bytes next) commits, so an
+ * owner's event arriving meanwhile waits and then finds no upload to attach,
+ * and an owner known by now keeps its upload. False when it no longer expires.
+ */
+export async function deleteExpiredUpload(em: EntityManager, id: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `DELETE FROM upload u
+      WHERE u.id = ? AND (u.owner_id IS NULL OR u.owner_pending) AND u.status <> 'pending'
+        AND NOT EXISTS (
+          SELECT 1 FROM known_owner o
+           WHERE o.tenant_id = u.tenant_id AND o.owner_type = u.owner_type AND o.owner_id = u.owner_id)
+      RETURNING u.id`,
+    [id],
+  );
+  return rows.length > 0;
 }

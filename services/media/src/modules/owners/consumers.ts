@@ -1,0 +1,34 @@
+import type { CloudEvent } from '@hireflow/contracts';
+import type { MikroORM } from '@hireflow/db';
+import { type EventHandlers, handleOnce } from '@hireflow/messaging';
+import { announceAttached } from '../uploads/service.ts';
+import { type OwnerRef, recordOwner } from './store.ts';
+
+/**
+ * media's inbox: the owners projection. Only the ids are read from the
+ * events (a candidate's name and email are never stored or logged by media).
+ * Each event is applied once, keyed by its id, in one transaction with its
+ * idempotency claim; the writes are idempotent anyway, so a replay of an
+ * owner media knows changes nothing. The uploads it attaches that are ready
+ * are announced again, now with their owner (`publicUrl`: MEDIA_PUBLIC_URL).
+ */
+export function ownerHandlers(orm: MikroORM, publicUrl: string): EventHandlers {
+  const apply = (event: { id: string }, owner: OwnerRef) =>
+    handleOnce(orm, event, async (em) => {
+      const attached = await recordOwner(em, owner);
+      await announceAttached(em, attached, publicUrl);
+      return attached.length;
+    });
+  return {
+    'job.posted.v1': async (event: CloudEvent<'job.posted.v1'>) => {
+      await apply(event, { tenantId: event.data.tenantId, ownerType: 'job', ownerId: event.data.jobId });
+    },
+    'candidate.registered.v1': async (event: CloudEvent<'candidate.registered.v1'>) => {
+      await apply(event, {
+        tenantId: event.data.tenantId,
+        ownerType: 'candidate',
+        ownerId: event.data.candidateId,
+      });
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { ownerHandlers } from './consumers.ts';
+export { attachKnownOwners, type OwnerRef, recordOwner } from './store.ts';
