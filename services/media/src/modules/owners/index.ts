@@ -1,2 +1,0 @@
-export { ownerHandlers } from './consumers.ts';
-export { attachKnownOwners, type OwnerRef, recordOwner } from './store.ts';
