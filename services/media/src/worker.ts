@@ -5,11 +5,11 @@ import { bucketOf } from './app.ts';
 import { type Config, imageLimitsOf } from './config.ts';
 import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
 import { configureSharp, createImageLimiter } from './modules/images/index.ts';
-import { ownerHandlers } from './modules/owners/consumers.ts';
 import { type ResizeOutcome, startResizeWorker } from './modules/resize/processor.ts';
 import { sweepPendingUploads } from './modules/resize/sweep.ts';
 import { createMediaStore } from './modules/storage/index.ts';
 import { expireUnattachedUploads } from './modules/uploads/expiry.ts';
+import { ownerHandlers } from './modules/uploads/owner-consumers.ts';
 import { createResizeQueue } from './modules/uploads/resize-queue.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@hireflow/db';
-import type { OwnerType } from '../../db/entities.ts';
-import type { AttachedUpload } from '../uploads/service.ts';
+import type { OwnerType, StoredVariant } from '../../db/entities.ts';
 
 // media's projection of the owners an upload may name: the postings
 // (job.posted.v1) and candidates (candidate.registered.v1) of each tenant,
@@ -13,6 +12,17 @@ export interface OwnerRef {
   tenantId: string;
   ownerType: OwnerType;
   ownerId: string;
+}
+
+/** An upload the owner's event (or the expiry's check) has just attached. */
+export interface AttachedUpload {
+  id: string;
+  tenant_id: string;
+  owner_type: OwnerType;
+  owner_id: string;
+  status: 'pending' | 'ready' | 'failed';
+  variants: StoredVariant[] | null;
+  created_at: Date;
 }
 
 const ATTACHED_COLUMNS = 'id, tenant_id, owner_type, owner_id, status, variants, created_at';

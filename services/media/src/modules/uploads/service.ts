@@ -5,9 +5,10 @@ import { idFromKey } from '@hireflow/idempotency';
 import { type Logger, outboxInsertStatement } from '@hireflow/messaging';
 import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.ts';
 import { type ImageLimits, inspectImage } from '../images/index.ts';
+import type { AttachedUpload } from '../owners/store.ts';
 import type { MediaStore } from '../storage/index.ts';
 import { enqueueResize, type ResizeQueue } from './resize-queue.ts';
-import { findUpload, finishUpload, insertUpload, tenantStoredBytes } from './store.ts';
+import { findUpload, finishUpload, insertOutboxEvent, insertUpload, tenantStoredBytes } from './store.ts';
 
 const SOURCE = 'hireflow/media' as const;
 
@@ -160,17 +161,6 @@ export function finishReady(
   ]);
 }
 
-/** An upload the owner's event (or the expiry's check) has just attached. */
-export interface AttachedUpload {
-  id: string;
-  tenant_id: string;
-  owner_type: OwnerType;
-  owner_id: string;
-  status: 'pending' | 'ready' | 'failed';
-  variants: StoredVariant[] | null;
-  created_at: Date;
-}
-
 /**
  * Announces, in the caller's transaction, `media.processed.v1` with its owner
  * for each attached upload that is ready (it was announced without one).
@@ -190,8 +180,7 @@ export async function announceAttached(
       row.variants,
       publicUrl,
     );
-    const statement = outboxInsertStatement(event);
-    await em.execute(statement.sql, statement.params);
+    await insertOutboxEvent(em, outboxInsertStatement(event));
   }
 }
 

@@ -1,8 +1,8 @@
 import type { CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
 import { type EventHandlers, handleOnce } from '@hireflow/messaging';
-import { announceAttached } from '../uploads/service.ts';
-import { type OwnerRef, recordOwner } from './store.ts';
+import { type OwnerRef, recordOwner } from '../owners/store.ts';
+import { announceAttached } from './service.ts';
 
 /**
  * media's inbox: the owners projection. Only the ids are read from the
