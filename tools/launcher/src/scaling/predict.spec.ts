@@ -22,10 +22,10 @@ describe('the capacity model on a burst', () => {
   });
 
   it('drains at the arrival rate when one worker keeps up', () => {
-    // 200 events/s arrive for 10 s; 500/s are handled: nothing waits past each second.
+    // 200 events/s arrive for 10 s; 500/s are handled: the last is done in the 10th second.
     const p = predictBurst(load, policy, 500, { intervalSeconds: 1, startSeconds: 5 });
     expect(p.peakWorkers).toBe(1);
-    expect(p.drainSeconds).toBe(0);
+    expect(p.drainSeconds).toBe(10);
   });
 
   it('adds workers by the policy when the backlog grows, each after its start time', () => {
@@ -35,8 +35,9 @@ describe('the capacity model on a burst', () => {
     const p = predictBurst(load, policy, 50, { intervalSeconds: 1, startSeconds: 5 });
     expect(p.peakWorkers).toBe(4);
     // Each starts 5 s after it was added: done by the end of second t (t ≥ 16) is
-    // 50(t+1) + 50(t−10) + 50(t−13) + 50(t−16) = 200t − 1900: 1,900 at 19 s, all at 20 s.
-    expect(p.drainSeconds).toBe(20);
+    // 50(t+1) + 50(t−10) + 50(t−13) + 50(t−16) = 200t − 1900: 1,900 by the end of
+    // second 19, the last 100 in second 20 (t = 20), which ends at 21 s.
+    expect(p.drainSeconds).toBe(21);
   });
 
   it('compares within a tolerance either way', () => {

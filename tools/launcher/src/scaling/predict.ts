@@ -21,7 +21,7 @@ export interface BurstPrediction {
   /** Work per event each pool must do, and what one worker does of it per second. */
   perWorkerPerSecond: number;
   peakWorkers: number;
-  /** From the first event published to the backlog's last non-empty second. */
+  /** From the first event published to the end of the second in which the last of them was handled. */
   drainSeconds: number;
 }
 
@@ -71,11 +71,12 @@ export function predictBurst(
     const working = ready.filter((at) => at <= t).length;
     const done = Math.min(backlog, working * rate);
     backlog -= done;
-    if (backlog > 1e-9) drained = t + 1;
-    else {
+    if (backlog <= 1e-9) {
       backlog = 0;
       oldestArrival = undefined;
     }
+    // Work still arriving or waiting: the burst is not drained by the end of this second.
+    if (backlog > 0 || published < load.events || done > 0) drained = t + 1;
     if (t % options.intervalSeconds === 0) {
       const decision = decideWorkers(
         policy,
