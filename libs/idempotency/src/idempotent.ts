@@ -44,6 +44,14 @@ export interface IdempotencyClaim {
   fencingToken: string;
   /** Aborted when the lease is lost to another holder: stop, the result would be refused. */
   signal: AbortSignal;
+  /**
+   * The key was taken over from a holder whose lease ran out before it
+   * completed. That holder may have done the work and still be trying to
+   * record it (its database was unreachable, so it could neither renew nor
+   * record): work with an effect outside this database should give it a
+   * moment to land its record before doing the work again.
+   */
+  takenOver: boolean;
   /** Pushes the lease `ms` (default: the lease) past now; throws IdempotencyLeaseLostError when lost. */
   extendLease(ms?: number): Promise<void>;
   /**
@@ -113,6 +121,7 @@ async function runWithLease<T>(
     key,
     fencingToken: token,
     signal: lease.signal,
+    takenOver: outcome.takenOver,
     extendLease: async (ms = leaseMs) => {
       if (!(await renewLease(store, key, token, ms))) {
         lost();
@@ -168,6 +177,7 @@ async function runInTransaction<T>(
       key,
       fencingToken: outcome.token,
       signal: new AbortController().signal,
+      takenOver: outcome.takenOver,
       extendLease: (ms = leaseMs) => setTransactionLease(tx, ms),
       // In the transaction the write and the completion commit together anyway.
       completeWith: (target, _result, statement) => runStatement(target, statement),

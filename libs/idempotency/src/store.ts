@@ -22,7 +22,18 @@ export interface ClaimRequest {
 
 export type ClaimOutcome =
   /** `stored`: the row is already completed with a null result (a transactional claim's insert). */
-  { kind: 'claimed'; token: string; stored: boolean } | { kind: 'completed'; result: unknown };
+  | {
+      kind: 'claimed';
+      token: string;
+      stored: boolean;
+      /**
+       * Taken over from a holder whose lease ran out before it completed: that
+       * holder may have done the work without recording it (it died, or it
+       * could not reach the database and is still trying).
+       */
+      takenOver: boolean;
+    }
+  | { kind: 'completed'; result: unknown };
 
 interface StateRow {
   /** The key's advisory lock was free: no other claim of the key is under way. */
@@ -122,7 +133,13 @@ export async function claimKey(em: EntityManager, request: ClaimRequest): Promis
           ttlMs,
           key,
         ]);
-    if (inserted) return { kind: 'claimed', token: inserted.token, stored: request.inTransaction === true };
+    if (inserted)
+      return {
+        kind: 'claimed',
+        token: inserted.token,
+        stored: request.inTransaction === true,
+        takenOver: false,
+      };
     const [row] = await executePrepared<StateRow>(em, STATE_SQL, [key, key]);
     if (!row || row.status === null) {
       // Absent: committed by another after this snapshot (look again), or
@@ -149,7 +166,8 @@ export async function claimKey(em: EntityManager, request: ClaimRequest): Promis
       fingerprint,
       fingerprint,
     ]);
-    if (taken) return { kind: 'claimed', token: taken.token, stored: false };
+    // A completed key past its retention is forgotten; an unfinished one had a holder.
+    if (taken) return { kind: 'claimed', token: taken.token, stored: false, takenOver: !forgotten };
   }
   throw new IdempotencyInProgressError(key, leaseMs);
 }

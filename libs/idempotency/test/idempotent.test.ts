@@ -216,6 +216,30 @@ describe('idempotent', () => {
     await expect(old).rejects.toBeInstanceOf(IdempotencyLeaseLostError);
   });
 
+  it('tells the work whether it took the key over from an unfinished holder', async () => {
+    const key = uniqueName('taken-over');
+    const holding = gate();
+    const seen: boolean[] = [];
+    const old = idempotent(db.orm, { key, heartbeat: false }, async (_em, claim) => {
+      seen.push(claim.takenOver);
+      await holding.opened;
+      return 'old';
+    });
+    await waitFor(() => seen.length === 1);
+    await expireLease(db.orm, key);
+    // The holder never finished: whoever takes the key over is told so.
+    expect(
+      await idempotent(db.orm, { key }, async (_em, claim) => {
+        seen.push(claim.takenOver);
+        return 'new';
+      }),
+    ).toBe('new');
+    holding.open();
+    await expect(old).rejects.toBeInstanceOf(IdempotencyLeaseLostError);
+    // A fresh key is no takeover.
+    expect(seen).toEqual([false, true]);
+  });
+
   it('extendLease pushes the lease, and throws once the claim was taken over', async () => {
     const key = uniqueName('extend');
     const run = idempotent(db.orm, { key, leaseMs: 1_000, heartbeat: false }, async (_em, claim) => {

@@ -22,6 +22,9 @@ describe('tying an email copy to the fault in its send window', () => {
     fault('smtp-outage', 'smtp', 30, 40),
     fault('network-delay', 'postgres', 50, 55),
     fault('network-delay', 'emulator', 10, 15),
+    fault('postgres-long-cut', 'postgres', 70, 200),
+    fault('emulator-cut', 'emulator', 60, 190),
+    fault('redis-wipe', 'redis', 69, 72),
   ];
 
   it('names what stops a notifications worker, slows its database or drops SMTP connections while the window is open', () => {
@@ -40,6 +43,9 @@ describe('tying an email copy to the fault in its send window', () => {
     expect(faultsInSendWindow(faults, at(6))).toContain('kill-worker notifications/3 @12:00:10');
     expect(faultsInSendWindow(faults, at(29))).toEqual(['smtp-outage smtp @12:00:30']);
     expect(faultsInSendWindow(faults, at(52))).toEqual(['network-delay postgres @12:00:50']);
+    // A long cut (longer than the send lease) is the database unreachable too; a Redis wipe
+    // or the emulator alone never holds up the log write.
+    expect(faultsInSendWindow(faults, at(75))).toEqual(['postgres-long-cut postgres @12:01:10']);
   });
 
   it('ties nothing to a copy whose window no such fault touched', () => {

@@ -20,14 +20,20 @@ export const SEND_WINDOW_MS = 5_000;
 const distance = (f: FaultRecord, at: number) => (at < f.start ? f.start - at : at > f.end ? at - f.end : 0);
 
 const WORKER_FAULTS = new Set<FaultKind>(['kill-worker', 'term-worker', 'pause-worker']);
-const DATABASE_FAULTS = new Set<FaultKind>(['postgres-cut', 'postgres-restart', 'network-delay']);
+const DATABASE_FAULTS = new Set<FaultKind>([
+  'postgres-cut',
+  'postgres-long-cut',
+  'postgres-restart',
+  'network-delay',
+]);
 
 /**
  * The faults that can explain a same-Message-ID email copy: those that hit
  * what stands between the first copy's accept and the log write that records
  * it, while that window was open ([accept − 100 ms, accept + SEND_WINDOW_MS]):
  * a notifications worker stopped (killed, terminated, paused past its lock),
- * notifications' database unreachable or slow for the log write, or the SMTP
+ * notifications' database unreachable (cut, long cut, restart) or slow for
+ * the log write, or the SMTP
  * server dropping connections (a 250 the client never read). Nearest first:
  * the first named is the likeliest cause.
  */

@@ -363,7 +363,21 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       sameIdCopies += copies;
       const tied = faultsInSendWindow(faults, first);
       if (tied.length === 0) sameIdUntied += copies;
-      anomaly('same Message-ID copy', `${want.key.replace(/:.*/, '')} ×${got.length}`, first, first, tied);
+      // The later copies' delays say which path sent them again: nodemailer's own re-send of a
+      // message whose connection closed comes within a second or two, a retry after a lost
+      // lease or a dead holder 15 s (the send lease) or more later.
+      const later = got
+        .map((e) => e.acceptedAt - first)
+        .filter((ms) => ms > 0)
+        .sort((a, b) => a - b)
+        .map((ms) => `+${(ms / 1000).toFixed(1)} s`);
+      anomaly(
+        'same Message-ID copy',
+        `${want.key.replace(/:.*/, '')} ${digest.slice(0, 8)} ×${got.length}${later.length ? ` (${later.join(', ')})` : ''}`,
+        first,
+        first,
+        tied,
+      );
     }
   }
   const unexpected = [...byKey.keys()].filter((k) => !expected.emails.has(k)).length;

@@ -1,4 +1,4 @@
-// `pnpm burst [--events N] [--time-scale F] [--out docs/img/scaling-burst.svg]`
+// `pnpm burst [--events N] [--time-scale F] [--worker-start S] [--out docs/img/scaling-burst.svg]`
 //
 // Shows the local autoscaler at work (docs/operations.md, "Scaling"): starts
 // `pnpm start` as an instance of its own (free ports, its own databases,
@@ -7,7 +7,9 @@
 // it grows, drains the backlog and shrinks back. Prints depth, age and worker
 // count over time and writes an SVG chart. Bounded: it stops after the
 // pools are back at their minimum, or after --deadline seconds, and always
-// tears its instance down. Traffic goes to 127.0.0.1 only.
+// tears its instance down. Traffic goes to 127.0.0.1 only. At the end it
+// prints the capacity model's prediction for the same burst beside what the
+// run measured (scaling/predict.ts; docs/capacity.md).
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +26,7 @@ import pg from 'pg';
 import type { ScalingRecord } from '../autoscaler.ts';
 import { type ChartPoint, scalingChart } from '../scaling/chart.ts';
 import { scaleTime } from '../scaling/decide.ts';
+import { BURST_POOLS, compare, perWorkerRate, predictBurst } from '../scaling/predict.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
 const { values: args } = parseArgs({
@@ -32,6 +35,8 @@ const { values: args } = parseArgs({
     'time-scale': { type: 'string', default: '0.05' },
     deadline: { type: 'string', default: '600' },
     out: { type: 'string', default: 'docs/img/scaling-burst.svg' },
+    // How long a worker the autoscaler adds takes to take work, for the prediction.
+    'worker-start': { type: 'string', default: '10' },
   },
 });
 const EVENTS = Number(args.events);
@@ -182,7 +187,8 @@ try {
   const startedAt = Date.now();
   const events = burstEvents(EVENTS);
   await publishBurst(running.urls['sns/sqs']!, events);
-  console.log(`published ${events.length} events in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  const publishSeconds = (Date.now() - startedAt) / 1000;
+  console.log(`published ${events.length} events in ${publishSeconds.toFixed(1)} s`);
 
   // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
   const policies = Object.fromEntries(SERVICE_NAMES.map((s) => [s, scaleTime(workerScaling[s], TIME_SCALE)]));
@@ -242,6 +248,30 @@ try {
     Object.entries(series).map(([s, points]) => [s, Math.max(...points.map((p) => p.workers))]),
   );
   console.log(`peak workers: ${JSON.stringify(peak)}`);
+
+  // The capacity model's prediction for this burst beside the run: the pools
+  // the burst loads, each with its peak workers and its drain time (from the
+  // first event published to the last sample with work waiting).
+  const load = { events: EVENTS, publishSeconds, openPostingsPerTenant: 0 };
+  console.log(
+    `\nprediction vs run (a worker starts in ${args['worker-start']} s; within 30 %: measured ÷ predicted 0.7–1.3)`,
+  );
+  for (const service of BURST_POOLS) {
+    const points = series[service] ?? [];
+    const waiting = points.filter((p) => p.backlog > 0);
+    const measuredDrain = waiting.length > 0 ? Math.max(...waiting.map((p) => p.t)) : 0;
+    const measuredPeak = points.length > 0 ? Math.max(...points.map((p) => p.workers)) : 0;
+    const rate = perWorkerRate(service, load);
+    const predicted = predictBurst(load, policies[service]!, rate, {
+      intervalSeconds: 1,
+      startSeconds: Number(args['worker-start']),
+    });
+    const workers = compare(predicted.peakWorkers, measuredPeak);
+    const drain = compare(predicted.drainSeconds, measuredDrain);
+    console.log(
+      `${service.padEnd(14)} ${rate.toFixed(0)}/s a worker; peak workers predicted ${predicted.peakWorkers}, run ${measuredPeak} (${workers.ratio.toFixed(2)}${workers.within ? '' : ', outside 30 %'}); drain predicted ${predicted.drainSeconds} s, run ${measuredDrain.toFixed(0)} s (${drain.ratio.toFixed(2)}${drain.within ? '' : ', outside 30 %'})`,
+    );
+  }
 } finally {
   await tearDown(launcher.child);
   await rm(join(root, stateDir), { recursive: true, force: true });

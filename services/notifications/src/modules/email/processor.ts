@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { MikroORM } from '@hireflow/db';
+import type { EntityManager, MikroORM } from '@hireflow/db';
 import { IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
 import {
   createTaskWorker,
@@ -14,7 +14,13 @@ import {
 import { signals } from '@hireflow/telemetry';
 import type { TemplateName } from '../../db/entities.ts';
 import { EMAIL_QUEUE, type EmailTask } from '../intents/email-queue.ts';
-import { findSendable, markAttemptFailed, markSentStatement, setIntentStatus } from '../intents/store.ts';
+import {
+  findSendable,
+  markAttemptFailed,
+  markSentStatement,
+  type Sendable,
+  setIntentStatus,
+} from '../intents/store.ts';
 import type { AcceptedEmail, Mailer } from './mailer.ts';
 import { type RenderLinks, render, type TemplateParams } from './templates.ts';
 
@@ -25,6 +31,17 @@ import { type RenderLinks, render, type TemplateParams } from './templates.ts';
  * waits on a dead holder's lease.
  */
 export const SEND_LEASE_MS = 15_000;
+
+/**
+ * How long a send that took over an unfinished claim waits for the previous
+ * holder's record before sending: a holder that could not reach Postgres
+ * after the SMTP accept retries its record at most 2 s apart
+ * (RECORD_BACKOFF), so a live one lands it well within this.
+ */
+export const TAKEOVER_GRACE_MS = SEND_LEASE_MS / 2;
+
+/** How often the waiting send reads the notification log again. */
+const TAKEOVER_POLL_MS = 250;
 
 /** What the first successful run saw; a replay (wrapper or log) returns the same ids. */
 export type SendResult = AcceptedEmail;
@@ -64,6 +81,12 @@ export interface EmailWorkerOptions {
   confirmUrl: (tenantId: string, recipient: string) => string;
   log: Logger;
   onSent?: (sent: SentEmail) => void;
+  /** The send lease (default SEND_LEASE_MS; shorter in tests). */
+  leaseMs?: number;
+  /** How long a send that took over an unfinished claim waits for its previous holder's record (default TAKEOVER_GRACE_MS). */
+  takeoverGraceMs?: number;
+  /** Told when a send took over an unfinished claim and starts waiting for the previous holder's record (tests). */
+  onTakeover?: (key: string) => void;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -83,27 +106,50 @@ type EmailTaskOf = Parameters<Processor>[0];
  *    older than the wrapper's retention);
  * 3. SMTP, then at once one autocommitted UPDATE to `sent`.
  *
+ * A claim taken over from a holder whose lease ran out (claim.takenOver)
+ * first gives that holder TAKEOVER_GRACE_MS to land its record: a holder cut
+ * off from Postgres after the SMTP accept can neither renew its lease nor
+ * record the send, and when Redis lost the task meanwhile (its BullMQ lock
+ * with it), a re-added task takes the expired claim over the moment Postgres
+ * is back, racing the holder's next record attempt.
+ *
  * The only duplicate: a process that dies after the server accepted the
- * message and before step 3 committed. The retry sends the same Message-ID
- * and X-Idempotency-Key, so a provider or a mail client can still drop it.
+ * message and before step 3 committed (or that cannot record it for
+ * `recordRetryMs`). The retry sends the same Message-ID and
+ * X-Idempotency-Key, so a provider or a mail client can still drop it.
  */
 export function emailProcessor(
   options: Pick<
     EmailWorkerOptions,
-    'orm' | 'mailer' | 'log' | 'onSent' | 'recordRetryMs' | 'unsubscribeUrl' | 'confirmUrl'
+    | 'orm'
+    | 'mailer'
+    | 'log'
+    | 'onSent'
+    | 'recordRetryMs'
+    | 'unsubscribeUrl'
+    | 'confirmUrl'
+    | 'leaseMs'
+    | 'takeoverGraceMs'
+    | 'onTakeover'
   >,
 ) {
   const { orm, mailer, log } = options;
+  const leaseMs = options.leaseMs ?? SEND_LEASE_MS;
+  const graceMs = options.takeoverGraceMs ?? TAKEOVER_GRACE_MS;
   return async (task: EmailTaskOf): Promise<SendResult> => {
     const { key } = task.data;
     try {
-      return await idempotent(orm, { key, leaseMs: SEND_LEASE_MS }, async (em, claim) => {
+      return await idempotent(orm, { key, leaseMs }, async (em, claim) => {
         // The notification and its recipient's suppression in one read.
-        const notification = await findSendable(em, key);
+        let notification = await findSendable(em, key);
+        if (claim.takenOver && notification && isUnsent(notification.status)) {
+          options.onTakeover?.(key);
+          notification = await awaitPreviousHolder(em, key, notification, graceMs, claim.signal);
+        }
         if (!notification) throw new PermanentError(`no notification is recorded under ${key}`);
         // `failed` runs only when an operator retried the dead letter (`pnpm dlq
         // retry`): no SMTP accept was ever recorded for it, so it is sent now.
-        if (notification.status !== 'queued' && notification.status !== 'failed') {
+        if (!isUnsent(notification.status)) {
           // Sent by an earlier holder, or refused (suppressed) or held: nothing to send now.
           return {
             messageId: notification.messageId,
@@ -125,6 +171,8 @@ export function emailProcessor(
           unsubscribeUrl,
           confirmUrl,
         });
+        // Taken over while it waited (its process stalled past the lease): the new holder sends.
+        if (claim.signal.aborted) throw new IdempotencyLeaseLostError(key);
         const accepted = await mailer.send({ key, to: notification.recipient, unsubscribeUrl, ...content });
         const acceptedAt = now();
         // The log write and the claim's completion in one autocommitted statement.
@@ -155,6 +203,31 @@ export function emailProcessor(
       throw error;
     }
   };
+}
+
+/** Not sent, not refused: `queued`, or `failed` (an operator retried the dead letter). */
+const isUnsent = (status: Sendable['status']) => status === 'queued' || status === 'failed';
+
+/**
+ * The previous holder of a claim taken over may have sent the email and be
+ * retrying its record (markSent commits even once the claim is lost): read the
+ * log every TAKEOVER_POLL_MS until it says sent (or anything but unsent) or
+ * `graceMs` has passed. Returns what the log says last.
+ */
+async function awaitPreviousHolder(
+  em: EntityManager,
+  key: string,
+  seen: Sendable,
+  graceMs: number,
+  signal: AbortSignal,
+): Promise<Sendable | undefined> {
+  const deadline = Date.now() + graceMs;
+  let current: Sendable | undefined = seen;
+  while (current && isUnsent(current.status) && Date.now() < deadline && !signal.aborted) {
+    await delay(Math.min(TAKEOVER_POLL_MS, Math.max(0, deadline - Date.now())));
+    current = await findSendable(em, key);
+  }
+  return current;
 }
 
 /**
