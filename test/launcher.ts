@@ -31,6 +31,7 @@ export function launch(
       EMULATOR_PORT: '0',
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
+      WEBHOOK_RECEIVER_PORT: '0',
       // Never the default 4318/16686: a developer's `pnpm start` may hold them.
       TRACE_OTLP_PORT: '0',
       TRACE_UI_PORT: '0',

@@ -105,6 +105,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       HIREFLOW_API_PORT: '0',
       TRACE_OTLP_PORT: '0',
       TRACE_UI_PORT: '0',
+      WEBHOOK_RECEIVER_PORT: '0',
       LOG_LEVEL: 'warn',
       HIREFLOW_SCALING: 'on',
     });

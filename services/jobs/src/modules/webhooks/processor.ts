@@ -3,7 +3,7 @@ import type { EntityManager, MikroORM } from '@hireflow/db';
 import { enqueueEvent, type Logger } from '@hireflow/messaging';
 import type { ConcurrencySlots } from '@hireflow/runtime';
 import { signals } from '@hireflow/telemetry';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { DelayedError, type Job } from 'bullmq';
 import type { DeliveryTask } from './deliveries.ts';
 import { circuitOpenUntil, nextAttemptAt, outcomeOf, type RetrySchedule } from './retry.ts';
@@ -132,7 +132,11 @@ async function attempt(
     },
     async (span) => {
       try {
-        const sent = await sendWebhook(endpoint.url, headers, delivery.body, options.send);
+        // The attempt's traceparent goes along: a receiver can quote it, and the local one links the trace.
+        const carrier: Record<string, string> = {};
+        propagation.inject(context.active(), carrier);
+        const traced = carrier.traceparent ? { ...headers, traceparent: carrier.traceparent } : headers;
+        const sent = await sendWebhook(endpoint.url, traced, delivery.body, options.send);
         span.setAttribute('http.response.status_code', sent.statusCode);
         if (outcomeOf(sent.statusCode) !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR });
         return { result: sent as SendResult | undefined, error: undefined };
