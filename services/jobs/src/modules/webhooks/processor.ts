@@ -17,8 +17,8 @@ import {
   type EndpointRow,
   endpointById,
   endpointFailed,
-  endpointSucceeded,
   recordAttempt,
+  recordSuccess,
   tenantContact,
 } from './store.ts';
 
@@ -163,7 +163,21 @@ async function attempt(
     outcome === 'failed'
       ? nextAttemptAt(options.schedule, attemptNumber, delivery.createdAt, now)
       : undefined;
-  const status = outcome === 'delivered' ? 'delivered' : next ? 'pending' : 'failed';
+  if (outcome === 'delivered' && result) {
+    await recordSuccess(
+      em,
+      {
+        deliveryId: delivery.id,
+        attemptedAt,
+        statusCode: result.statusCode,
+        latencyMs,
+        responseBody: result.body,
+      },
+      endpoint.id,
+    );
+    return undefined;
+  }
+  const status = next ? 'pending' : 'failed';
   await em.transactional(async (tx) => {
     await recordAttempt(tx, {
       deliveryId: delivery.id,
@@ -175,10 +189,6 @@ async function attempt(
       status,
       nextAttemptAt: next ?? null,
     });
-    if (outcome === 'delivered') {
-      await endpointSucceeded(tx, endpoint.id);
-      return;
-    }
     if (outcome === 'gone') {
       await disable(tx, endpoint, 'the endpoint answered 410 Gone', now, options.log);
       return;
