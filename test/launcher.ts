@@ -31,6 +31,7 @@ export function launch(
       EMULATOR_PORT: '0',
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
+      WEBHOOK_RECEIVER_PORT: '0',
       // Never the default 4318/16686: a developer's `pnpm start` may hold them.
       TRACE_OTLP_PORT: '0',
       TRACE_UI_PORT: '0',
@@ -105,6 +106,8 @@ export function printedUrls(lines: string[]) {
     urls: pick(new RegExp(`^ {2}(${services})\\s+(http://127\\.0\\.0\\.1:\\d+)\\s`)),
     adminUrls: pick(new RegExp(`^ {2}(${services})\\s.*\\sadmin (http://127\\.0\\.0\\.1:\\d+)$`)),
     mailUi: lines.map((l) => l.match(/^ {2}mail\s+(http:\/\/\S+)/)).find(Boolean)?.[1],
+    /** The local webhook receiver. */
+    webhooks: lines.map((l) => l.match(/^ {2}webhooks\s+(http:\/\/\S+)/)).find(Boolean)?.[1],
     /** The local trace viewer, when the launcher runs one. */
     traces: lines.map((l) => l.match(/^ {2}traces\s+(http:\/\/\S+)/)).find(Boolean)?.[1],
   };

@@ -110,6 +110,7 @@ interface Printed {
   emails: { kind: string; to: string; subject: string; link: string; id: string }[];
   variants: { name: string; width: number; height: number; url: string }[];
   traceLinks: { label: string; link: string; traceId: string }[];
+  webhooks: { type: string; webhookId: string; verification: string; seq: number; traceId: string }[];
 }
 
 /** What `pnpm demo` printed, line by line. */
@@ -151,6 +152,15 @@ function parseDemo(out: string): Printed {
       width: Number(m[2]),
       height: Number(m[3]),
       url: m[4]!,
+    })),
+    webhooks: all(
+      /^ {3}(posting\.matched|upload\.ready)\s+(msg_\S+)(?: \(copy \d+\))? {2}(.+?) {2}http\S+\/deliveries\/(\d+) {2}trace http\S+\/trace\/([0-9a-f]{32})$/gm,
+    ).map((m) => ({
+      type: m[1]!,
+      webhookId: m[2]!,
+      verification: m[3]!,
+      seq: Number(m[4]),
+      traceId: m[5]!,
     })),
     traceLinks: all(/^(POST \/v1\/\S+.*?) {2}(http\S+\/trace\/([0-9a-f]{32}))$/gm).map((m) => ({
       label: m[1]!,
@@ -235,6 +245,33 @@ describe('pnpm demo', () => {
       const response = await fetch(variant.url);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('image/webp');
+    }
+
+    // The webhooks it shows reached the local receiver, verified with the endpoint's secret,
+    // each in the trace of the 202 behind it: posting.matched in the posting's, upload.ready in the upload's.
+    type Delivery = {
+      seq: number;
+      webhookId: string;
+      type: string;
+      verified: boolean | null;
+      traceId?: string;
+    };
+    const received = await get<Delivery[]>(`${urls.webhooks}/api/deliveries`);
+    expect([...new Set(printed.webhooks.map((w) => w.type))].sort()).toEqual([
+      'posting.matched',
+      'upload.ready',
+    ]);
+    for (const webhook of printed.webhooks) {
+      expect(webhook.verification).toBe('verified');
+      expect(received.find((d) => d.seq === webhook.seq)).toMatchObject({
+        webhookId: webhook.webhookId,
+        type: webhook.type,
+        verified: true,
+        traceId: webhook.traceId,
+      });
+      expect(webhook.traceId).toBe(
+        webhook.type === 'posting.matched' ? printed.job.traceId : printed.upload.traceId,
+      );
     }
 
     // Each trace link opens a trace with spans from the services its story crossed.

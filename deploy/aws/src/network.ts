@@ -39,6 +39,19 @@ export class Network extends Construct {
     });
   }
 
+  /**
+   * The public addresses every connection out of the private subnets comes
+   * from: the NAT gateways' Elastic IPs (one today). Webhook deliveries leave
+   * through them, so a consumer can allow-list them (docs/webhooks.md). They
+   * stay as long as the stack keeps its NAT gateways.
+   */
+  get egressIps(): string[] {
+    return this.vpc.publicSubnets.flatMap((subnet) => {
+      const eip = subnet.node.tryFindChild('EIP');
+      return eip instanceof ec2.CfnEIP ? [eip.attrPublicIp] : [];
+    });
+  }
+
   /** The range allowed to reach admin ports: the VPC itself (a scraper inside it), never the internet. */
   get internalPeer(): ec2.IPeer {
     return ec2.Peer.ipv4(this.vpc.vpcCidrBlock);

@@ -10,7 +10,7 @@ import {
   type WorkerScalingPolicy,
 } from '@hireflow/contracts';
 import { POOL_MAX } from '@hireflow/contracts/capacity';
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -170,6 +170,11 @@ export class HireflowStack extends Stack {
       description: "Put the mail provider's SMTP URL here, then redeploy notifications",
     });
     new CfnOutput(this, 'AdminTokenSecret', { value: this.appSecrets.adminToken.secretArn });
+    new CfnOutput(this, 'EgressIps', {
+      value: Fn.join(',', this.network.egressIps),
+      description:
+        'Where webhook deliveries (and every other connection out) come from: for consumers to allow-list',
+    });
     // For one-off commands (`pnpm cli api-key create`) as an ECS task: docs/deploy.md.
     const jobs = this.deployments.get('jobs');
     const jobsWorker = jobs?.roles.get('worker');

@@ -107,13 +107,18 @@ describe('isolation', () => {
     // The slow endpoint never had more than its 4 slots' requests at once.
     await waitFor(() => slowInFlight === 4, { timeoutMs: 30_000 });
     expect(slowMaxInFlight).toBe(4);
-    const text = await metrics.text();
-    expect(
-      metricValue(text, 'hireflow_webhook_deliveries_total', { outcome: 'delivered' }),
-    ).toBeGreaterThanOrEqual(events);
-    expect(
-      metricValue(text, 'hireflow_webhook_attempt_duration_seconds_count', { outcome: 'delivered' }),
-    ).toBeGreaterThanOrEqual(events);
+    // Counted once the sender read the answer, a moment after the receiver saw the request.
+    await waitFor(
+      async () => {
+        const text = await metrics.text();
+        return (
+          (metricValue(text, 'hireflow_webhook_deliveries_total', { outcome: 'delivered' }) ?? 0) >= events &&
+          (metricValue(text, 'hireflow_webhook_attempt_duration_seconds_count', { outcome: 'delivered' }) ??
+            0) >= events
+        );
+      },
+      { timeoutMs: 10_000, message: 'every fast delivery counted in the metrics' },
+    );
   }, 120_000);
 
   it("opens a failing endpoint's circuit after 5 consecutive failures: no attempt until it half-opens", async () => {

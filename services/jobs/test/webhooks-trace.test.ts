@@ -80,6 +80,10 @@ describe('tracing', () => {
     for (const span of attempts()) expect(span.spanContext().traceId).toBe(traceId);
     expect(attempts().map((s) => s.attributes['http.response.status_code'])).toEqual([500, 204]);
     expect(attempts().map((s) => s.attributes['webhook.attempt'])).toEqual([1, 2]);
+    // Each request carries its attempt's traceparent (the receiver can link or quote the trace).
+    expect(receiver.received.map((r) => r.headers.traceparent)).toEqual(
+      attempts().map((s) => `00-${traceId}-${s.spanContext().spanId}-01`),
+    );
     const everything = JSON.stringify(
       tracing.exporter
         .getFinishedSpans()

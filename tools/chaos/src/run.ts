@@ -18,6 +18,14 @@ import { startOwnedEmulator, startOwnedPostgres, startOwnedRedis } from './proce
 import { seededRandom } from './random.ts';
 import { markdownReport, timelineSvg } from './report.ts';
 import { startSampler } from './sampler.ts';
+import {
+  countWebhooks,
+  readWebhookRows,
+  registerWebhookEndpoints,
+  startWebhookSinks,
+  webhookProblems,
+  webhookSection,
+} from './webhooks.ts';
 import { type OpRecord, runWorkload } from './workload.ts';
 
 export interface ChaosOptions {
@@ -105,6 +113,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       HIREFLOW_API_PORT: '0',
       TRACE_OTLP_PORT: '0',
       TRACE_UI_PORT: '0',
+      WEBHOOK_RECEIVER_PORT: '0',
       LOG_LEVEL: 'warn',
       HIREFLOW_SCALING: 'on',
     });
@@ -128,6 +137,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       MATCH_SWEEP_INTERVAL_MS: '15000',
       MATCH_SWEEP_AFTER_MS: '60000',
       RESIZE_SWEEP_AFTER_MS: '60000',
+      // Webhook retries within the run: the first after up to 2 s, none more than 20 s apart.
+      WEBHOOK_RETRY_BASE_MS: '1000',
+      WEBHOOK_RETRY_CAP_MS: '20000',
       ...(options.broken
         ? {
             CHAOS_BROKEN: options.broken,
@@ -153,6 +165,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       log(`!! ${reason}`);
     });
     log(`system up in ${((now() - startedAt) / 1000).toFixed(1)} s: api ${platform.api}`);
+    // Two webhook endpoints of the workload's tenant: one flaky, one slow (webhooks.ts).
+    const webhookSinks = await startWebhookSinks(random.fork('webhooks'));
+    cleanups.unshift(() => webhookSinks.close());
+    await registerWebhookEndpoints(platform.api, platform.demo.key, webhookSinks.url);
 
     // The harness reads around the proxies; the workload goes through them, as the services do.
     const sns = new SNSClient(awsClientConfig(`http://127.0.0.1:${emulator.proxy.port}`, region, 5000));
@@ -265,12 +281,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       const expected = await expectedEffects(sources).catch(() => undefined);
       const seen = new Set(smtp.emails.map((e) => e.key));
       const missing = expected ? [...expected.emails.keys()].filter((k) => !seen.has(k)).length : -1;
+      const hooksPending =
+        (await readWebhookRows(sources.databaseUrl('jobs')).catch(() => undefined))?.pending ?? -1;
       if (round % 5 === 0) {
         const busy = last ? Object.entries({ ...last.inbox, ...last.jobs }).filter(([, v]) => v !== 0) : [];
         const queues = busy.length === 0 ? 'empty' : busy.map(([k, v]) => `${k} ${v}`).join(', ');
-        log(`drain: ${missing} expected emails missing; queues: ${queues}`);
+        log(
+          `drain: ${missing} expected emails missing; ${hooksPending} webhook deliveries pending; queues: ${queues}`,
+        );
       }
-      settled = missing === 0 && empty ? settled + 1 : 0;
+      settled = missing === 0 && hooksPending === 0 && empty ? settled + 1 : 0;
       if (settled >= 2) break;
     }
     const drainS = Math.round((now() - drainStart) / 1000);
@@ -282,6 +302,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       ? Object.entries({ ...left.inbox, ...left.jobs }).filter(([, v]) => v !== 0 && v !== null)
       : [];
     const problems = verdict(result);
+    const facts = await expectedEffects(sources);
+    const webhooks = countWebhooks({
+      arrivals: webhookSinks.arrivals,
+      rows: (await readWebhookRows(sources.databaseUrl('jobs'))).rows,
+      expectedFacts: [
+        ...[...facts.candidates.keys()].map((id) => `candidate:${id}`),
+        ...[...facts.uploads.keys()].map((id) => `upload:${id}`),
+      ],
+    });
+    problems.push(...webhookProblems(webhooks));
+    log(
+      `webhooks ${webhooks.delivered}/${webhooks.expected} (lost ${webhooks.lost}, same-id copies ${webhooks.sameIdCopies}, different-id copies ${webhooks.differentIdCopies}, new-event copies ${webhooks.newEventCopies} ${JSON.stringify(webhooks.newEventCopiesByKind)}, failed answers retried ${webhooks.failedAttempts})`,
+    );
     if (backlog.length > 0) {
       problems.push(
         `the drain ended at its bound with work still queued (${backlog.map(([k, v]) => `${k} ${v}`).join(', ')}): what is missing may be backlog rather than loss`,
@@ -306,8 +339,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       svgFile,
     });
     const reportFile = join(options.outDir, 'report.md');
-    await writeFile(reportFile, report);
-    await writeFile(join(options.outDir, 'result.json'), JSON.stringify({ problems, ...result }, null, 1));
+    await writeFile(reportFile, `${report}\n${webhookSection(webhooks)}`);
+    await writeFile(
+      join(options.outDir, 'result.json'),
+      JSON.stringify({ problems, ...result, webhooks }, null, 1),
+    );
     return { result, problems, reportFile };
   } finally {
     for (const cleanup of cleanups) {

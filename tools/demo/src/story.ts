@@ -9,6 +9,7 @@ import { DemoError, poll } from './api.ts';
 import { type DemoCandidate, demoCast } from './cast.ts';
 import { demoLogo } from './logo.ts';
 import { awaitTrace, renderStory, type StoryTrace } from './traces.ts';
+import { type DemoEndpoint, registerEndpoint, showWebhooks } from './webhooks.ts';
 
 export interface DemoTarget {
   api: HireflowClient;
@@ -16,6 +17,8 @@ export interface DemoTarget {
   baseUrl: string;
   /** The mail catcher's page, when `pnpm start` runs one. */
   mail: string | undefined;
+  /** The local webhook receiver, when `pnpm start` runs one. */
+  webhooks: string | undefined;
   /** Where trace links point and traces are read (the local viewer or a Jaeger). */
   traces: string | undefined;
   tag: string;
@@ -62,16 +65,29 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
     }
   }
 
-  say('2. A role is posted (POST /v1/jobs → 202)');
+  let endpoint: DemoEndpoint | undefined;
+  if (target.webhooks) {
+    say(
+      '2. A webhook endpoint on the local receiver (POST /v1/webhooks → 201: posting.matched, upload.ready)',
+    );
+    endpoint = await registerEndpoint(api, target.webhooks, target.tag);
+    say(
+      `   endpoint ${endpoint.id}  ${endpoint.receiver}${endpoint.path}  (its secret handed to the receiver)`,
+    );
+  } else {
+    say('2. No local webhook receiver runs: no webhook endpoint this time');
+  }
+
+  say('3. A role is posted (POST /v1/jobs → 202)');
   const posted = await api.jobs.post(role, { idempotencyKey: randomUUID() });
   say(`   ${role.title}  job ${posted.id}  ${traceLink(posted)}`);
 
-  say('3. Its logo is uploaded (POST /v1/uploads → 202)');
+  say('4. Its logo is uploaded (POST /v1/uploads → 202)');
   const uploaded = await uploadOnceMediaKnowsTheKey(target, posted.id);
   say(`   logo.png  upload ${uploaded.id}  ${traceLink(uploaded)}`);
 
   const eventsPath = `/v1/jobs/${posted.id}/events`;
-  say(`4. Following GET ${eventsPath} (server-sent events) until the posting is matched`);
+  say(`5. Following GET ${eventsPath} (server-sent events) until the posting is matched`);
   const started = Date.now();
   const statuses = await followUntilMatched(target, posted.id);
   say(
@@ -97,6 +113,7 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
         { service: 'matching', name: 'match posting' },
         // One email per match and the recruiter's summary.
         { service: 'notifications', name: 'smtp send', count: matchCount + 1 },
+        ...(endpoint ? [{ service: 'jobs', name: 'webhook attempt' }] : []),
       ],
     });
   }
@@ -120,8 +137,19 @@ export async function runDemo(target: DemoTarget, say: (line: string) => void): 
       expected: [
         { service: 'media', name: 'resize' },
         { service: 'jobs', name: 'process ' },
+        ...(endpoint ? [{ service: 'jobs', name: 'webhook attempt' }] : []),
       ],
     });
+  }
+
+  if (endpoint) {
+    say('');
+    await showWebhooks(
+      endpoint,
+      { jobId: posted.id, uploadId: uploaded.id },
+      { traces: target.traces, timeoutMs: target.timeoutMs },
+      say,
+    );
   }
 
   say('');

@@ -10,3 +10,5 @@ export type { PlatformOptions, RunningPlatform } from './platform.ts';
 export { startPlatform } from './platform.ts';
 export type { LauncherSettings } from './settings.ts';
 export { launcherSchema, loadLauncherSettings } from './settings.ts';
+export type { ReceivedDelivery, WebhookReceiver } from './webhook-receiver.ts';
+export { startWebhookReceiver } from './webhook-receiver.ts';

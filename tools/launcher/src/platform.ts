@@ -18,6 +18,7 @@ import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
 import { type RunningServices, startServices } from './services.ts';
 import type { LauncherSettings } from './settings.ts';
 import { startTraceBackend, type TraceBackend } from './traces.ts';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 export interface RunningPlatform {
   /** The public API's one base URL (the gateway in front of jobs and media). */
@@ -32,13 +33,15 @@ export interface RunningPlatform {
   /** The admin ports' token (the environment's, else the generated one): what scrapers send. */
   adminToken: string;
   mail?: { smtpUrl: string; uiUrl: string } | undefined;
+  /** The local webhook receiver: endpoints to register under `url`, its page at `url` (docs/webhooks.md). */
+  webhooks: { url: string };
   /** Where the services send traces; `uiUrl` when the launcher runs the local trace viewer. */
   traces: { otlpEndpoint: string; uiUrl: string | undefined };
   /** Each service process's pid (for tools that measure them). */
   pids: Record<string, number>;
   /** Resolves when a service exits without being asked to. */
   unexpectedExit: Promise<string>;
-  /** SIGTERM every service, wait for each, stop the emulator, mail catcher and trace viewer. 0 when every child exited 0. */
+  /** SIGTERM every service, wait for each, stop the emulator, mail catcher, webhook receiver and trace viewer. 0 when every child exited 0. */
   stop(): Promise<number>;
 }
 
@@ -64,6 +67,7 @@ export async function startPlatform(
   let emulator: Emulator | undefined;
   let mail: MailCatcher | undefined;
   let traces: TraceBackend | undefined;
+  let receiver: WebhookReceiver | undefined;
   let services: RunningServices | undefined;
   let gateway: Gateway | undefined;
 
@@ -72,6 +76,7 @@ export async function startPlatform(
     await gateway?.stop();
     const code = (await services?.stop()) ?? 0;
     await mail?.stop();
+    await receiver?.stop();
     // After the services: their last spans are exported as they shut down.
     await traces?.viewer?.stop();
     await emulator?.stop();
@@ -143,6 +148,16 @@ export async function startPlatform(
     const tracing = await startTraceBackend(settings);
     traces = tracing;
     log(tracing.description);
+
+    receiver = await startWebhookReceiver({
+      port: settings.WEBHOOK_RECEIVER_PORT,
+      traceUiUrl: tracing.viewer?.uiUrl,
+    }).catch((error) => {
+      throw new Error(
+        `cannot start the webhook receiver on 127.0.0.1:${settings.WEBHOOK_RECEIVER_PORT} (${error.message}); set WEBHOOK_RECEIVER_PORT to a free port`,
+      );
+    });
+    log(`webhook receiver: register ${receiver.url}/in/<name>, see what arrived at ${receiver.url}`);
 
     // Generated per state directory (the environment's own values win): no published default.
     const secrets = await ensureLocalSecrets(names.stateDir, options.env);
@@ -242,6 +257,7 @@ export async function startPlatform(
       secretsFile: secrets.file,
       adminToken: secrets.values.ADMIN_TOKEN,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
+      webhooks: { url: receiver.url },
       traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
       get pids() {
         return services!.pids();

@@ -41,6 +41,10 @@ export const launcherSchema = z.object({
   EMULATOR_PORT: portNumber(4566, 'Port of the embedded SNS/SQS emulator (when AWS_ENDPOINT_URL is unset).'),
   MAIL_SMTP_PORT: portNumber(1025, 'SMTP port of the local mail catcher.'),
   MAIL_UI_PORT: portNumber(8025, 'Web page of the local mail catcher.'),
+  WEBHOOK_RECEIVER_PORT: portNumber(
+    8026,
+    'The local webhook receiver: endpoints to register (http://127.0.0.1:PORT/in/<name>) and a page of what arrived; 0: a free port.',
+  ),
   PROMETHEUS_PORT: portNumber(
     9090,
     'Port of the local Prometheus `pnpm start --prometheus` runs (when a `prometheus` binary is installed); 0: a free port.',

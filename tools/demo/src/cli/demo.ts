@@ -58,6 +58,7 @@ try {
       api: createHireflowClient({ baseUrl: running.urls.api, apiKey: tenant.key }),
       baseUrl: running.urls.api,
       mail: running.urls.mail,
+      webhooks: running.urls.webhooks,
       traces,
       tag,
       color,

@@ -94,6 +94,7 @@ function startLauncher() {
       EMULATOR_PORT: '0',
       MAIL_SMTP_PORT: '0',
       MAIL_UI_PORT: '0',
+      WEBHOOK_RECEIVER_PORT: '0',
       HIREFLOW_SCALING: 'on',
       SCALING_TIME_SCALE: String(TIME_SCALE),
       SCALING_INTERVAL_MS: '1000',

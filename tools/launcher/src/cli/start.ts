@@ -27,7 +27,7 @@ if (running) {
   write(`Hireflow is already running (launcher pid ${running.pid}, started ${running.startedAt}):`);
   for (const [name, url] of Object.entries(running.urls)) write(`  ${name.padEnd(14)} ${url}`);
   write(
-    `Stop it with Ctrl-C in its terminal (or: kill ${running.pid}). To run a second copy: HIREFLOW_INSTANCE=two HIREFLOW_PORT_BASE=0 EMULATOR_PORT=0 MAIL_SMTP_PORT=0 MAIL_UI_PORT=0 pnpm start`,
+    `Stop it with Ctrl-C in its terminal (or: kill ${running.pid}). To run a second copy: HIREFLOW_INSTANCE=two HIREFLOW_PORT_BASE=0 EMULATOR_PORT=0 MAIL_SMTP_PORT=0 MAIL_UI_PORT=0 WEBHOOK_RECEIVER_PORT=0 pnpm start`,
   );
   process.exit(0);
 }
@@ -99,6 +99,7 @@ const urls: Record<string, string> = {
   'sns/sqs': platform.awsEndpoint,
 };
 if (platform.mail) urls.mail = platform.mail.uiUrl;
+urls.webhooks = platform.webhooks.url;
 if (platform.traces.uiUrl) urls.traces = platform.traces.uiUrl;
 if (prometheus) urls.prometheus = prometheus.url;
 await writeRunning(names.stateDir, {
@@ -114,6 +115,9 @@ for (const [name, url] of Object.entries(platform.services)) {
 }
 write(`  ${'sns/sqs'.padEnd(14)} ${platform.awsEndpoint}`);
 if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP ${platform.mail.smtpUrl})`);
+write(
+  `  ${'webhooks'.padEnd(14)} ${platform.webhooks.url}  (a webhook receiver: register ${platform.webhooks.url}/in/<name>, then POST its secret to /api/endpoints)`,
+);
 if (platform.traces.uiUrl) {
   write(`  ${'traces'.padEnd(14)} ${platform.traces.uiUrl}  (OTLP ${platform.traces.otlpEndpoint})`);
 } else write(`  ${'traces'.padEnd(14)} sent to ${platform.traces.otlpEndpoint}`);

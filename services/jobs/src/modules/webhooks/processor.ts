@@ -3,7 +3,7 @@ import type { EntityManager, MikroORM } from '@hireflow/db';
 import { enqueueEvent, type Logger } from '@hireflow/messaging';
 import type { ConcurrencySlots } from '@hireflow/runtime';
 import { signals } from '@hireflow/telemetry';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { DelayedError, type Job } from 'bullmq';
 import type { DeliveryTask } from './deliveries.ts';
 import { circuitOpenUntil, nextAttemptAt, outcomeOf, type RetrySchedule } from './retry.ts';
@@ -17,8 +17,8 @@ import {
   type EndpointRow,
   endpointById,
   endpointFailed,
-  endpointSucceeded,
   recordAttempt,
+  recordSuccess,
   tenantContact,
 } from './store.ts';
 
@@ -132,7 +132,11 @@ async function attempt(
     },
     async (span) => {
       try {
-        const sent = await sendWebhook(endpoint.url, headers, delivery.body, options.send);
+        // The attempt's traceparent goes along: a receiver can quote it, and the local one links the trace.
+        const carrier: Record<string, string> = {};
+        propagation.inject(context.active(), carrier);
+        const traced = carrier.traceparent ? { ...headers, traceparent: carrier.traceparent } : headers;
+        const sent = await sendWebhook(endpoint.url, traced, delivery.body, options.send);
         span.setAttribute('http.response.status_code', sent.statusCode);
         if (outcomeOf(sent.statusCode) !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR });
         return { result: sent as SendResult | undefined, error: undefined };
@@ -159,7 +163,21 @@ async function attempt(
     outcome === 'failed'
       ? nextAttemptAt(options.schedule, attemptNumber, delivery.createdAt, now)
       : undefined;
-  const status = outcome === 'delivered' ? 'delivered' : next ? 'pending' : 'failed';
+  if (outcome === 'delivered' && result) {
+    await recordSuccess(
+      em,
+      {
+        deliveryId: delivery.id,
+        attemptedAt,
+        statusCode: result.statusCode,
+        latencyMs,
+        responseBody: result.body,
+      },
+      endpoint.id,
+    );
+    return undefined;
+  }
+  const status = next ? 'pending' : 'failed';
   await em.transactional(async (tx) => {
     await recordAttempt(tx, {
       deliveryId: delivery.id,
@@ -171,10 +189,6 @@ async function attempt(
       status,
       nextAttemptAt: next ?? null,
     });
-    if (outcome === 'delivered') {
-      await endpointSucceeded(tx, endpoint.id);
-      return;
-    }
     if (outcome === 'gone') {
       await disable(tx, endpoint, 'the endpoint answered 410 Gone', now, options.log);
       return;
