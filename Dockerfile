@@ -33,8 +33,10 @@ COPY . .
 
 # ---------------------------------------------------------------------------
 FROM deps AS install
-# The services and the operations tools (the provisioner) with their
-# run-time dependency closure, nothing else: `--filter-prod` follows
+# The services (every folder of services/: the four and the subscriber
+# services `pnpm new:subscriber` writes) and the operations tools (the
+# provisioner) with their run-time dependency closure, nothing else:
+# `--filter-prod` follows
 # `dependencies` only, where `--filter` would follow every package's
 # devDependencies too and bring in the test helpers, the benchmarks and,
 # through them, the other tools and fauxqs. The emulator's folder leaves
@@ -42,10 +44,7 @@ FROM deps AS install
 # filters select. Native packages (sharp, msgpackr-extract) come as prebuilt
 # per-platform packages.
 RUN rm -rf tools/emulator && pnpm install --prefer-offline --prod --frozen-lockfile \
-      --filter-prod '@hireflow/jobs...' \
-      --filter-prod '@hireflow/matching...' \
-      --filter-prod '@hireflow/notifications...' \
-      --filter-prod '@hireflow/media...' \
+      --filter-prod '{./services/*}...' \
       --filter-prod '@hireflow/ops...'
 
 # ---------------------------------------------------------------------------

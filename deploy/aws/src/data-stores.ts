@@ -3,7 +3,7 @@
 // Services take whole URLs (DATABASE_URL, REDIS_URL), so each URL is a secret
 // of its own, composed by CloudFormation from the generated credentials
 // through dynamic references: no password is ever in the template.
-import type { ServiceName } from '@hireflow/contracts';
+import type { ConsumerName } from '@hireflow/contracts';
 import { Duration, RemovalPolicy, SecretValue } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
@@ -14,7 +14,8 @@ import { URL_SAFE } from './secrets.ts';
 
 export interface DataStoresProps {
   vpc: ec2.IVpc;
-  services: readonly ServiceName[];
+  /** The four services and the registered subscribers: a database each. */
+  services: readonly ConsumerName[];
   /** A standby for Postgres, a replica with failover for Redis. */
   multiAz: boolean;
   /** RDS class, e.g. `db.t4g.medium` (from the capacity model). */
@@ -33,7 +34,7 @@ export class DataStores extends Construct {
   readonly databaseSecurityGroup: ec2.SecurityGroup;
   readonly redisSecurityGroup: ec2.SecurityGroup;
   /** Per service: `postgres://…/hireflow_<service>` on the one instance. */
-  readonly databaseUrls = new Map<ServiceName, secretsmanager.Secret>();
+  readonly databaseUrls = new Map<ConsumerName, secretsmanager.Secret>();
   readonly redisUrl: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: DataStoresProps) {

@@ -2,7 +2,7 @@
 // worker) from the one image, its own task role (least privilege over its
 // own channels), its own security group (the service port from the load
 // balancer only, the admin port from inside the VPC only), and its secrets.
-import type { ServiceName } from '@hireflow/contracts';
+import type { ConsumerName } from '@hireflow/contracts';
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -19,7 +19,8 @@ export type Role = 'api' | 'worker';
 export const RDS_CA_FILE = '/app/rds-ca.pem';
 
 export interface ServiceDeploymentProps {
-  service: ServiceName;
+  /** One of the four services, or a subscriber service of the registry (worker role only). */
+  service: ConsumerName;
   plan: ServicePlan;
   cluster: ecs.ICluster;
   image: ecs.ContainerImage;
@@ -126,7 +127,7 @@ export class ServiceDeployment extends Construct {
 }
 
 /** What differs between the roles of one service. */
-function roleEnvironment(service: ServiceName, plan: ServicePlan, role: Role): Record<string, string> {
+function roleEnvironment(service: ConsumerName, plan: ServicePlan, role: Role): Record<string, string> {
   return {
     SERVICE: service,
     ROLE: role,

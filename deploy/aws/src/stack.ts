@@ -3,7 +3,10 @@
 // service's roles on ECS Fargate behind one load balancer, scaled by the
 // policy shared with the local autoscaler.
 import {
+  type ConsumerName,
+  registeredSubscribers,
   type ServiceName,
+  type SubscriberDefinition,
   serviceChannels,
   type Topology,
   topology,
@@ -19,7 +22,7 @@ import { REPO_ROOT, type StackSettings } from './config.ts';
 import { DataStores } from './data-stores.ts';
 import { ExternalSubscribers, withExternalSubscribers } from './external-subscribers.ts';
 import { PublicEntry } from './load-balancer.ts';
-import { Messaging } from './messaging.ts';
+import { constructId, Messaging } from './messaging.ts';
 import { acknowledgeNagFindings } from './nag.ts';
 import { Network, VPC_CIDR } from './network.ts';
 import {
@@ -38,7 +41,21 @@ export interface HireflowStackProps extends StackProps {
   topology?: Topology;
   plan?: Record<ServiceName, ServicePlan>;
   workerScaling?: Record<ServiceName, WorkerScalingPolicy>;
+  /**
+   * The subscriber services of this repository (default: the registry,
+   * libs/contracts/src/subscribers.registry.ts), each an ECS service of its
+   * own; the topology must have their inboxes (the registry's are in it).
+   */
+  subscribers?: readonly SubscriberDefinition[];
 }
+
+/**
+ * A subscriber service's one task (worker role: its inbox; health and admin
+ * ports like the four): the smallest Fargate size with the collector beside
+ * it. One task, not scaled: there is no scaling policy of its own (as with
+ * `pnpm start`); raise it here or give it a policy when one needs more.
+ */
+export const SUBSCRIBER_TASK = { cpu: 256, memoryMiB: 512 } as const;
 
 export class HireflowStack extends Stack {
   readonly messaging: Messaging;
@@ -49,6 +66,8 @@ export class HireflowStack extends Stack {
   readonly cluster: ecs.Cluster;
   readonly entry: PublicEntry;
   readonly deployments = new Map<ServiceName, ServiceDeployment>();
+  /** The subscriber services of the registry, by name. */
+  readonly subscriberDeployments = new Map<string, ServiceDeployment>();
   readonly workerScaling = new Map<ServiceName, WorkerScaling>();
 
   constructor(scope: Construct, id: string, props: HireflowStackProps) {
@@ -67,6 +86,7 @@ export class HireflowStack extends Stack {
     if (problems.length > 0)
       throw new Error(`capacity profile ${settings.capacityProfile}: ${problems.join('; ')}`);
     const services = Object.keys(plan) as ServiceName[];
+    const subscribers = props.subscribers ?? registeredSubscribers;
 
     this.messaging = new Messaging(this, 'Messaging', {
       topology: withExternalSubscribers(t, settings.subscribers),
@@ -82,7 +102,7 @@ export class HireflowStack extends Stack {
     const { vpc } = this.network;
     this.dataStores = new DataStores(this, 'DataStores', {
       vpc,
-      services,
+      services: [...services, ...subscribers.map((s) => s.name as ConsumerName)],
       multiAz: settings.multiAz,
       databaseClass: capacity.database.class.name,
       cacheNodeType: capacity.cache.class.name,
@@ -158,6 +178,32 @@ export class HireflowStack extends Stack {
       }
     }
 
+    // The subscriber services of this repository: one worker task each, its
+    // task role allowed its own inbox and DLQ only (it publishes nothing),
+    // its own database and Redis prefix like the four (docs/deploy.md).
+    for (const subscriber of subscribers) {
+      const name = subscriber.name as ConsumerName;
+      const channels = this.#channels(name, t);
+      if (!channels.inbox) throw new Error(`the topology has no inbox for the subscriber ${name}`);
+      const deployment = new ServiceDeployment(this, `${constructId(name)}Subscriber`, {
+        service: name,
+        plan: { port: subscriber.port, worker: SUBSCRIBER_TASK },
+        cluster: this.cluster,
+        image,
+        collectorImage: settings.collectorImage,
+        tracing: { sampleRatio: settings.traceSampleRatio, endpoint: settings.traceEndpoint },
+        channels,
+        environment: { ...stackEnvironment(this, settings.prefix), DATABASE_POOL_MAX: String(POOL_MAX) },
+        secrets: this.#secrets(name),
+        adminPeer: this.network.internalPeer,
+      });
+      this.dataStores.allowFrom(deployment.securityGroup, name);
+      this.subscriberDeployments.set(name, deployment);
+      new CfnOutput(this, `${constructId(name)}WorkerServiceName`, {
+        value: deployment.roles.get('worker')!.serviceName,
+      });
+    }
+
     this.messaging.onlyProducersPublish((topic) => {
       const producer = t.topics[topic]?.producer;
       return producer ? this.deployments.get(producer)?.taskRole : undefined;
@@ -218,7 +264,7 @@ export class HireflowStack extends Stack {
     return ecs.ContainerImage.fromEcrRepository(repo, tagOrDigest);
   }
 
-  #channels(service: ServiceName, t: Topology) {
+  #channels(service: ConsumerName, t: Topology) {
     const logical = serviceChannels(service, t);
     return {
       topic: logical.topic ? this.messaging.topics.get(logical.topic) : undefined,
@@ -237,7 +283,7 @@ export class HireflowStack extends Stack {
     return env;
   }
 
-  #secrets(service: ServiceName): Record<string, ecs.Secret> {
+  #secrets(service: ConsumerName): Record<string, ecs.Secret> {
     const { fromSecretsManager } = ecs.Secret;
     const secrets: Record<string, ecs.Secret> = {
       DATABASE_URL: fromSecretsManager(this.dataStores.databaseUrls.get(service)!),

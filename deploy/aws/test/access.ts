@@ -45,12 +45,13 @@ interface Owned {
 }
 
 export interface ServiceAccess {
-  service: ServiceName;
+  /** A service, or a subscriber service of the registry. */
+  service: ServiceName | (string & {});
   roleId: string;
   owned: Owned[];
 }
 
-const idOf = (stack: Stack, construct: { node: { defaultChild?: unknown } }) =>
+export const idOf = (stack: Stack, construct: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(construct.node.defaultChild as CfnElement);
 
 /** Each service's task role and the channels it owns, as logical ids of the stack. */

@@ -5,6 +5,7 @@ export {
   IdempotencyInProgressError,
   IdempotencyLeaseLostError,
 } from './errors.ts';
+export { HANDLER_LEASE_MS, handleOnce } from './handle-once.ts';
 export type { IdempotencyPluginOptions } from './http-plugin.ts';
 export { idempotencyPlugin } from './http-plugin.ts';
 export type { IdempotencyClaim, IdempotentOptions, IdempotentWork } from './idempotent.ts';

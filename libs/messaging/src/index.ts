@@ -31,9 +31,6 @@ export {
 } from './event-log/prune.ts';
 export type { EventLogPage, LoggedEvent } from './event-log/routes.ts';
 export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.ts';
-export { HANDLER_LEASE_MS, handleOnce } from './handle-once.ts';
-export type { Inbox, InboxOptions } from './inbox.ts';
-export { IDEMPOTENCY_PRUNE_INTERVAL_MS, startInbox, VISIBILITY_RESIZE_INTERVAL_MS } from './inbox.ts';
 export { laneOf } from './lane.ts';
 export type { Logger } from './logger.ts';
 export { enqueueEvent, outboxInsertStatement } from './outbox/enqueue.ts';
@@ -68,6 +65,8 @@ export { SqsConsumer } from './sqs/consumer.ts';
 export { deadLetter } from './sqs/dead-letter.ts';
 export type { DeferOptions } from './sqs/defer.ts';
 export { DEFAULT_MAX_DEFER_MS, deferMessage } from './sqs/defer.ts';
+export type { SupersededMarks } from './sqs/superseded.ts';
+export { redisSupersededMarks } from './sqs/superseded.ts';
 export type {
   EventHandler,
   EventHandlers,

@@ -1,11 +1,11 @@
 import type { AnyEvent } from '@hireflow/contracts';
 import { createOrm, type EntityManager, migrate } from '@hireflow/db';
-import { createAdminServer, createLogger } from '@hireflow/runtime';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import type { ProvisionedTopology } from '@hireflow/testing';
 import { createTestDatabase, testTopology, waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type EventLogPage,
@@ -27,8 +27,12 @@ let admin: FastifyInstance;
 let topo: ProvisionedTopology;
 
 beforeAll(async () => {
-  admin = createAdminServer({ ADMIN_TOKEN: undefined }, { log: createLogger('test', 'silent') });
-  registerEventLogRoutes(admin, { orm: store.orm });
+  // A zod-typed Fastify like the runtime's admin listener (which adds its token and problem+json).
+  const server = Fastify().withTypeProvider<ZodTypeProvider>();
+  server.setValidatorCompiler(validatorCompiler);
+  server.setSerializerCompiler(serializerCompiler);
+  registerEventLogRoutes(server, { orm: store.orm });
+  admin = server;
   await admin.ready();
   topo = await testTopology(env.aws, 'event-log', smallTopology());
 });
@@ -145,8 +149,7 @@ describe('the event log', () => {
     ] as const) {
       const res = await admin.inject({ method: 'GET', url: `/internal/events?${query}` });
       expect(res.statusCode, query).toBe(400);
-      expect(res.headers['content-type']).toContain('application/problem+json');
-      if (field) expect(JSON.stringify(res.json().errors), query).toContain(field);
+      if (field) expect(res.json().message, query).toContain(field);
     }
   });
 

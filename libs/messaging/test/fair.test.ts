@@ -1,7 +1,6 @@
 // Fair queues against a real Redis: a flood of one tenant does not delay
 // another's task, the interactive lane goes before the bulk lane, and every
 // guarantee of a task (retries, dead letters) holds with priorities.
-import { createMetrics } from '@hireflow/runtime';
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { Redis } from 'ioredis';
@@ -14,7 +13,6 @@ import {
   type Lane,
   PermanentError,
   type TaskQueue,
-  tenantBacklogs,
 } from '../src/index.ts';
 import { REDIS } from './task-queues.ts';
 
@@ -228,42 +226,5 @@ describe('fair queues', () => {
     expect(peak.get('tenant-b')).toBeLessThanOrEqual(2);
     // attempts: 1, yet every task completed: being put back spent none.
     expect(await queue.deadLetterCount()).toBe(0);
-  });
-
-  it('reports each tenant’s backlog per lane as hireflow_tenant_backlog, a histogram with no tenant ids', async () => {
-    const metrics = createMetrics('fair-test');
-    cleanups.push(async () => metrics.close());
-    const name = uniqueName('fair-backlog');
-    const prefix = `hftest-${uniqueName('fair')}`;
-    const queue = createTaskQueue<Work>({ name, prefix, connection: REDIS, fair: { backlogSampleMs: 100 } });
-    cleanups.push(async () => {
-      await queue.queue.obliterate({ force: true });
-      await queue.close();
-    });
-    await addFlood(queue, flood('tenant-a', 30));
-    await addFlood(queue, flood('tenant-b', 5));
-    await addFlood(queue, flood('tenant-c', 3, 'bulk'));
-    const redis = new Redis(REDIS);
-    cleanups.push(() => redis.quit());
-    const backlogs = await tenantBacklogs(queue.queue, redis);
-    expect(backlogs.interactive.sort((x, y) => x - y)).toEqual([5, 30]);
-    expect(backlogs.bulk).toEqual([3]);
-    const text = await waitFor(async () => {
-      const t = await metrics.text();
-      return /hireflow_tenant_backlog_count\{[^}]*lane="bulk"/.test(t) ? t : undefined;
-    });
-    const line = (lane: string, suffix: string) =>
-      text
-        .split('\n')
-        .find(
-          (l) =>
-            l.startsWith(`hireflow_tenant_backlog_${suffix}`) &&
-            l.includes(`lane="${lane}"`) &&
-            (suffix !== 'bucket' || l.includes('le="10"')),
-        );
-    expect(line('interactive', 'count')).toMatch(/ 2$/);
-    expect(line('interactive', 'sum')).toMatch(/ 35$/);
-    expect(line('interactive', 'bucket')).toMatch(/ 1$/); // B's 5 ≤ 10, A's 30 is not
-    expect(text).not.toContain('tenant-a');
   });
 });

@@ -14,6 +14,8 @@ export { registerHealthRoutes } from './health.ts';
 export type { HttpServer, HttpServerOptions } from './http.ts';
 export { createHttpServer } from './http.ts';
 export { pageLimit, problemSchema } from './http-schemas.ts';
+export type { Inbox, InboxOptions } from './inbox.ts';
+export { IDEMPOTENCY_PRUNE_INTERVAL_MS, startInbox, VISIBILITY_RESIZE_INTERVAL_MS } from './inbox.ts';
 export type { Closeable, ServiceDefinition } from './lifecycle.ts';
 export { runService } from './lifecycle.ts';
 export type { Logger } from './logger.ts';

@@ -1,3 +1,12 @@
+export type {
+  EmailSignal,
+  IdempotencySignal,
+  JobSignal,
+  MessageSignal,
+  TenantBacklogSignal,
+  WebhookSignal,
+} from '@hireflow/contracts/signals';
+export { signals } from '@hireflow/contracts/signals';
 export { shutdownTelemetry, telemetryStarted } from './handle.ts';
 export { PrivacySpanProcessor } from './privacy.ts';
 export {
@@ -8,13 +17,4 @@ export {
   withoutChildSpans,
 } from './quiet.ts';
 export { scrubSql, scrubUrl } from './scrub.ts';
-export type {
-  EmailSignal,
-  IdempotencySignal,
-  JobSignal,
-  MessageSignal,
-  TenantBacklogSignal,
-  WebhookSignal,
-} from './signals.ts';
-export { signals } from './signals.ts';
 export { currentTraceId } from './trace.ts';

@@ -1,5 +1,4 @@
-import { startInbox } from '@hireflow/messaging';
-import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import { type Closeable, type ServiceDeps, startInbox } from '@hireflow/runtime';
 import { dropRetiredAutoCloseQueue } from './compat/retired-auto-close-queue.ts';
 import type { Config } from './config.ts';
 import { postingHandlers } from './modules/inbox/consumers.ts';

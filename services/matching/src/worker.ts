@@ -1,5 +1,5 @@
-import { type MessageObserver, startInbox } from '@hireflow/messaging';
-import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import type { MessageObserver } from '@hireflow/messaging';
+import { type Closeable, type ServiceDeps, startInbox } from '@hireflow/runtime';
 import type { Config } from './config.ts';
 import type { Embedder } from './modules/embedding/embedder.ts';
 import { FeatureHashingEmbedder } from './modules/embedding/feature-hashing.ts';

@@ -1,5 +1,5 @@
-import { type MessageObserver, startInbox } from '@hireflow/messaging';
-import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import type { MessageObserver } from '@hireflow/messaging';
+import { type Closeable, type ServiceDeps, startInbox } from '@hireflow/runtime';
 import { createS3Client } from '@hireflow/runtime/s3';
 import { bucketOf } from './app.ts';
 import { type Config, imageLimitsOf } from './config.ts';

@@ -1,5 +1,5 @@
-import { type MessageObserver, startInbox } from '@hireflow/messaging';
-import type { Closeable, ServiceDeps } from '@hireflow/runtime';
+import type { MessageObserver } from '@hireflow/messaging';
+import { type Closeable, type ServiceDeps, startInbox } from '@hireflow/runtime';
 import { type Config, SEND_RECORD_GRACE_MS } from './config.ts';
 import { confirmationTokens } from './modules/contacts/token.ts';
 import { createMailer } from './modules/email/mailer.ts';

@@ -1,8 +1,14 @@
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { CreateTopicCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { AnyEvent } from '@hireflow/contracts';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // `pnpm new:subscriber` end to end, in a copy of this workspace (the real one
@@ -28,6 +34,17 @@ function ok(result: SpawnSyncReturns<string>, what: string): string {
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '');
   expect(result.status, `${what}:\n${output.slice(-4000)}`).toBe(0);
   return output;
+}
+
+/** Polls `check` until it gives a value, or fails naming `what` after `timeoutMs`. */
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 const install = () =>
@@ -104,6 +121,167 @@ describe('pnpm new:subscriber', () => {
     expect(tests).toMatch(/Tests\s+11 passed \(11\)/);
     expect(tests).toMatch(/inbox\.test\.ts \(4 tests\)/);
   }, 900_000);
+
+  // Before the next test registers a second subscriber: this one starts the system as written.
+  it('starts with the system under pnpm start: a real POST /v1/jobs reaches its handler, a duplicate runs it once, poison goes to its DLQ', async () => {
+    const instance = `sub${randomBytes(3).toString('hex')}`;
+    const stateDir = join(copy, '.local', `test-${instance}`);
+    const launcher = spawn(process.execPath, ['tools/launcher/src/cli/start.ts'], {
+      cwd: copy,
+      env: {
+        ...childEnv,
+        HIREFLOW_INSTANCE: instance,
+        HIREFLOW_STATE_DIR: stateDir,
+        HIREFLOW_PORT_BASE: '0',
+        HIREFLOW_API_PORT: '0',
+        EMULATOR_PORT: '0',
+        MAIL_SMTP_PORT: '0',
+        MAIL_UI_PORT: '0',
+        TRACE_OTLP_PORT: '0',
+        TRACE_UI_PORT: '0',
+        LOG_LEVEL: 'warn',
+        HIREFLOW_SCALING: 'off',
+        HIREFLOW_READY_TIMEOUT_MS: '150000',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    for (const stream of [launcher.stdout, launcher.stderr])
+      createInterface({ input: stream }).on('line', (line) => lines.push(line));
+    const exited = new Promise<number | null>((resolve) => launcher.once('exit', resolve));
+    const db = new pg.Client({
+      connectionString: `postgres://postgres@127.0.0.1:5432/hireflow_${instance}_analytics`,
+    });
+    let aws: { sns: SNSClient; sqs: SQSClient } | undefined;
+    try {
+      await until(
+        `the launcher ready:\n${lines.join('\n')}`,
+        async () => {
+          if (launcher.exitCode !== null) throw new Error(`launcher exited:\n${lines.join('\n')}`);
+          return lines.some((l) => l.startsWith('Ctrl-C stops everything')) || undefined;
+        },
+        240_000,
+      ).catch(async (error) => {
+        throw launcher.exitCode !== null ? new Error(`launcher exited:\n${lines.join('\n')}`) : error;
+      });
+      const printed = (name: string) => {
+        const m = lines
+          .map((l) => new RegExp(`^ {2}${name}\\s+(http://\\S+)\\s+admin (http://\\S+)$`).exec(l))
+          .find(Boolean);
+        expect(m, `${name} in:\n${lines.join('\n')}`).toBeTruthy();
+        return { url: m![1]!, admin: m![2]! };
+      };
+      // The launcher started the generated service, found in the registry, beside the four.
+      const analytics = printed('analytics');
+      const jobs = printed('jobs');
+      const api = lines.map((l) => /^ {2}api\s+(http:\/\/\S+)/.exec(l)).find(Boolean)![1]!;
+      const endpoint = lines.map((l) => /^ {2}sns\/sqs\s+(http:\/\/\S+)/.exec(l)).find(Boolean)![1]!;
+      expect((await fetch(`${analytics.url}/health/ready`)).status).toBe(200);
+      const demo = JSON.parse(readFileSync(join(stateDir, instance, 'demo-api-key.json'), 'utf8')) as {
+        key: string;
+      };
+      const { ADMIN_TOKEN } = JSON.parse(readFileSync(join(stateDir, instance, 'secrets.json'), 'utf8')) as {
+        ADMIN_TOKEN: string;
+      };
+      const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+      // A real posting through the public API.
+      const posted = await fetch(`${api}/v1/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          title: 'Data engineer',
+          description: 'Pipelines in TypeScript and SQL',
+          skills: ['TypeScript', 'SQL'],
+          location: 'Berlin',
+          remote: true,
+          contactEmail: `recruiter.${instance}@example.test`,
+        }),
+      });
+      expect(posted.status, await posted.clone().text()).toBe(202);
+      const jobId = ((await posted.json()) as { id: string }).id;
+      await db.connect();
+      const received = await until('job.posted.v1 in analytics', async () => {
+        const { rows } = await db.query<{ event_id: string; type: string }>(
+          'SELECT event_id, type FROM received_event WHERE subject = $1',
+          [jobId],
+        );
+        return rows.length > 0 ? rows : undefined;
+      });
+      expect(received.map((r) => r.type)).toEqual(['job.posted.v1']);
+      const eventId = received[0]!.event_id;
+
+      // The same event again, as a redelivery or a replay brings it: the
+      // consumer takes it (handled) and the handler's write is not repeated.
+      const log = (await (
+        await fetch(`${jobs.admin}/internal/events?types=job.posted.v1&limit=500`, { headers: adminHeaders })
+      ).json()) as { items: { event: AnyEvent }[] };
+      const event = log.items.map((item) => item.event).find((e) => e.id === eventId)!;
+      expect(event).toBeDefined();
+      const handled = async () => {
+        const text = await (await fetch(`${analytics.admin}/metrics`, { headers: adminHeaders })).text();
+        const line = text
+          .split('\n')
+          .find(
+            (l) =>
+              l.startsWith('hireflow_messages_total{') &&
+              l.includes('queue="analytics-inbox"') &&
+              l.includes('type="job.posted.v1"') &&
+              l.includes('outcome="handled"'),
+          );
+        return line ? Number(line.split(' ').at(-1)) : 0;
+      };
+      const before = await handled();
+      expect(before).toBeGreaterThanOrEqual(1);
+      const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+      aws = {
+        sns: new SNSClient({ region: 'eu-west-1', endpoint, credentials }),
+        sqs: new SQSClient({ region: 'eu-west-1', endpoint, credentials }),
+      };
+      // The instance's jobs-events topic (CreateTopic of an existing topic answers its ARN).
+      const topicArn = (await aws.sns.send(new CreateTopicCommand({ Name: `${instance}-jobs-events` })))
+        .TopicArn!;
+      const publish = (body: unknown) =>
+        aws!.sns.send(
+          new PublishCommand({
+            TopicArn: topicArn,
+            Message: JSON.stringify(body),
+            MessageAttributes: { type: { DataType: 'String', StringValue: 'job.posted.v1' } },
+          }),
+        );
+      await publish(event);
+      await until('the duplicate handled', async () => ((await handled()) > before ? true : undefined));
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM received_event WHERE event_id = $1', [
+        eventId,
+      ]);
+      expect(rows[0].n).toBe(1);
+
+      // Poison: a job.posted.v1 the catalog refuses, in its DLQ on the first receive.
+      const poison = { ...event, id: randomUUID(), data: { ...event.data, tenantId: 'not-a-uuid' } };
+      await publish(poison);
+      const dlq = (
+        await aws.sqs.send(new GetQueueUrlCommand({ QueueName: `${instance}-analytics-inbox-dlq` }))
+      ).QueueUrl!;
+      const dead = await until('the poison in analytics-inbox-dlq', async () => {
+        const got = await aws!.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        );
+        return (got.Messages ?? []).find((m) => m.Body?.includes(poison.id));
+      });
+      expect(dead.Body).toContain(poison.id);
+    } finally {
+      aws?.sns.destroy();
+      aws?.sqs.destroy();
+      await db.end().catch(() => undefined);
+      if (launcher.exitCode === null) launcher.kill('SIGTERM');
+      await exited;
+      const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+      await admin.connect();
+      for (const service of ['jobs', 'matching', 'notifications', 'media', 'analytics'])
+        await admin.query(`DROP DATABASE IF EXISTS hireflow_${instance}_${service} WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 420_000);
 
   it('gives the next subscriber the next port, and refuses bad input naming each field, writing nothing', () => {
     const before = readFileSync(join(copy, REGISTRY), 'utf8');

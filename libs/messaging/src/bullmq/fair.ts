@@ -16,10 +16,11 @@
 // flush, a failover) costs order for a while, never a task: every task is an
 // ordinary BullMQ job with a priority, retried, dead-lettered and recovered
 // from stalls as any other.
-import { signals, untraced } from '@hireflow/telemetry';
+import { signals } from '@hireflow/contracts/signals';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
+import { untraced } from '../quiet.ts';
 
 export type Lane = 'interactive' | 'bulk';
 export const LANES: readonly Lane[] = ['interactive', 'bulk'];

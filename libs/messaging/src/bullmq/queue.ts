@@ -1,9 +1,9 @@
-import { withTimeout } from '@hireflow/runtime/timeout';
-import { untraced } from '@hireflow/telemetry';
 import type { Context } from '@opentelemetry/api';
 import { type JobsOptions, Queue } from 'bullmq';
 import type { BackoffOptions } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
+import { untraced } from '../quiet.ts';
+import { withTimeout } from '../timeout.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_ATTEMPTS, DEFAULT_TASK_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
 import {

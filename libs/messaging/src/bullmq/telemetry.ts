@@ -1,7 +1,7 @@
-import { untracedContext, withoutChildSpans } from '@hireflow/telemetry';
 import { type Context, context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { Attributes, Span as BullSpan, Tracer as BullTracer, Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
+import { untracedContext, withoutChildSpans } from '../quiet.ts';
 
 // BullMQ's values of its SpanKind enum (OpenTelemetry's numbering).
 const PRODUCER = 3;

@@ -1,4 +1,4 @@
-import { signals } from '@hireflow/telemetry';
+import { signals } from '@hireflow/contracts/signals';
 import { DelayedError, type Job, type Processor, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type BackoffOptions, fullJitter, type RandomSource } from '../backoff.ts';

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { deleteLoggedBefore } from './store.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,6 +1,13 @@
 import { type AnyEvent, eventTypes, isEventType } from '@hireflow/contracts';
-import type { MikroORM } from '@hireflow/db';
-import type { HttpServer } from '@hireflow/runtime';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TraceCarrier } from '../trace.ts';
 import { readEventLog } from './store.ts';
@@ -45,6 +52,15 @@ const eventLogQuery = z.strictObject({
     .default(100),
 });
 
+/** A Fastify server with zod route schemas, as @hireflow/runtime's `createHttpServer` makes. */
+export type AdminServer = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
 /**
  * `GET /internal/events?types=&since=&until=&after=&limit=` on a producer's
  * admin listener (behind ADMIN_TOKEN when set, never on the service port):
@@ -52,7 +68,7 @@ const eventLogQuery = z.strictObject({
  * `pnpm replay` reads the producers' logs through it, so no tool needs
  * another service's database credentials (docs/replay.md).
  */
-export function registerEventLogRoutes(admin: HttpServer, options: { orm: MikroORM }): void {
+export function registerEventLogRoutes(admin: AdminServer, options: { orm: MikroORM }): void {
   admin.get(
     '/internal/events',
     {

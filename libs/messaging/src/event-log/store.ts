@@ -1,5 +1,5 @@
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 // The event log's SQL, in one place: the admin route reads it, the relay's
 // housekeeping prunes it (the outbox's markSent appends to it).

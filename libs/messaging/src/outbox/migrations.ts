@@ -1,4 +1,19 @@
-import { defineSqlMigration } from '@hireflow/db';
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * The outbox's migration as plain SQL, in the shape @hireflow/db's
+ * `defineSqlMigration` gives (a MikroORM migration object), written here so
+ * the packed package needs MikroORM, not the workspace's db package.
+ */
+function defineSqlMigration(name: string, statements: string[]): MigrationObject {
+  class SqlStatements extends Migration {
+    override up(): void {
+      for (const statement of statements) this.addSql(statement);
+    }
+  }
+  return { name, class: SqlStatements };
+}
 
 /** Channel the relay LISTENs on; a statement trigger NOTIFYs it when rows commit. */
 export const OUTBOX_CHANNEL = 'outbox_inserted';

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { deleteSent } from './store.ts';
 
 /** Sent rows are kept a week (to look into what was published), then pruned. */

@@ -1,11 +1,11 @@
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@hireflow/db';
-import { untraced } from '@hireflow/telemetry';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { fullJitter } from '../backoff.ts';
 import { isDependencyUnavailable } from '../errors.ts';
 import { DEFAULT_EVENT_LOG_RETENTION_MS, pruneEventLog } from '../event-log/prune.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
+import { untraced } from '../quiet.ts';
 import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/publisher.ts';
 import { Wakeup } from '../wake.ts';
 import { DEFAULT_OUTBOX_RETENTION_MS, pruneOutbox } from './prune.ts';

@@ -1,5 +1,5 @@
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { OUTBOX_CHANNEL, OUTBOX_RELAY_ASLEEP_LOCK } from './migrations.ts';
 

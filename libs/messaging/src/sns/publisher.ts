@@ -1,8 +1,8 @@
 import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type AnyEvent, type CloudEvent, escapeForSqs, parseEvent } from '@hireflow/contracts';
-import { untraced } from '@hireflow/telemetry';
 import { type Context, context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { assertAttributeBudget, eventAttributes } from '../attributes.ts';
+import { untraced } from '../quiet.ts';
 import { eventSpanAttributes, extractTrace, injectTrace, type TraceCarrier } from '../trace.ts';
 
 /** SNS PublishBatch takes at most 10 entries. */

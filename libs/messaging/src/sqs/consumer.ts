@@ -1,11 +1,12 @@
 import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type AnyEvent, type EventType, InvalidEventError } from '@hireflow/contracts';
-import { signals, untraced } from '@hireflow/telemetry';
+import { signals } from '@hireflow/contracts/signals';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ATTR_FAILED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
 import { isDependencyUnavailable, isPermanent } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
+import { untraced } from '../quiet.ts';
 import { DeferError, retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { extractTrace, processSpanOptions, recordHandlerFailure } from '../trace.ts';
 import { Wakeup } from '../wake.ts';

@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { untraced } from '@hireflow/telemetry';
 import type { Logger } from '../logger.ts';
+import { untraced } from '../quiet.ts';
 
 interface Pending {
   receiptHandle: string;

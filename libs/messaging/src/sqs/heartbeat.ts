@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { untraced } from '@hireflow/telemetry';
 import type { Logger } from '../logger.ts';
+import { untraced } from '../quiet.ts';
 
 export interface Lease {
   receiptHandle: string;

@@ -6,8 +6,9 @@
 // letters. So, once the copy (or the dead letter) is sent, the original's
 // SQS message id is marked superseded; a message that comes back marked is
 // deleted without running its handler. Its copy carries the chain on.
-import { withTimeout } from '@hireflow/runtime/timeout';
+
 import type { Redis } from 'ioredis';
+import { withTimeout } from '../timeout.ts';
 
 /** Where the consumer notes which received messages a sent copy supersedes. */
 export interface SupersededMarks {

@@ -1,6 +1,7 @@
 import type { AnyEvent, CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { type EventHandlers, handleOnce, type Logger, PermanentError } from '@hireflow/messaging';
+import { handleOnce } from '@hireflow/idempotency';
+import { type EventHandlers, type Logger, PermanentError } from '@hireflow/messaging';
 import { setPhoto } from '../candidates/store.ts';
 import type { StatusFeed } from '../postings/status-feed.ts';
 import { applyMatched, setLogo, upsertMatch } from '../postings/store.ts';

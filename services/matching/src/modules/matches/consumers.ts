@@ -1,5 +1,6 @@
 import type { MikroORM } from '@hireflow/db';
-import { type EventHandlers, handleOnce, laneOf } from '@hireflow/messaging';
+import { handleOnce } from '@hireflow/idempotency';
+import { type EventHandlers, laneOf } from '@hireflow/messaging';
 import { closePosting, insertCandidate, insertPosting, lockTenant } from '../profiles/store.ts';
 import type { MatchQueue } from './queue.ts';
 

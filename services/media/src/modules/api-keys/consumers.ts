@@ -1,6 +1,7 @@
 import { apiKeyEventSigned, type CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
-import { type EventHandlers, handleOnce, PermanentError } from '@hireflow/messaging';
+import { handleOnce } from '@hireflow/idempotency';
+import { type EventHandlers, PermanentError } from '@hireflow/messaging';
 import { applyIssued, applyRevoked } from './store.ts';
 
 export interface ApiKeyHandlerOptions {

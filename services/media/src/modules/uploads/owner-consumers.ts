@@ -1,6 +1,7 @@
 import type { CloudEvent } from '@hireflow/contracts';
 import type { MikroORM } from '@hireflow/db';
-import { type EventHandlers, handleOnce } from '@hireflow/messaging';
+import { handleOnce } from '@hireflow/idempotency';
+import type { EventHandlers } from '@hireflow/messaging';
 import { type OwnerRef, recordOwner } from '../owners/store.ts';
 import { announceAttached } from './service.ts';
 

@@ -1,12 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
+import { HANDLER_LEASE_MS, IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
 import {
   backoffBound,
   DeferError,
   type EventHandlers,
-  HANDLER_LEASE_MS,
   type Logger,
   laneOf,
   type MessageContext,

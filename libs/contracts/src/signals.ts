@@ -3,7 +3,9 @@ import { channel } from 'node:diagnostics_channel';
 // What the libraries report for metrics, through Node's diagnostics
 // channels: a library publishes (nearly free with nobody listening), the
 // process's metrics subscribe (libs/runtime). No library depends on the
-// metrics client, and no service wires an observer by hand.
+// metrics client, and no service wires an observer by hand. A contract
+// between the publishers and the metrics, so it lives here: the packed
+// @hireflow/messaging publishes on these channels without the telemetry SDK.
 
 export interface MessageSignal {
   /** The queue's logical name (no topology prefix). */

@@ -1,17 +1,17 @@
 import { pruneExpired } from '@hireflow/idempotency';
 import {
-  type Closeable,
-  type Logger,
-  type PeriodicTask,
-  resolveChannels,
-  type ServiceDeps,
-  startPeriodicTasks,
-} from '@hireflow/runtime';
-import { OutboxRelay } from './outbox/relay.ts';
-import { SnsPublisher } from './sns/publisher.ts';
-import { SqsConsumer } from './sqs/consumer.ts';
-import { redisSupersededMarks } from './sqs/superseded.ts';
-import type { EventHandlers, SqsConsumerOptions } from './sqs/types.ts';
+  type EventHandlers,
+  OutboxRelay,
+  redisSupersededMarks,
+  SnsPublisher,
+  SqsConsumer,
+  type SqsConsumerOptions,
+} from '@hireflow/messaging';
+import { resolveChannels } from './channels.ts';
+import type { ServiceDeps } from './deps.ts';
+import type { Closeable } from './lifecycle.ts';
+import type { Logger } from './logger.ts';
+import { type PeriodicTask, startPeriodicTasks } from './maintenance.ts';
 
 /** Expired idempotency keys go hourly (they are kept far longer than any redelivery). */
 export const IDEMPOTENCY_PRUNE_INTERVAL_MS = 3_600_000;

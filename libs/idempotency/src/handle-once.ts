@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { idempotent } from '@hireflow/idempotency';
+import { idempotent } from './idempotent.ts';
 
 /**
  * The lease of an inbox handler's idempotency claim: its transaction is a few
