@@ -6,10 +6,11 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { SERVICE_NODE_FLAGS, serviceNodeArgs, serviceProcessEnv } from '@hireflow/runtime/process';
 
 export const root = resolve(import.meta.dirname, '..');
 const register = join(root, 'libs/telemetry/src/register.ts');
-const READY_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = Number(process.env.FOOTPRINT_READY_TIMEOUT_MS ?? 120_000);
 const STOP_TIMEOUT_MS = 20_000;
 
 /** What to spawn: node's arguments (run from the repository's root) and the environment's additions. */
@@ -38,10 +39,11 @@ export const baseline: ProcessKind = {
   args: ['--input-type=module', '-e', `import 'fastify'; import 'pg'; import 'ioredis'; ${readyThenIdle}`],
 };
 
-/** The telemetry preload alone, as every service process has it. */
+/** The telemetry preload alone, as every service process has it (same flags, same compile cache). */
 export const preload: ProcessKind = {
   name: 'telemetry preload',
-  args: ['--import', register, '--input-type=module', '-e', readyThenIdle],
+  args: [...SERVICE_NODE_FLAGS, '--import', register, '--input-type=module', '-e', readyThenIdle],
+  env: serviceProcessEnv(root),
 };
 
 /** A service's process in a role, with the preload, as the launcher and the image run it. */
@@ -52,8 +54,8 @@ export function serviceProcess(
 ): ProcessKind {
   return {
     name: `${service} ${role}`,
-    args: ['--import', register, join(root, 'services', service, 'src/main.ts')],
-    env: { ...env, ROLE: role },
+    args: serviceNodeArgs(root, service),
+    env: { ...serviceProcessEnv(root), ...env, ROLE: role },
   };
 }
 

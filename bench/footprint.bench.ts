@@ -46,7 +46,7 @@ export default async function footprint(): Promise<BenchReport> {
     for (const client of Object.values(clients)) client.destroy();
     for (const url of databases) await ensureDatabase(url);
 
-    const kinds: ProcessKind[] = [bare, baseline, preload];
+    let kinds: ProcessKind[] = [bare, baseline, preload];
     SERVICES.forEach((service, i) => {
       const env = {
         OTEL_SERVICE_NAME: service,
@@ -74,6 +74,9 @@ export default async function footprint(): Promise<BenchReport> {
       }
     });
 
+    // FOOTPRINT_ONLY=jobs,media: only the kinds whose name has one of these (the baseline always runs).
+    const only = process.env.FOOTPRINT_ONLY?.split(',').filter(Boolean);
+    if (only) kinds = kinds.filter((k) => k === baseline || only.some((o) => k.name.includes(o)));
     const measured = new Map<string, Measure[]>(kinds.map((k) => [k.name, []]));
     for (let r = 0; r <= ROUNDS; r++) {
       for (const kind of kinds) {
