@@ -6,10 +6,11 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { SERVICE_NODE_FLAGS, serviceNodeArgs, serviceProcessEnv } from '@hireflow/runtime/process';
 
 export const root = resolve(import.meta.dirname, '..');
 const register = join(root, 'libs/telemetry/src/register.ts');
-const READY_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = Number(process.env.FOOTPRINT_READY_TIMEOUT_MS ?? 120_000);
 const STOP_TIMEOUT_MS = 20_000;
 
 /** What to spawn: node's arguments (run from the repository's root) and the environment's additions. */
@@ -24,6 +25,14 @@ export interface Measure {
   rssMb: number;
   /** From spawn to the `started` message, in ms. */
   readyMs: number;
+  /** RSS after each load phase and `idleMs` more, in MB, in the order given. */
+  phases: { name: string; rssMb: number }[];
+}
+
+/** Work given to a ready process (requests, events), after which its RSS is read again. */
+export interface LoadPhase {
+  name: string;
+  run(process: { port: number }): Promise<void>;
 }
 
 /** After its imports, a plain process says it is ready as a service does, then idles until stopped. */
@@ -38,10 +47,11 @@ export const baseline: ProcessKind = {
   args: ['--input-type=module', '-e', `import 'fastify'; import 'pg'; import 'ioredis'; ${readyThenIdle}`],
 };
 
-/** The telemetry preload alone, as every service process has it. */
+/** The telemetry preload alone, as every service process has it (same flags, same compile cache). */
 export const preload: ProcessKind = {
   name: 'telemetry preload',
-  args: ['--import', register, '--input-type=module', '-e', readyThenIdle],
+  args: [...SERVICE_NODE_FLAGS, '--import', register, '--input-type=module', '-e', readyThenIdle],
+  env: serviceProcessEnv(root),
 };
 
 /** A service's process in a role, with the preload, as the launcher and the image run it. */
@@ -52,13 +62,16 @@ export function serviceProcess(
 ): ProcessKind {
   return {
     name: `${service} ${role}`,
-    args: ['--import', register, join(root, 'services', service, 'src/main.ts')],
-    env: { ...env, ROLE: role },
+    args: serviceNodeArgs(root, service),
+    env: { ...serviceProcessEnv(root), ...env, ROLE: role },
   };
 }
 
-/** Spawns one process, waits until it is ready and `idleMs` more, reads its RSS, stops it. */
-export async function measure(kind: ProcessKind, idleMs: number): Promise<Measure> {
+/**
+ * Spawns one process, waits until it is ready and `idleMs` more, reads its
+ * RSS; then runs each phase, waits `idleMs` and reads it again; stops it.
+ */
+export async function measure(kind: ProcessKind, idleMs: number, load: LoadPhase[] = []): Promise<Measure> {
   const started = performance.now();
   const child = spawn(process.execPath, kind.args, {
     cwd: root,
@@ -73,13 +86,15 @@ export async function measure(kind: ProcessKind, idleMs: number): Promise<Measur
     child.once('exit', (code, signal) => done(code ?? signal)),
   );
   try {
+    let port = 0;
     const readyMs = await new Promise<number>((ready, fail) => {
       const timer = setTimeout(
         () => fail(new Error(`${kind.name}: not ready in ${READY_TIMEOUT_MS} ms`)),
         READY_TIMEOUT_MS,
       );
-      child.on('message', (message: { type?: string }) => {
+      child.on('message', (message: { type?: string; port?: number }) => {
         if (message?.type !== 'started') return;
+        port = message.port ?? 0;
         clearTimeout(timer);
         ready(performance.now() - started);
       });
@@ -90,7 +105,14 @@ export async function measure(kind: ProcessKind, idleMs: number): Promise<Measur
     });
     // An idle process: what it holds once started, not the garbage of starting (the same wait for every kind).
     await delay(idleMs);
-    return { rssMb: await rssMb(child.pid!), readyMs };
+    const idle = await rssMb(child.pid!);
+    const phases: Measure['phases'] = [];
+    for (const phase of load) {
+      await phase.run({ port });
+      await delay(idleMs);
+      phases.push({ name: phase.name, rssMb: await rssMb(child.pid!) });
+    }
+    return { rssMb: idle, readyMs, phases };
   } finally {
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);

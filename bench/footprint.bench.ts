@@ -14,6 +14,7 @@ import { startEmulator } from '@hireflow/emulator';
 import { provisionTopology } from '@hireflow/ops';
 import { createSnsClient, createSqsClient } from '@hireflow/runtime';
 import { createS3Client } from '@hireflow/runtime/s3';
+import { benchApiKey, PHASES, postingPhases, relayPhases, settleOutbox } from './footprint-load.ts';
 import {
   bare,
   baseline,
@@ -33,6 +34,10 @@ const REGION = 'eu-west-1';
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const TARGET_RSS_RATIO = 1.5;
 const TARGET_READY_MS = 1500;
+/** RSS after 10,000 requests or events ÷ after 1,000: above, memory grows with work (a leak). */
+const TARGET_LEAK_RATIO = 1.2;
+/** FOOTPRINT_LOAD=off: the idle rounds only. */
+const LOAD = process.env.FOOTPRINT_LOAD !== 'off';
 
 export default async function footprint(): Promise<BenchReport> {
   const suffix = randomBytes(4).toString('hex');
@@ -46,7 +51,7 @@ export default async function footprint(): Promise<BenchReport> {
     for (const client of Object.values(clients)) client.destroy();
     for (const url of databases) await ensureDatabase(url);
 
-    const kinds: ProcessKind[] = [bare, baseline, preload];
+    let kinds: ProcessKind[] = [bare, baseline, preload];
     SERVICES.forEach((service, i) => {
       const env = {
         OTEL_SERVICE_NAME: service,
@@ -74,6 +79,9 @@ export default async function footprint(): Promise<BenchReport> {
       }
     });
 
+    // FOOTPRINT_ONLY=jobs,media: only the kinds whose name has one of these (the baseline always runs).
+    const only = process.env.FOOTPRINT_ONLY?.split(',').filter(Boolean);
+    if (only) kinds = kinds.filter((k) => k === baseline || only.some((o) => k.name.includes(o)));
     const measured = new Map<string, Measure[]>(kinds.map((k) => [k.name, []]));
     for (let r = 0; r <= ROUNDS; r++) {
       for (const kind of kinds) {
@@ -82,7 +90,29 @@ export default async function footprint(): Promise<BenchReport> {
         if (r > 0) measured.get(kind.name)!.push(result);
       }
     }
-    return report(kinds, measured);
+    // Under work, once: the jobs API (HTTP requests) and the jobs worker (events its relay publishes).
+    const loaded: Loaded[] = [];
+    const api = kinds.find((k) => k.name === 'jobs api');
+    const worker = kinds.find((k) => k.name === 'jobs worker');
+    if (LOAD && api && worker) {
+      const key = await benchApiKey(databases[0]!);
+      const statuses = new Map<number, number>();
+      const fast = { ...api, env: { ...api.env, RATE_LIMIT_MAX: '1000000' } };
+      loaded.push({
+        name: 'jobs api',
+        unit: 'requests',
+        measure: await measure(fast, IDLE_MS, postingPhases(key, statuses)),
+      });
+      if (statuses.size > 0)
+        console.log(`jobs api: answers other than 202: ${JSON.stringify(Object.fromEntries(statuses))}`);
+      await settleOutbox(databases[0]!);
+      loaded.push({
+        name: 'jobs worker',
+        unit: 'events',
+        measure: await measure(worker, IDLE_MS, relayPhases(databases[0]!)),
+      });
+    }
+    return report(kinds, measured, loaded);
   } finally {
     await sink.close();
     await emulator.stop();
@@ -90,11 +120,17 @@ export default async function footprint(): Promise<BenchReport> {
   }
 }
 
-function report(kinds: ProcessKind[], measured: Map<string, Measure[]>): BenchReport {
+interface Loaded {
+  name: string;
+  unit: 'requests' | 'events';
+  measure: Measure;
+}
+
+function report(kinds: ProcessKind[], measured: Map<string, Measure[]>, loaded: Loaded[]): BenchReport {
   const base = measured.get(baseline.name)!;
   /** Per round, this kind's RSS ÷ the baseline's in the same round. */
   const rssRatios = (name: string) => measured.get(name)!.map((m, i) => m.rssMb / base[i]!.rssMb);
-  const rows = kinds.map((kind) => {
+  const rows: Record<string, string | number>[] = kinds.map((kind) => {
     const runs = measured.get(kind.name)!;
     return {
       process: kind.name,
@@ -124,8 +160,40 @@ function report(kinds: ProcessKind[], measured: Map<string, Measure[]>): BenchRe
       beside: `baseline ${median(base.map((m) => m.readyMs)).toFixed(0)} ms`,
     },
   ]);
+  const baseMb = median(base.map((m) => m.rssMb));
+  const [first, tenth] = PHASES.map((p) => p.name);
+  const after = (l: Loaded, name: string) => l.measure.phases.find((p) => p.name === name)!.rssMb;
+  for (const l of loaded) {
+    rows.push({
+      process: `${l.name}, under work (${l.unit})`,
+      'idle RSS MB': round(l.measure.rssMb, 1),
+      'spawn → ready ms': Math.round(l.measure.readyMs),
+      'RSS MB after 1,000': round(after(l, first!), 1),
+      'RSS MB after 10,000': round(after(l, tenth!), 1),
+      'RSS ÷ baseline': round(after(l, first!) / baseMb),
+      '10,000 ÷ 1,000': round(after(l, tenth!) / after(l, first!)),
+    });
+    checks.push(
+      {
+        row: `${l.name}: RSS after 1,000 ${l.unit} ÷ fastify+pg+ioredis`,
+        values: [after(l, first!) / baseMb],
+        kind: 'max' as const,
+        target: TARGET_RSS_RATIO,
+        unit: 'ratio' as const,
+        beside: `${after(l, first!).toFixed(0)} MB`,
+      },
+      {
+        row: `${l.name}: RSS after 10,000 ${l.unit} ÷ after 1,000`,
+        values: [after(l, tenth!) / after(l, first!)],
+        kind: 'max' as const,
+        target: TARGET_LEAK_RATIO,
+        unit: 'ratio' as const,
+        beside: `${after(l, tenth!).toFixed(0)} MB`,
+      },
+    );
+  }
   return {
-    description: `Idle RSS ${IDLE_MS} ms after ready and spawn → ready, ${ROUNDS} rounds after a warm-up, one process at a time; ratios ÷ a process importing fastify, pg and ioredis in the same round (issue 31).`,
+    description: `Idle RSS ${IDLE_MS} ms after ready and spawn → ready, ${ROUNDS} rounds after a warm-up, one process at a time; ratios ÷ a process importing fastify, pg and ioredis in the same round (issue 31).${loaded.length > 0 ? ` Under work (once, after the rounds): RSS ${IDLE_MS} ms after 1,000 and after 10,000 requests or events; there "RSS ÷ baseline" is after 1,000 ÷ the baseline, "10,000 ÷ 1,000" the leak check.` : ''}`,
     rows,
     ratios: Object.fromEntries(checked.map((k) => [`${k.name} RSS ÷ baseline`, median(rssRatios(k.name))])),
     checks,

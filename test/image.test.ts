@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SERVICE_NAMES, servicePort } from '@hireflow/contracts';
+import { SERVICE_NODE_FLAGS } from '@hireflow/runtime/process';
 import { describe, expect, it } from 'vitest';
 import { installOf, parseDockerfile, pnpmSelection, stagesOf } from './dockerfile.ts';
 
@@ -151,6 +152,19 @@ describe('Dockerfile', () => {
     expect(preload && existsSync(new URL(preload, root)), preload).toBe(true);
     expect(startScript).toContain('services/$service/src/main.ts');
     expect(startScript).toContain('/health/$probe');
+  });
+
+  it('starts a service with the flags and the compile cache the launcher gives it (issue 31)', () => {
+    const start = /exec node (.*)"services\/\$service\/src\/main\.ts"/.exec(startScript)?.[1] ?? '';
+    for (const flag of SERVICE_NODE_FLAGS) expect(start).toContain(flag);
+    const env = runtime.find((i) => i.keyword === 'ENV' && /NODE_COMPILE_CACHE=/.test(i.args))?.args ?? '';
+    const cache = /NODE_COMPILE_CACHE=(\S+)/.exec(env)?.[1];
+    expect(cache).toMatch(/^\/app\//);
+    // Filled at build, by a RUN after the install is copied in.
+    const runs = runtime.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(runs.some((r) => r.includes("services/' + s + '/src/service.ts") && r.includes(cache!))).toBe(
+      true,
+    );
   });
 
   it('has a start script that refuses an unknown SERVICE and fails its probe when nothing listens', async () => {

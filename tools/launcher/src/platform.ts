@@ -84,45 +84,54 @@ export async function startPlatform(
   };
 
   try {
-    let awsEndpoint = settings.AWS_ENDPOINT_URL;
-    if (!awsEndpoint) {
-      emulator = await startEmulator({ port: settings.EMULATOR_PORT, region: settings.AWS_REGION }).catch(
-        (error) => {
-          throw new Error(
-            `cannot start the SNS/SQS emulator on 127.0.0.1:${settings.EMULATOR_PORT} (${error.message}); ` +
-              'set EMULATOR_PORT to a free port, or AWS_ENDPOINT_URL to an emulator that runs',
-          );
-        },
-      );
-      awsEndpoint = emulator.endpoint;
-      log(`SNS/SQS emulator on ${awsEndpoint}`);
-    } else {
-      log(`using SNS/SQS at ${awsEndpoint}`);
-    }
-
-    const aws = awsSettings({ ...settings, AWS_ENDPOINT_URL: awsEndpoint }, options.env);
-    const sns = createSnsClient(aws);
-    const sqs = createSqsClient(aws);
-    const s3 = createS3Client(aws);
-    try {
-      const provisioned = await provisionTopology(topology, { sns, sqs, s3, prefix: names.topologyPrefix });
-      log(
-        `topology provisioned: ${Object.keys(provisioned.topics).length} topics, ${Object.keys(provisioned.queues).length} queues (+DLQs), ${provisioned.subscriptions.length} subscriptions`,
-      );
-    } finally {
-      sns.destroy();
-      sqs.destroy();
-      s3.destroy();
-    }
+    // What the services need before they start, started side by side (issue
+    // 31): the emulator and its topology, the databases, the mail catcher, the
+    // gateway, the trace backend and the local secrets do not wait for one
+    // another. Each one is kept as it comes up, so a failure elsewhere still
+    // stops it.
+    const topologyReady = (async () => {
+      let endpoint = settings.AWS_ENDPOINT_URL;
+      if (!endpoint) {
+        emulator = await startEmulator({ port: settings.EMULATOR_PORT, region: settings.AWS_REGION }).catch(
+          (error) => {
+            throw new Error(
+              `cannot start the SNS/SQS emulator on 127.0.0.1:${settings.EMULATOR_PORT} (${error.message}); ` +
+                'set EMULATOR_PORT to a free port, or AWS_ENDPOINT_URL to an emulator that runs',
+            );
+          },
+        );
+        endpoint = emulator.endpoint;
+        log(`SNS/SQS emulator on ${endpoint}`);
+      } else {
+        log(`using SNS/SQS at ${endpoint}`);
+      }
+      const settingsOfAws = awsSettings({ ...settings, AWS_ENDPOINT_URL: endpoint }, options.env);
+      const sns = createSnsClient(settingsOfAws);
+      const sqs = createSqsClient(settingsOfAws);
+      const s3 = createS3Client(settingsOfAws);
+      try {
+        const provisioned = await provisionTopology(topology, { sns, sqs, s3, prefix: names.topologyPrefix });
+        log(
+          `topology provisioned: ${Object.keys(provisioned.topics).length} topics, ${Object.keys(provisioned.queues).length} queues (+DLQs), ${provisioned.subscriptions.length} subscriptions`,
+        );
+      } finally {
+        sns.destroy();
+        sqs.destroy();
+        s3.destroy();
+      }
+      return { awsEndpoint: endpoint, aws: settingsOfAws };
+    })();
 
     const { databaseUrl } = names;
-    for (const service of SERVICE_NAMES) {
-      const { created } = await ensureDatabase(databaseUrl(service));
-      if (created) log(`created database ${names.database(service)}`);
-    }
+    const databasesReady = Promise.all(
+      SERVICE_NAMES.map(async (service) => {
+        const { created } = await ensureDatabase(databaseUrl(service));
+        if (created) log(`created database ${names.database(service)}`);
+      }),
+    );
 
-    let smtpUrl = settings.SMTP_URL;
-    if (!smtpUrl) {
+    const mailReady = (async () => {
+      if (settings.SMTP_URL) return settings.SMTP_URL;
       mail = await startMailCatcher({
         smtpPort: settings.MAIL_SMTP_PORT,
         uiPort: settings.MAIL_UI_PORT,
@@ -132,22 +141,26 @@ export async function startPlatform(
           `cannot start the mail catcher on ports ${settings.MAIL_SMTP_PORT}/${settings.MAIL_UI_PORT} (${error.message}); set MAIL_SMTP_PORT/MAIL_UI_PORT, or SMTP_URL`,
         );
       });
-      smtpUrl = mail.smtpUrl;
       log(`mail catcher: SMTP ${mail.smtpUrl}, read mail at ${mail.uiUrl}`);
-    }
+      return mail.smtpUrl;
+    })();
 
     // Before the services: its URL is the public base of media's variant URLs, even on a free port.
-    gateway = await startGateway({ port: settings.HIREFLOW_API_PORT }).catch((error) => {
-      throw new Error(
-        `cannot start the API gateway on 127.0.0.1:${settings.HIREFLOW_API_PORT} (${error.message}); set HIREFLOW_API_PORT to a free port`,
-      );
-    });
-    const api = gateway.url;
-    log(`API gateway on ${api} (jobs and media behind one base URL)`);
+    const gatewayReady = (async () => {
+      gateway = await startGateway({ port: settings.HIREFLOW_API_PORT }).catch((error) => {
+        throw new Error(
+          `cannot start the API gateway on 127.0.0.1:${settings.HIREFLOW_API_PORT} (${error.message}); set HIREFLOW_API_PORT to a free port`,
+        );
+      });
+      log(`API gateway on ${gateway.url} (jobs and media behind one base URL)`);
+      return gateway;
+    })();
 
-    const tracing = await startTraceBackend(settings);
-    traces = tracing;
-    log(tracing.description);
+    const tracesReady = (async () => {
+      traces = await startTraceBackend(settings);
+      log(traces.description);
+      return traces;
+    })();
 
     receiver = await startWebhookReceiver({
       port: settings.WEBHOOK_RECEIVER_PORT,
@@ -160,7 +173,15 @@ export async function startPlatform(
     log(`webhook receiver: register ${receiver.url}/in/<name>, see what arrived at ${receiver.url}`);
 
     // Generated per state directory (the environment's own values win): no published default.
-    const secrets = await ensureLocalSecrets(names.stateDir, options.env);
+    const secretsReady = ensureLocalSecrets(names.stateDir, options.env);
+
+    const all = [topologyReady, databasesReady, mailReady, gatewayReady, tracesReady, secretsReady] as const;
+    // Every one settled before a failure is thrown: stopAll then stops each that came up.
+    const failed = (await Promise.allSettled(all)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [{ awsEndpoint, aws }, , smtpUrl, startedGateway, tracing, secrets] = await Promise.all(all);
+    const api = startedGateway.url;
+
     const envOf = (service: ConsumerName): Record<string, string | undefined> => ({
       ...options.env,
       ...secrets.values,
@@ -221,7 +242,7 @@ export async function startPlatform(
     const adminUrls = services.admin;
     const everyService: string[] = [...SERVICE_NAMES, ...SUBSCRIBER_NAMES];
 
-    gateway.setTargets({ jobs: urls.jobs, media: urls.media, notifications: urls.notifications });
+    startedGateway.setTargets({ jobs: urls.jobs, media: urls.media, notifications: urls.notifications });
 
     const demo = await ensureDemoKey({ root: options.root, stateDir: names.stateDir, env: envOf('jobs') });
     const replaySqs = createSqsClient(aws);

@@ -7,6 +7,7 @@ import {
   SUBSCRIBER_NAMES,
   workerScaling,
 } from '@hireflow/contracts';
+import { serviceNodeArgs, serviceProcessEnv } from '@hireflow/runtime/process';
 import { startAutoscaler } from './autoscaler.ts';
 import { type Child, spawnService, waitForReady } from './children.ts';
 import { capWorkers, LOCAL_POOL_MAX, postgresConnections } from './connections.ts';
@@ -53,13 +54,12 @@ export async function startServices(options: {
   const { settings } = options;
   const log = (line: string) => options.write(`launcher      | ${line}`);
   const scaling = settings.HIREFLOW_SCALING === 'on';
-  const register = join(options.root, 'libs/telemetry/src/register.ts');
   const spawnOf = (service: string, index: number, name: string, env: Record<string, string | undefined>) =>
     spawnService({
       name,
       index,
-      args: ['--import', register, join(options.root, 'services', service, 'src/main.ts')],
-      env,
+      args: serviceNodeArgs(options.root, service),
+      env: { ...serviceProcessEnv(options.root), ...env },
       cwd: options.root,
       color: options.color,
       write: options.write,

@@ -61,7 +61,18 @@ export const measured = {
     'estimate, not measured alone: a transactional handler commit with its outbox row',
   ),
   bytesPerVector: m(1_680, 'bytes', 'pnpm bench matching, 1M candidates: +1,677 MB RSS (docs/matching.md)'),
-  processRssMiB: m(235, 'MiB', 'pnpm bench footprint, a traced service process idle (docs/performance.md)'),
+  /** An API process under work (was one figure for every process: 235 MiB idle, before issue 31). */
+  apiProcessRssMiB: m(
+    205,
+    'MiB',
+    'pnpm bench footprint, the traced jobs API after 10,000 POST /v1/jobs: 194–214 MB (docs/performance.md, Footprint)',
+  ),
+  /** A worker process under work; not a ceiling: its RSS still grew from 1,000 to 10,000 events. */
+  workerProcessRssMiB: m(
+    255,
+    'MiB',
+    'pnpm bench footprint, the traced jobs worker after 10,000 relayed events: 248–264 MB (docs/performance.md, Footprint)',
+  ),
   /** sharp's working set for one image in flight (decode + three encodes). */
   resizeWorkingSetMiB: m(
     150,

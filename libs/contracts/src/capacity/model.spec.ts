@@ -66,7 +66,7 @@ describe('the capacity model', () => {
     const vectors = 5_000 * (2_000 + 200);
     const plan = planCapacity(capacityProfiles.x100!);
     expect(plan.services.matching.worker!.expectedRssMiB).toBe(
-      Math.round(measured.processRssMiB.value + (vectors * 1_680) / 1024 ** 2),
+      Math.round(measured.workerProcessRssMiB.value + (vectors * 1_680) / 1024 ** 2),
     );
     // 17.9 GB of vectors does not fit 1 vCPU's 8 GB: the model moves to the 4-vCPU sizes.
     expect(plan.services.matching.worker).toMatchObject({ cpu: 4096 });

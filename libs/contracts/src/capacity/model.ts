@@ -211,7 +211,7 @@ export function planCapacity(profile: LoadProfile): CapacityPlan {
         API_MAX_FLOOR[service] ?? min,
         Math.ceil(apiTasksFor(service, atPeak) * DRAIN_HEADROOM),
       );
-      roles.api = sized(cpu.api, measured.processRssMiB.value, min, max);
+      roles.api = sized(cpu.api, measured.apiProcessRssMiB.value, min, max);
     }
     if (cpu.worker) {
       const policy = workerScaling[service];
@@ -223,7 +223,7 @@ export function planCapacity(profile: LoadProfile): CapacityPlan {
           : service === 'media'
             ? measured.resizeWorkingSetMiB.value * RESIZES_IN_FLIGHT
             : 0;
-      roles.worker = sized(cpu.worker, measured.processRssMiB.value + extra, min, max);
+      roles.worker = sized(cpu.worker, measured.workerProcessRssMiB.value + extra, min, max);
     }
     services[service] = roles;
   }
@@ -284,7 +284,7 @@ export function planCapacity(profile: LoadProfile): CapacityPlan {
     ),
     limit(
       'matching worker memory (every worker may hold every tenant)',
-      vectorMiB + measured.processRssMiB.value,
+      vectorMiB + measured.workerProcessRssMiB.value,
       LARGEST_TASK_MIB / MEMORY_HEADROOM - COLLECTOR_MIB,
       'MiB',
       "shard matching workers by tenant: a tenant's index on one worker group",

@@ -12,6 +12,7 @@ import {
   startLocalPrometheus,
 } from '../prometheus/server.ts';
 import { targetsPath } from '../prometheus/targets.ts';
+import { residentByService, residentMb } from '../rss.ts';
 import { loadLauncherSettings } from '../settings.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
@@ -108,10 +109,20 @@ await writeRunning(names.stateDir, {
   urls,
   admin: platform.admin,
 });
-write(`\nHireflow is ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
+const readyIn = (Date.now() - started) / 1000;
+// Each process's resident memory as it is ready (pnpm status: RSS and CPU later on).
+const pids = platform.pids;
+const resident = await residentByService(pids);
+const totalMb = (await Promise.all(Object.values(pids).map(residentMb))).reduce<number>(
+  (a, b) => a + (b ?? 0),
+  0,
+);
+write(
+  `\nHireflow is ready in ${readyIn.toFixed(1)} s (${Object.keys(pids).length} service processes, RSS ${totalMb.toFixed(0)} MB in all):`,
+);
 write(`  ${'api'.padEnd(14)} ${platform.api}   the public API's one base URL (jobs and media)`);
 for (const [name, url] of Object.entries(platform.services)) {
-  write(`  ${name.padEnd(14)} ${url}   admin ${platform.admin[name]}`);
+  write(`  ${name.padEnd(14)} ${url}   ${(resident[name] ?? '').padEnd(12)}   admin ${platform.admin[name]}`);
 }
 write(`  ${'sns/sqs'.padEnd(14)} ${platform.awsEndpoint}`);
 if (platform.mail) write(`  ${'mail'.padEnd(14)} ${platform.mail.uiUrl}  (SMTP ${platform.mail.smtpUrl})`);

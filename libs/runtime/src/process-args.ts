@@ -1,0 +1,42 @@
+// How a service process is started (issue 31): the same Node flags, preload
+// and environment for the launcher, the benches and the image (the
+// Dockerfile's `hireflow start` repeats them; docs/performance.md, "Footprint").
+// No imports beyond node:path: the launcher loads this without the runtime.
+import { join } from 'node:path';
+
+/**
+ * V8's young generation capped at 2 × 4 MB. By default V8 sizes it from the
+ * machine's memory, and on a server-class host a service's start-up garbage
+ * grows it to 64 MB that stays committed while the process idles: a third of
+ * an idle service's resident memory. The price is more scavenges (each
+ * smaller) under allocation-heavy load; the footprint bench measures the RSS,
+ * the jobs-api bench the throughput.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
+
+/**
+ * Where Node keeps its compile cache for the services' modules
+ * (`NODE_COMPILE_CACHE`): V8 code and, for the TypeScript sources, the
+ * type-stripped output, so a process whose files are all cached never loads
+ * the type stripper (~18 MB of a process, plus the memory it grows to) and
+ * compiles less at start. Keyed by path and content: a changed file misses
+ * and is cached again.
+ */
+export function compileCacheDir(root: string): string {
+  return join(root, 'node_modules/.cache/hireflow-node');
+}
+
+/** node's arguments for a service's process: the flags, the telemetry preload, the entry point. */
+export function serviceNodeArgs(root: string, service: string): string[] {
+  return [
+    ...SERVICE_NODE_FLAGS,
+    '--import',
+    join(root, 'libs/telemetry/src/register.ts'),
+    join(root, 'services', service, 'src/main.ts'),
+  ];
+}
+
+/** The environment a service's process adds to its own: the compile cache. */
+export function serviceProcessEnv(root: string): Record<string, string> {
+  return { NODE_COMPILE_CACHE: compileCacheDir(root) };
+}
