@@ -62,7 +62,7 @@ const config: KnipConfig = {
       project: sources,
     },
     bench: {
-      entry: ['*.bench.ts', 'run.ts', 'profile.ts', 'load-curve.ts'],
+      entry: ['*.bench.ts', 'run.ts', 'profile.ts', 'load-curve.ts', 'footprint-imports.ts'],
       project: ['*.ts'],
     },
     'clients/*': {

@@ -162,24 +162,39 @@ export async function startPlatform(
       return traces;
     })();
 
-    receiver = await startWebhookReceiver({
-      port: settings.WEBHOOK_RECEIVER_PORT,
-      traceUiUrl: tracing.viewer?.uiUrl,
-    }).catch((error) => {
-      throw new Error(
-        `cannot start the webhook receiver on 127.0.0.1:${settings.WEBHOOK_RECEIVER_PORT} (${error.message}); set WEBHOOK_RECEIVER_PORT to a free port`,
-      );
-    });
-    log(`webhook receiver: register ${receiver.url}/in/<name>, see what arrived at ${receiver.url}`);
+    // After the trace backend: its page links each delivery to the trace viewer.
+    const receiverReady = (async () => {
+      const { viewer } = await tracesReady;
+      const started = await startWebhookReceiver({
+        port: settings.WEBHOOK_RECEIVER_PORT,
+        traceUiUrl: viewer?.uiUrl,
+      }).catch((error) => {
+        throw new Error(
+          `cannot start the webhook receiver on 127.0.0.1:${settings.WEBHOOK_RECEIVER_PORT} (${error.message}); set WEBHOOK_RECEIVER_PORT to a free port`,
+        );
+      });
+      receiver = started;
+      log(`webhook receiver: register ${started.url}/in/<name>, see what arrived at ${started.url}`);
+      return started;
+    })();
 
     // Generated per state directory (the environment's own values win): no published default.
     const secretsReady = ensureLocalSecrets(names.stateDir, options.env);
 
-    const all = [topologyReady, databasesReady, mailReady, gatewayReady, tracesReady, secretsReady] as const;
+    const all = [
+      topologyReady,
+      databasesReady,
+      mailReady,
+      gatewayReady,
+      tracesReady,
+      secretsReady,
+      receiverReady,
+    ] as const;
     // Every one settled before a failure is thrown: stopAll then stops each that came up.
     const failed = (await Promise.allSettled(all)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    const [{ awsEndpoint, aws }, , smtpUrl, startedGateway, tracing, secrets] = await Promise.all(all);
+    const [{ awsEndpoint, aws }, , smtpUrl, startedGateway, tracing, secrets, startedReceiver] =
+      await Promise.all(all);
     const api = startedGateway.url;
 
     const envOf = (service: ConsumerName): Record<string, string | undefined> => ({
@@ -278,7 +293,7 @@ export async function startPlatform(
       secretsFile: secrets.file,
       adminToken: secrets.values.ADMIN_TOKEN,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },
-      webhooks: { url: receiver.url },
+      webhooks: { url: startedReceiver.url },
       traces: { otlpEndpoint: tracing.endpoint, uiUrl: tracing.viewer?.uiUrl },
       get pids() {
         return services!.pids();
