@@ -47,6 +47,8 @@ const PARTS = new Set((process.env.BENCH_PEERS ?? 'a,b').split(','));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = 10;
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 1_500);
+/** Passes over the variants per round (part a); CALLS_PER_ROUND is split among them. */
+const SLICES = 5;
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2_000);
 const REGION = 'eu-west-1';
 /** The lease, on both sides: our `leaseMs`, Powertools' in-progress expiry (remaining time of the "invocation"). */
@@ -73,8 +75,8 @@ export default async function peersBench(): Promise<BenchReport> {
   return {
     description:
       `Peers, interleaved rounds in one process (${ROUNDS} rounds after a warm-up): ` +
-      `(a) one INSERT wrapped, concurrency ${CONCURRENCY}, pool ${CONCURRENCY}, ${CALLS_PER_ROUND} calls a round per variant; ` +
-      `(b) a backlog of ${MESSAGES_PER_ROUND} messages drained per consumer per round. Parts: ${[...PARTS].join(',')}.`,
+      `(a) one INSERT wrapped, concurrency ${CONCURRENCY}, pool ${CONCURRENCY}, ${CALLS_PER_ROUND} calls a round per variant in ${SLICES} passes; ` +
+      `(b) a backlog of ${MESSAGES_PER_ROUND} messages per consumer per round, drained in ${SLICES} parts. Parts: ${[...PARTS].join(',')}.`,
     rows,
     ratios,
     checks,
@@ -154,16 +156,28 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   const samples = new Map(names.map((n) => [n, { latencies: [] as number[], rounds: [] as number[] }]));
   const cpu = new Map(names.map((n) => [n, [] as number[]]));
   for (let r = -1; r < ROUNDS; r++) {
-    const order = names.map((_, i) => names[(i + Math.max(r, 0)) % names.length]!);
-    for (const variant of order) {
-      const mark = process.cpuUsage();
-      const run = await runRound(variants[variant]!, `${r}-${variant}`);
-      if (r < 0) continue;
-      const used = process.cpuUsage(mark);
-      cpu.get(variant)!.push((used.user + used.system) / run.latencies.length);
-      const sample = samples.get(variant)!;
-      sample.latencies.push(...run.latencies);
-      sample.rounds.push(run.latencies.length / run.seconds);
+    // A round is SLICES passes over the variants, each pass in a rotated
+    // order: a stall of the shared machine (seconds, at load 20+) then hits
+    // every variant of the round rather than one.
+    const totals = new Map(names.map((n) => [n, { calls: 0, seconds: 0, cpuMicros: 0 }]));
+    for (let slice = 0; slice < SLICES; slice++) {
+      const shift = Math.max(r, 0) + slice;
+      for (const variant of names.map((_, i) => names[(i + shift) % names.length]!)) {
+        const mark = process.cpuUsage();
+        const run = await runRound(variants[variant]!, `${r}.${slice}-${variant}`, CALLS_PER_ROUND / SLICES);
+        const used = process.cpuUsage(mark);
+        const total = totals.get(variant)!;
+        total.calls += run.latencies.length;
+        total.seconds += run.seconds;
+        total.cpuMicros += used.user + used.system;
+        if (r >= 0) samples.get(variant)!.latencies.push(...run.latencies);
+      }
+    }
+    if (r < 0) continue; // warm-up round
+    for (const n of names) {
+      const total = totals.get(n)!;
+      samples.get(n)!.rounds.push(total.calls / total.seconds);
+      cpu.get(n)!.push(total.cpuMicros / total.calls);
     }
   }
   const perRound = (n: string, base: string) =>
@@ -183,6 +197,7 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   const pt = 'powertools makeIdempotent, Redis';
   const ptReplay = 'powertools replay (completed key)';
   const ratio = (n: string, base: string) => median(perRound(n, base));
+  const cpuRatio = (n: string, base: string) => median(cpu.get(n)!.map((c, i) => c / cpu.get(base)![i]!));
   const beside = `Powertools ${round(median(samples.get(pt)!.rounds), 0)} calls/s`;
   const checks: Check[] = [
     {
@@ -215,6 +230,13 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
     checks,
     ratios: {
       '(a) Powertools ÷ the INSERT alone': ratio(pt, 'no wrapper (the INSERT alone)'),
+      // Process CPU per call (this process only; Postgres and Redis not counted): less is better.
+      '(a) CPU per call, idempotent lease ÷ Powertools': cpuRatio('idempotent, lease', pt),
+      '(a) CPU per call, idempotent transactional ÷ Powertools': cpuRatio('idempotent, transactional', pt),
+      '(a) CPU per call, idempotent replay ÷ Powertools replay': cpuRatio(
+        'idempotent replay (completed key)',
+        ptReplay,
+      ),
       '(a) idempotent, lease ÷ Powertools': ratio('idempotent, lease', pt),
       '(a) idempotent, transactional ÷ Powertools': ratio('idempotent, transactional', pt),
       '(a) idempotent replay ÷ Powertools replay': ratio('idempotent replay (completed key)', ptReplay),
@@ -222,11 +244,15 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   };
 }
 
-async function runRound(call: Call, label: string): Promise<{ latencies: number[]; seconds: number }> {
+async function runRound(
+  call: Call,
+  label: string,
+  calls = CALLS_PER_ROUND,
+): Promise<{ latencies: number[]; seconds: number }> {
   const latencies: number[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < CALLS_PER_ROUND) {
+    while (next < calls) {
       const id = `${label}:${next++}`;
       const start = performance.now();
       await call(id);
@@ -241,7 +267,7 @@ async function runRound(call: Call, label: string): Promise<{ latencies: number[
 // ---------------------------------------------------------------- (b) SQS consumers
 
 interface Drainer {
-  /** Drains a backlog of `expected` messages (handled and deleted); returns messages/s. */
+  /** Drains a backlog of `expected` messages (handled and deleted); returns the seconds it took. */
   drain(queueUrl: string, expected: number): Promise<number>;
 }
 
@@ -273,16 +299,27 @@ async function consumerPart() {
     const rates = new Map(names.map((n) => [n, [] as number[]]));
     const cpu = new Map(names.map((n) => [n, [] as number[]]));
     for (let r = -1; r < ROUNDS; r++) {
-      const order = names.map((_, i) => names[(i + Math.max(r, 0)) % names.length]!);
-      for (const n of order) {
-        const count = r < 0 ? 200 : MESSAGES_PER_ROUND;
-        await fill(sqs, urls.get(n)!, count);
-        const mark = process.cpuUsage();
-        const rate = await drainers[n]!.drain(urls.get(n)!, count);
-        if (r < 0) continue;
-        const used = process.cpuUsage(mark);
-        rates.get(n)!.push(rate);
-        cpu.get(n)!.push((used.user + used.system) / count);
+      // SLICES passes a round, each in a rotated order (as in part a).
+      const totals = new Map(names.map((n) => [n, { messages: 0, seconds: 0, cpuMicros: 0 }]));
+      const count = r < 0 ? 100 : Math.round(MESSAGES_PER_ROUND / SLICES);
+      for (let slice = 0; slice < SLICES; slice++) {
+        const shift = Math.max(r, 0) + slice;
+        for (const n of names.map((_, i) => names[(i + shift) % names.length]!)) {
+          await fill(sqs, urls.get(n)!, count);
+          const mark = process.cpuUsage();
+          const seconds = await drainers[n]!.drain(urls.get(n)!, count);
+          const used = process.cpuUsage(mark);
+          const total = totals.get(n)!;
+          total.messages += count;
+          total.seconds += seconds;
+          total.cpuMicros += used.user + used.system;
+        }
+      }
+      if (r < 0) continue;
+      for (const n of names) {
+        const total = totals.get(n)!;
+        rates.get(n)!.push(total.messages / total.seconds);
+        cpu.get(n)!.push(total.cpuMicros / total.messages);
       }
     }
     const base = names[1]!;
@@ -312,6 +349,9 @@ async function consumerPart() {
       ],
       ratios: {
         '(b) SqsConsumer ÷ sqs-consumer': median(ratioPerRound(names[0]!)),
+        '(b) process CPU per message, SqsConsumer ÷ sqs-consumer': median(
+          cpu.get(names[0]!)!.map((x, i) => x / cpu.get(base)![i]!),
+        ),
         '(b) SqsConsumer ÷ sqs-consumer + validation': median(
           rates.get(names[0]!)!.map((x, i) => x / rates.get(names[2]!)![i]!),
         ),
@@ -373,7 +413,7 @@ function ours(sqs: SQSClient, dlqUrl: string, concurrency: number): Drainer {
       await reached(() => handled, expected);
       const seconds = (performance.now() - started) / 1000;
       await consumer.close();
-      return expected / seconds;
+      return seconds;
     },
   };
 }
@@ -396,13 +436,16 @@ function peer(sqs: SQSClient, validate: boolean): Drainer {
       consumer.on('message_processed', () => {
         handled += 1;
       });
-      consumer.on('error', (error) => console.error('sqs-consumer error', error));
+      // stop({ abort: true }) aborts the long poll under way: not an error of the run
+      consumer.on('error', (error) => {
+        if ((error as { code?: string }).code !== 'AbortError') console.error('sqs-consumer error', error);
+      });
       const started = performance.now();
       consumer.start();
       await reached(() => handled, expected);
       const seconds = (performance.now() - started) / 1000;
       consumer.stop({ abort: true });
-      return expected / seconds;
+      return seconds;
     },
   };
 }
