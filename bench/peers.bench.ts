@@ -9,6 +9,8 @@
 // (b) SQS consumption: `SqsConsumer` against sqs-consumer in its batch mode
 //     (`handleMessageBatch`, batchSize 10), each draining a backlog of the
 //     same messages from a queue of its own on the same emulator.
+// (c) the welcome-email path against a peer pipeline (sqs-consumer +
+//     Powertools + BullMQ + nodemailer) is not built yet (docs/performance.md).
 //
 // Every figure is a ratio within a round: absolute rates on the shared
 // machine drift 2x within an hour. BENCH_PEERS=a,b picks parts.
@@ -142,6 +144,8 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   // Keys completed beforehand on each side, for the replay variants.
   await runRound((id) => idempotent(orm, { key: id }, (em) => insert(em, id)), 'seed');
   await runRound((id) => powertools({ id }), 'ptseed');
+  // A call's id is `<round>.<slice>-<variant>:<n>`, and the replays take `<n>`
+  // after the colon: variant names have no colon.
   const variants: Record<string, Call> = {
     'no wrapper (the INSERT alone)': (id) => insert(orm.em.fork(), id),
     'powertools makeIdempotent, Redis': (id) => powertools({ id }),
@@ -152,6 +156,21 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
     'idempotent replay (completed key)': (id) =>
       idempotent(orm, { key: `seed:${id.split(':')[1]}` }, (em) => insert(em, id)),
   };
+  // A/B of two versions of the library in one run: BENCH_IDEMPOTENCY_BEFORE names
+  // another copy of @hireflow/idempotency's src/index.ts (e.g. main's, checked out
+  // beside this one); its modes run as variants of their own.
+  if (process.env.BENCH_IDEMPOTENCY_BEFORE) {
+    const before = (await import(process.env.BENCH_IDEMPOTENCY_BEFORE)) as { idempotent: typeof idempotent };
+    await runRound((id) => before.idempotent(orm, { key: id }, (em) => insert(em, id)), 'bseed');
+    Object.assign(variants, {
+      'before, idempotent, lease': (id: string) =>
+        before.idempotent(orm, { key: id }, (em) => insert(em, id)),
+      'before, idempotent, transactional': (id: string) =>
+        before.idempotent(orm, { key: id, transactional: true }, (em) => insert(em, id)),
+      'before, idempotent replay': (id: string) =>
+        before.idempotent(orm, { key: `bseed:${id.split(':')[1]}` }, (em) => insert(em, id)),
+    });
+  }
   const names = Object.keys(variants);
   const samples = new Map(names.map((n) => [n, { latencies: [] as number[], rounds: [] as number[] }]));
   const cpu = new Map(names.map((n) => [n, [] as number[]]));
@@ -199,6 +218,19 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   const ratio = (n: string, base: string) => median(perRound(n, base));
   const cpuRatio = (n: string, base: string) => median(cpu.get(n)!.map((c, i) => c / cpu.get(base)![i]!));
   const beside = `Powertools ${round(median(samples.get(pt)!.rounds), 0)} calls/s`;
+  const beforeRatios: Record<string, number> = process.env.BENCH_IDEMPOTENCY_BEFORE
+    ? {
+        '(a) before: idempotent, lease ÷ Powertools': ratio('before, idempotent, lease', pt),
+        '(a) before: idempotent, transactional ÷ Powertools': ratio('before, idempotent, transactional', pt),
+        '(a) before: idempotent replay ÷ Powertools replay': ratio('before, idempotent replay', ptReplay),
+        '(a) lease, this ÷ before': ratio('idempotent, lease', 'before, idempotent, lease'),
+        '(a) transactional, this ÷ before': ratio(
+          'idempotent, transactional',
+          'before, idempotent, transactional',
+        ),
+        '(a) replay, this ÷ before': ratio('idempotent replay (completed key)', 'before, idempotent replay'),
+      }
+    : {};
   const checks: Check[] = [
     {
       row: 'idempotent, lease ÷ Powertools on Redis (throughput)',
@@ -240,6 +272,7 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
       '(a) idempotent, lease ÷ Powertools': ratio('idempotent, lease', pt),
       '(a) idempotent, transactional ÷ Powertools': ratio('idempotent, transactional', pt),
       '(a) idempotent replay ÷ Powertools replay': ratio('idempotent replay (completed key)', ptReplay),
+      ...beforeRatios,
     },
   };
 }
