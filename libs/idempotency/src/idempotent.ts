@@ -17,6 +17,7 @@ import {
   runStatement,
   type StatementRunner,
   setTransactionLease,
+  TAKE_OVER_SQL,
   TRANSACTION_LEASE_SQL,
 } from './store.ts';
 
@@ -211,7 +212,8 @@ async function runInOwnedTransaction<T>(
     const run: StatementRunner = (sql, params) => {
       if (begun) return tx.run(sql, params);
       begun = true;
-      return tx.begin(sql, params, [COMPLETE_OR_FAIL_SQL]);
+      // Every statement of the wrapper's is PREPAREd before BEGIN, never inside the transaction.
+      return tx.begin(sql, params, [COMPLETE_OR_FAIL_SQL, TAKE_OVER_SQL, TRANSACTION_LEASE_SQL]);
     };
     const outcome = await claimKeyObserved(em, { ...settings, inTransaction: true }, run);
     if (outcome.kind === 'completed') {

@@ -15,6 +15,8 @@ import type pg from 'pg';
 // connection (MikroORM asks a transaction context only to `executeQuery`,
 // and for savepoints when the work nests a transaction).
 
+const DUPLICATE_PREPARED_STATEMENT = '42P05';
+
 /** Statements this connection has PREPAREd, by name. */
 const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
 
@@ -89,10 +91,17 @@ export class OwnedTransaction {
       done = new Set();
       preparedOn.set(this.#client, done);
     }
-    const missing = sqls.map(statement).filter((s) => !done.has(s.name));
-    if (missing.length === 0) return;
-    await this.#query(missing.map((s) => `PREPARE ${s.name} AS ${s.text}`).join(';\n'));
-    for (const s of missing) done.add(s.name);
+    for (const s of sqls.map(statement)) {
+      if (done.has(s.name)) continue;
+      try {
+        await this.#query(`PREPARE ${s.name} AS ${s.text}`);
+      } catch (error) {
+        // Named by a digest of its text: a statement of that name (another copy
+        // of this module prepared it on this connection) is this statement.
+        if ((error as { code?: string }).code !== DUPLICATE_PREPARED_STATEMENT) throw error;
+      }
+      done.add(s.name);
+    }
   }
 
   async #query(text: string): Promise<pg.QueryResult> {

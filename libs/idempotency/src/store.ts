@@ -67,7 +67,8 @@ inserted AS (
          statement_timestamp(), ${status === 'completed' ? 'statement_timestamp()' : 'NULL::timestamptz'},
          statement_timestamp() + ?::float8 * interval '1 millisecond'
   FROM lock
-  WHERE lock.locked
+  -- a key already stored is settled by the last SELECT: no fencing token drawn, no insert tried
+  WHERE lock.locked AND NOT EXISTS (SELECT 1 FROM processed_message WHERE key = ?::text)
   ON CONFLICT (key) DO NOTHING
   RETURNING fencing_token::text AS token
 )
@@ -88,14 +89,14 @@ export function claimParams(request: ClaimRequest): unknown[] {
   const { key, fingerprint, leaseMs, ttlMs } = request;
   const idleTimeout = asSetting(leaseMs);
   return request.inTransaction
-    ? [idleTimeout, key, key, fingerprint, ttlMs, key]
-    : [idleTimeout, key, key, leaseMs, fingerprint, ttlMs, key];
+    ? [idleTimeout, key, key, fingerprint, ttlMs, key, key]
+    : [idleTimeout, key, key, leaseMs, fingerprint, ttlMs, key, key];
 }
 
 // Taking over a key whose holder's lease ran out (or whose retention passed)
 // gives it a new fencing token, so the old holder's completion cannot match.
 // Never across a fingerprint mismatch: another payload cannot steal a dead claim.
-const TAKE_OVER_SQL = `
+export const TAKE_OVER_SQL = `
 WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?::text, true))
 UPDATE processed_message SET
   status = 'in_progress', fencing_token = nextval('processed_message_fencing_token_seq'),
