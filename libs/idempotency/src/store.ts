@@ -67,8 +67,7 @@ inserted AS (
          statement_timestamp(), ${status === 'completed' ? 'statement_timestamp()' : 'NULL::timestamptz'},
          statement_timestamp() + ?::float8 * interval '1 millisecond'
   FROM lock
-  -- a key already stored is settled by the last SELECT: no fencing token drawn, no insert tried
-  WHERE lock.locked AND NOT EXISTS (SELECT 1 FROM processed_message WHERE key = ?::text)
+  WHERE lock.locked
   ON CONFLICT (key) DO NOTHING
   RETURNING fencing_token::text AS token
 )
@@ -89,8 +88,8 @@ export function claimParams(request: ClaimRequest): unknown[] {
   const { key, fingerprint, leaseMs, ttlMs } = request;
   const idleTimeout = asSetting(leaseMs);
   return request.inTransaction
-    ? [idleTimeout, key, key, fingerprint, ttlMs, key, key]
-    : [idleTimeout, key, key, leaseMs, fingerprint, ttlMs, key, key];
+    ? [idleTimeout, key, key, fingerprint, ttlMs, key]
+    : [idleTimeout, key, key, leaseMs, fingerprint, ttlMs, key];
 }
 
 // Taking over a key whose holder's lease ran out (or whose retention passed)
