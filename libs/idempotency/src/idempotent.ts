@@ -2,7 +2,11 @@ import type { EntityManager, MikroORM } from '@hireflow/db';
 import { signals } from '@hireflow/telemetry';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError } from './errors.ts';
 import { fingerprint } from './fingerprint.ts';
+import { OwnedTransaction } from './owned.ts';
 import {
+  asSetting,
+  COMPLETE_OR_FAIL_SQL,
+  COMPLETION_REFUSED,
   claimKey,
   completeClaim,
   completeClaimWith,
@@ -11,7 +15,10 @@ import {
   releaseClaim,
   renewLease,
   runStatement,
+  type StatementRunner,
   setTransactionLease,
+  TAKE_OVER_SQL,
+  TRANSACTION_LEASE_SQL,
 } from './store.ts';
 
 export interface IdempotentOptions {
@@ -94,9 +101,11 @@ export async function idempotent<T>(
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     ttlMs: options.ttlMs ?? DEFAULT_RETENTION_MS,
   };
-  return options.transactional
-    ? runInTransaction(em, settings, work)
-    : runWithLease(em, settings, options.heartbeat ?? true, work);
+  if (!options.transactional) return runWithLease(em, settings, options.heartbeat ?? true, work);
+  // Given the ORM, the wrapper owns the transaction's connection (two round
+  // trips fewer); given an EntityManager, which may be in a transaction of
+  // the caller's, it runs in (or nested in) that EntityManager's transaction.
+  return 'em' in db ? runInOwnedTransaction(em, settings, work) : runInTransaction(em, settings, work);
 }
 
 type Settings = Parameters<typeof claimKey>[1];
@@ -193,6 +202,62 @@ async function runInTransaction<T>(
   });
 }
 
+/**
+ * Transactional mode on a connection of its own (owned.ts): BEGIN and the
+ * claim in one round trip, the work on a fork of `em` in that transaction,
+ * then the completion (when the result is not null) and COMMIT in one. The
+ * same statements and guarantees as runInTransaction: the claim row commits
+ * with the work's writes or not at all, and the claim's lease ends a holder
+ * that idles in the transaction.
+ */
+async function runInOwnedTransaction<T>(
+  em: EntityManager,
+  settings: Settings,
+  work: IdempotentWork<T>,
+): Promise<T> {
+  const { key, leaseMs, ttlMs } = settings;
+  const tx = await OwnedTransaction.connect(em);
+  try {
+    let begun = false;
+    const run: StatementRunner = (sql, params) => {
+      if (begun) return tx.run(sql, params);
+      begun = true;
+      // Every statement of the wrapper's is PREPAREd before BEGIN, never inside the transaction.
+      return tx.begin(sql, params, [COMPLETE_OR_FAIL_SQL, TAKE_OVER_SQL, TRANSACTION_LEASE_SQL]);
+    };
+    const outcome = await claimKeyObserved(em, { ...settings, inTransaction: true }, run);
+    if (outcome.kind === 'completed') {
+      await tx.commit();
+      return outcome.result as T;
+    }
+    const claim: IdempotencyClaim = {
+      key,
+      fencingToken: outcome.token,
+      signal: new AbortController().signal,
+      extendLease: async (ms = leaseMs) => {
+        await tx.run(TRANSACTION_LEASE_SQL, [asSetting(ms)]);
+      },
+      completeWith: (target, _result, statement) => runStatement(target, statement),
+    };
+    const json = toJson(await tx.work(em, (fork) => work(fork, claim)));
+    // A new key's row went in completed with a null result: nothing to store for a null one.
+    if (outcome.stored && json === 'null') {
+      await tx.commit();
+      return null as T;
+    }
+    try {
+      await tx.commit({ sql: COMPLETE_OR_FAIL_SQL, params: [json, ttlMs, key, outcome.token] });
+    } catch (error) {
+      // Holding the uncommitted row, this transaction cannot be fenced out; the check is a guard.
+      if ((error as { code?: string }).code === COMPLETION_REFUSED) throw new IdempotencyLeaseLostError(key);
+      throw error;
+    }
+    return JSON.parse(json) as T;
+  } finally {
+    await tx.release();
+  }
+}
+
 function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: () => void): () => void {
   let stopped = false;
   const timer = setInterval(() => {
@@ -216,9 +281,9 @@ function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: ()
 }
 
 /** Claims the key, reporting what the wrapper saved (a duplicate) to the process's metrics. */
-async function claimKeyObserved(em: EntityManager, settings: Settings) {
+async function claimKeyObserved(em: EntityManager, settings: Settings, run?: StatementRunner) {
   try {
-    const outcome = await claimKey(em, settings);
+    const outcome = await claimKey(em, settings, run);
     if (outcome.kind === 'completed') signals.idempotency.publish({ outcome: 'duplicate' });
     return outcome;
   } catch (error) {

@@ -16,7 +16,7 @@ export interface ClaimRequest {
   fingerprint: string | null;
   leaseMs: number;
   ttlMs: number;
-  /** In the caller's transaction: insert the row completed (see INSERT_COMPLETED_SQL). */
+  /** In the caller's transaction: insert the row completed (see CLAIM_COMPLETED_SQL). */
   inTransaction?: boolean;
 }
 
@@ -35,7 +35,9 @@ export type ClaimOutcome =
     }
   | { kind: 'completed'; result: unknown };
 
-interface StateRow {
+interface ClaimRow {
+  /** Set when this statement inserted the claim. */
+  token: string | null;
   /** The key's advisory lock was free: no other claim of the key is under way. */
   locked: boolean;
   status: 'in_progress' | 'completed' | null;
@@ -54,57 +56,71 @@ interface StateRow {
 //
 // The `session` CTE makes the server end a transactional holder that idles
 // longer than its lease (a stalled process), which rolls its claim back; the
-// INSERT reads from it, so it is applied whenever the lock is taken. Outside a
-// transaction it expires with the statement.
+// lock, and so the INSERT, read from it, so it is applied whenever the lock is
+// taken. Outside a transaction it expires with the statement.
 //
-// A new key costs this one statement. All times come from the database clock,
-// statement_timestamp() rather than now(), which a long transaction freezes.
-const INSERT_SQL = (status: 'in_progress' | 'completed') => `
-WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?::text, true))
-INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, fingerprint, created_at,
-                               completed_at, expires_at)
-SELECT ?::text, '${status}', nextval('processed_message_fencing_token_seq'),
-       ${status === 'completed' ? 'NULL::timestamptz' : "statement_timestamp() + ?::float8 * interval '1 millisecond'"},
-       ${status === 'completed' ? "'null'::jsonb" : 'NULL::jsonb'}, ?::text,
-       statement_timestamp(), ${status === 'completed' ? 'statement_timestamp()' : 'NULL::timestamptz'},
-       statement_timestamp() + ?::float8 * interval '1 millisecond'
-FROM session
-WHERE pg_try_advisory_xact_lock(hashtextextended(?::text, 0))
-ON CONFLICT (key) DO NOTHING
-RETURNING fencing_token::text AS token`;
-const INSERT_IN_PROGRESS_SQL = INSERT_SQL('in_progress');
+// The same statement reports what stood in the way when it inserted nothing:
+// its last SELECT reads the snapshot from before the statement (the stored
+// row, if any) and whether the lock was free. A new key and a duplicate of a
+// completed key each cost this one statement (one round trip).
+//
+// All times come from the database clock, statement_timestamp() rather than
+// now(), which a long transaction freezes.
+const CLAIM_SQL = (status: 'in_progress' | 'completed') => `
+WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?::text, true)),
+lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended(?::text, 0)) AS locked FROM session),
+inserted AS (
+  INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, fingerprint, created_at,
+                                 completed_at, expires_at)
+  SELECT ?::text, '${status}', nextval('processed_message_fencing_token_seq'),
+         ${status === 'completed' ? 'NULL::timestamptz' : "statement_timestamp() + ?::float8 * interval '1 millisecond'"},
+         ${status === 'completed' ? "'null'::jsonb" : 'NULL::jsonb'}, ?::text,
+         statement_timestamp(), ${status === 'completed' ? 'statement_timestamp()' : 'NULL::timestamptz'},
+         statement_timestamp() + ?::float8 * interval '1 millisecond'
+  FROM lock
+  WHERE lock.locked
+  ON CONFLICT (key) DO NOTHING
+  RETURNING fencing_token::text AS token
+)
+SELECT (SELECT token FROM inserted) AS token, lock.locked, pm.status, pm.result, pm.fingerprint,
+       greatest(0, extract(epoch FROM pm.lease_expires_at - statement_timestamp()) * 1000)::float8 AS remaining_ms,
+       CASE WHEN pm.status = 'completed' THEN pm.expires_at <= statement_timestamp()
+            ELSE pm.lease_expires_at <= statement_timestamp() END AS claimable
+FROM lock LEFT JOIN processed_message pm ON pm.key = ?::text`;
+export const CLAIM_IN_PROGRESS_SQL = CLAIM_SQL('in_progress');
 // In a transaction the claim row is invisible until the work commits with
 // it, so it is written completed at once (result null, retention from now):
 // a null result needs no completion, another is one update of `result`
 // alone, which changes no indexed column (a HOT update: no index entries).
-const INSERT_COMPLETED_SQL = INSERT_SQL('completed');
+export const CLAIM_COMPLETED_SQL = CLAIM_SQL('completed');
 
-/** What stood in the way of the insert; reads only, so a duplicate writes nothing. */
-const STATE_SQL = `
-SELECT pg_try_advisory_xact_lock(hashtextextended(?::text, 0)) AS locked, pm.status, pm.result, pm.fingerprint,
-       greatest(0, extract(epoch FROM pm.lease_expires_at - statement_timestamp()) * 1000)::float8 AS remaining_ms,
-       CASE WHEN pm.status = 'completed' THEN pm.expires_at <= statement_timestamp()
-            ELSE pm.lease_expires_at <= statement_timestamp() END AS claimable
-FROM (VALUES (1)) AS one (n) LEFT JOIN processed_message pm ON pm.key = ?::text`;
+/** The claim statement's parameters, in its placeholders' order. */
+export function claimParams(request: ClaimRequest): unknown[] {
+  const { key, fingerprint, leaseMs, ttlMs } = request;
+  const idleTimeout = asSetting(leaseMs);
+  return request.inTransaction
+    ? [idleTimeout, key, key, fingerprint, ttlMs, key]
+    : [idleTimeout, key, key, leaseMs, fingerprint, ttlMs, key];
+}
 
 // Taking over a key whose holder's lease ran out (or whose retention passed)
 // gives it a new fencing token, so the old holder's completion cannot match.
 // Never across a fingerprint mismatch: another payload cannot steal a dead claim.
-const TAKE_OVER_SQL = `
-WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?, true))
+export const TAKE_OVER_SQL = `
+WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?::text, true))
 UPDATE processed_message SET
   status = 'in_progress', fencing_token = nextval('processed_message_fencing_token_seq'),
-  lease_expires_at = statement_timestamp() + ? * interval '1 millisecond', fingerprint = ?, result = NULL,
-  created_at = statement_timestamp(), completed_at = NULL,
-  expires_at = statement_timestamp() + ? * interval '1 millisecond'
+  lease_expires_at = statement_timestamp() + ?::float8 * interval '1 millisecond', fingerprint = ?::text,
+  result = NULL, created_at = statement_timestamp(), completed_at = NULL,
+  expires_at = statement_timestamp() + ?::float8 * interval '1 millisecond'
 FROM session
-WHERE key = ?
+WHERE key = ?::text
   AND ((status = 'completed' AND expires_at <= statement_timestamp())
     OR (status = 'in_progress' AND lease_expires_at <= statement_timestamp()
-        AND (fingerprint IS NULL OR ?::text IS NULL OR fingerprint = ?)))
+        AND (fingerprint IS NULL OR ?::text IS NULL OR fingerprint = ?::text)))
 RETURNING fencing_token::text AS token`;
 
-// A key claimed by someone else an instant ago can be missing from STATE_SQL's
+// A key claimed by someone else an instant ago can be missing from the claim's
 // snapshot, and a takeover can lose to another one: look again.
 const CLAIM_ATTEMPTS = 5;
 
@@ -113,34 +129,18 @@ const CLAIM_ATTEMPTS = 5;
  * claim. Throws IdempotencyInProgressError while another holder's lease runs
  * and IdempotencyConflictError when the stored fingerprint differs.
  */
-export async function claimKey(em: EntityManager, request: ClaimRequest): Promise<ClaimOutcome> {
+export async function claimKey(
+  em: EntityManager,
+  request: ClaimRequest,
+  run: StatementRunner = (sql, params) => executePrepared(em, sql, params),
+): Promise<ClaimOutcome> {
   const { key, fingerprint, leaseMs, ttlMs } = request;
   const idleTimeout = asSetting(leaseMs);
+  const sql = request.inTransaction ? CLAIM_COMPLETED_SQL : CLAIM_IN_PROGRESS_SQL;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    const [inserted] = request.inTransaction
-      ? await executePrepared<{ token: string }>(em, INSERT_COMPLETED_SQL, [
-          idleTimeout,
-          key,
-          fingerprint,
-          ttlMs,
-          key,
-        ])
-      : await executePrepared<{ token: string }>(em, INSERT_IN_PROGRESS_SQL, [
-          idleTimeout,
-          key,
-          leaseMs,
-          fingerprint,
-          ttlMs,
-          key,
-        ]);
-    if (inserted)
-      return {
-        kind: 'claimed',
-        token: inserted.token,
-        stored: request.inTransaction === true,
-        takenOver: false,
-      };
-    const [row] = await executePrepared<StateRow>(em, STATE_SQL, [key, key]);
+    const [row] = await run<ClaimRow>(sql, claimParams(request));
+    if (row?.token)
+      return { kind: 'claimed', token: row.token, stored: request.inTransaction === true, takenOver: false };
     if (!row || row.status === null) {
       // Absent: committed by another after this snapshot (look again), or
       // not yet committed by a transactional holder, which has the lock.
@@ -157,7 +157,7 @@ export async function claimKey(em: EntityManager, request: ClaimRequest): Promis
       throw new IdempotencyInProgressError(key, row.remaining_ms ?? leaseMs);
     }
     if (!row.locked) throw new IdempotencyInProgressError(key, leaseMs);
-    const [taken] = await em.execute<{ token: string }[]>(TAKE_OVER_SQL, [
+    const [taken] = await run<{ token: string }>(TAKE_OVER_SQL, [
       idleTimeout,
       leaseMs,
       fingerprint,
@@ -172,6 +172,9 @@ export async function claimKey(em: EntityManager, request: ClaimRequest): Promis
   throw new IdempotencyInProgressError(key, leaseMs);
 }
 
+/** Runs one statement (`?` placeholders) and returns its rows: on the ORM's pool, or on an owned connection. */
+export type StatementRunner = <T extends object>(sql: string, params: unknown[]) => Promise<T[]>;
+
 /**
  * Stores the result; false when the token no longer holds the claim (fenced).
  * A row already completed by this token (a transactional claim) keeps its
@@ -184,19 +187,34 @@ export async function completeClaim(
   resultJson: string,
   ttlMs: number,
 ): Promise<boolean> {
-  const rows = await executePrepared(
-    em,
-    `UPDATE processed_message
+  const rows = await executePrepared(em, `${COMPLETE_SQL} RETURNING 1 AS completed`, [
+    resultJson,
+    ttlMs,
+    key,
+    token,
+  ]);
+  return rows.length > 0;
+}
+
+/** The completion's update; parameters: result JSON, retention (ms), key, fencing token. */
+const COMPLETE_SQL = `UPDATE processed_message
      SET status = 'completed', result = ?::jsonb, lease_expires_at = NULL,
          completed_at = CASE WHEN status = 'completed' THEN completed_at ELSE statement_timestamp() END,
          expires_at = CASE WHEN status = 'completed' THEN expires_at
                            ELSE statement_timestamp() + ?::float8 * interval '1 millisecond' END
-     WHERE key = ?::text AND fencing_token = ?::bigint
-     RETURNING 1 AS completed`,
-    [resultJson, ttlMs, key, token],
-  );
-  return rows.length > 0;
-}
+     WHERE key = ?::text AND fencing_token = ?::bigint`;
+
+/**
+ * The completion, failing (division by zero, SQLSTATE 22012) when the token
+ * no longer holds the claim: sent with COMMIT in one query, its error keeps
+ * the COMMIT from running, so a refused completion commits nothing.
+ */
+export const COMPLETE_OR_FAIL_SQL = `WITH completed AS (${COMPLETE_SQL} RETURNING 1)
+SELECT 1 / (SELECT count(*)::int FROM completed) AS completed`;
+export const COMPLETION_REFUSED = '22012';
+
+/** The statement that sets a transactional holder's lease (see setTransactionLease); parameter: asSetting(ms). */
+export const TRANSACTION_LEASE_SQL = `SELECT set_config('idle_in_transaction_session_timeout', ?::text, true)`;
 
 /**
  * Runs `statement` (one data-modifying statement) and stores the result in
@@ -262,7 +280,7 @@ export async function setTransactionLease(tx: EntityManager, leaseMs: number): P
 }
 
 /** Milliseconds as a Postgres setting value; 0 would mean "no timeout". */
-function asSetting(ms: number): string {
+export function asSetting(ms: number): string {
   return `${Math.max(1, Math.ceil(ms))}ms`;
 }
 

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import { type EntityManager, executePrepared } from '@hireflow/db';
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyInProgressError, idempotent } from '../src/index.ts';
@@ -50,6 +50,38 @@ describe('idempotent, transactional mode', () => {
         [key],
       );
     expect(times).toEqual({ kept: true });
+  });
+
+  it('a work that nests a transaction and runs prepared statements stays in the one transaction', async () => {
+    const key = uniqueName('tx-nested');
+    const work = (fail: boolean) => async (tx: EntityManager) => {
+      await tx.transactional(async (inner) => {
+        await inner.execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-inner`, key]);
+      });
+      // a nested transaction that fails rolls back to its savepoint only
+      await expect(
+        tx.transactional(async (inner) => {
+          await inner.execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-undone`, key]);
+          throw new Error('inner failure');
+        }),
+      ).rejects.toThrow('inner failure');
+      await executePrepared(tx, 'INSERT INTO effect (id, key) VALUES (?::text, ?::text)', [
+        `${key}-prepared`,
+        key,
+      ]);
+      const [row] = await tx.execute<{ txid: string }[]>('SELECT txid_current_if_assigned()::text AS txid');
+      if (fail) throw new Error('outer failure');
+      return row?.txid ?? null;
+    };
+    await expect(idempotent(db.orm, { key, transactional: true }, work(true))).rejects.toThrow(
+      'outer failure',
+    );
+    expect(await effectsOf(db.orm, key)).toEqual([]);
+    expect(await storedRow(db.orm, key)).toBeUndefined();
+    const txid = await idempotent(db.orm, { key, transactional: true }, work(false));
+    expect(txid).not.toBeNull();
+    expect((await effectsOf(db.orm, key)).sort()).toEqual([`${key}-inner`, `${key}-prepared`]);
+    expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: txid });
   });
 
   it('when the work’s write fails, neither the claim nor any of its writes remain, and a retry runs', async () => {

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@hireflow/db';
+import { TransactionContext } from '@mikro-orm/core';
+import type pg from 'pg';
+
+// Transactional mode on a connection the wrapper owns, so that the
+// transaction's first statement rides with BEGIN and its last with COMMIT:
+// "BEGIN; EXECUTE claim(…)" and "EXECUTE complete(…); COMMIT" are each one
+// simple-protocol query, one round trip, where MikroORM's transaction sends
+// BEGIN and COMMIT each on its own. The wrapper's statements are SQL-level
+// prepared statements (PREPARE once per connection, parsed and planned
+// once), their values written as escaped literals (`pg`'s escapeLiteral),
+// since the simple protocol carries no parameters. The work gets a fork of
+// the EntityManager whose transaction context runs its queries on the same
+// connection (MikroORM asks a transaction context only to `executeQuery`,
+// and for savepoints when the work nests a transaction).
+
+const DUPLICATE_PREPARED_STATEMENT = '42P05';
+
+/** Statements this connection has PREPAREd, by name. */
+const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
+
+interface Statement {
+  name: string;
+  /** `$1…$n` text for PREPARE. */
+  text: string;
+}
+
+const statements = new Map<string, Statement>();
+
+function statement(sql: string): Statement {
+  let found = statements.get(sql);
+  if (!found) {
+    let n = 0;
+    found = {
+      name: `hf_idem_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`,
+      text: sql.replace(/\?/g, () => `$${++n}`),
+    };
+    statements.set(sql, found);
+  }
+  return found;
+}
+
+/** One result of a simple-protocol query: the last statement's, for a query of several. */
+function last(result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult {
+  return Array.isArray(result) ? result[result.length - 1]! : result;
+}
+
+/** What MikroORM hands its driver: a compiled query (`sql` may be `{ name, text }` from executePrepared). */
+interface CompiledQuery {
+  sql: string | { name: string; text: string };
+  parameters: readonly unknown[];
+}
+
+export class OwnedTransaction {
+  readonly #client: pg.PoolClient;
+  #broken: Error | undefined;
+  #open = false;
+
+  readonly #onError = (error: Error) => {
+    // The server ended the session (a stalled holder past its lease) or the
+    // socket broke while no query was under way: never reuse it.
+    this.#broken ??= error;
+  };
+
+  private constructor(client: pg.PoolClient) {
+    this.#client = client;
+    // A checked-out client has no listener of the pool's: without one an idle error would be thrown.
+    client.on('error', this.#onError);
+  }
+
+  /** A connection of the ORM's own pool, held until `release`. */
+  static async connect(em: EntityManager): Promise<OwnedTransaction> {
+    const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
+    return new OwnedTransaction(await pool.connect());
+  }
+
+  /** `EXECUTE name('literal', …)` of `sql` (`?` placeholders, each cast in the text). */
+  #execute(sql: string, params: unknown[]): string {
+    const { name } = statement(sql);
+    const values = params.map((v) =>
+      v === null || v === undefined ? 'NULL' : this.#client.escapeLiteral(String(v)),
+    );
+    return `EXECUTE ${name}(${values.join(', ')})`;
+  }
+
+  /** PREPAREs the statements this connection has not prepared yet (outside any transaction). */
+  async #prepare(sqls: string[]): Promise<void> {
+    let done = preparedOn.get(this.#client);
+    if (!done) {
+      done = new Set();
+      preparedOn.set(this.#client, done);
+    }
+    for (const s of sqls.map(statement)) {
+      if (done.has(s.name)) continue;
+      try {
+        await this.#query(`PREPARE ${s.name} AS ${s.text}`);
+      } catch (error) {
+        // Named by a digest of its text: a statement of that name (another copy
+        // of this module prepared it on this connection) is this statement.
+        if ((error as { code?: string }).code !== DUPLICATE_PREPARED_STATEMENT) throw error;
+      }
+      done.add(s.name);
+    }
+  }
+
+  async #query(text: string): Promise<pg.QueryResult> {
+    return last(await this.#client.query(text));
+  }
+
+  /**
+   * BEGIN and the first statement in one round trip. `later` are statements
+   * this transaction may run (prepared now if the connection lacks them).
+   */
+  async begin<T>(sql: string, params: unknown[], later: string[] = []): Promise<T[]> {
+    await this.#prepare([sql, ...later]);
+    this.#open = true;
+    return (await this.#query(`BEGIN;\n${this.#execute(sql, params)}`)).rows as T[];
+  }
+
+  /** One statement of the wrapper's own in the transaction. */
+  async run<T>(sql: string, params: unknown[]): Promise<T[]> {
+    await this.#prepare([sql]);
+    return (await this.#query(this.#execute(sql, params))).rows as T[];
+  }
+
+  /** The last statement (if any) and COMMIT in one round trip; the statement's error aborts the commit. */
+  async commit<T>(last?: { sql: string; params: unknown[] }): Promise<T[]> {
+    if (last) await this.#prepare([last.sql]);
+    const result = await this.#query(last ? `${this.#execute(last.sql, last.params)};\nCOMMIT` : 'COMMIT');
+    this.#open = false;
+    return result.rows as T[];
+  }
+
+  /** Rolls back what is open (a failed ROLLBACK marks the connection broken), then returns it to the pool. */
+  async release(): Promise<void> {
+    if (this.#open && !this.#broken) {
+      await this.#query('ROLLBACK').catch((error: Error) => {
+        this.#broken ??= error;
+      });
+    }
+    this.#open = false;
+    this.#client.removeListener('error', this.#onError);
+    // With an error, the pool destroys the connection instead of reusing it.
+    this.#client.release(this.#broken ?? false);
+  }
+
+  /** Runs `work` on a fork of `em` whose queries go to this transaction, and flushes it (as em.transactional). */
+  async work<T>(em: EntityManager, work: (fork: EntityManager) => Promise<T>): Promise<T> {
+    const fork = em.fork({ clear: false, cloneEventManager: true });
+    fork.setTransactionContext(this.#context());
+    return TransactionContext.create(fork, async () => {
+      const result = await work(fork);
+      await fork.flush();
+      return result;
+    });
+  }
+
+  /** What MikroORM needs of a (Kysely) transaction: queries, and savepoints for a nested transaction. */
+  #context(): object {
+    const client = this.#client;
+    const plain = async (text: string) => {
+      await this.#query(text);
+    };
+    const step = (text: string) => ({ execute: () => plain(text) });
+    const context = {
+      executeQuery: async (compiled: CompiledQuery) => {
+        const result = await client.query(compiled.sql as string, [...compiled.parameters]);
+        const { command, rowCount, rows } = last(result);
+        return {
+          rows: rows ?? [],
+          numAffectedRows:
+            command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+              ? BigInt(rowCount ?? 0)
+              : undefined,
+        };
+      },
+      getExecutor: () => ({ provideConnection: async <R>(use: (c: unknown) => Promise<R>) => use(client) }),
+      savepoint: (name: string) => ({
+        execute: async () => {
+          await plain(`SAVEPOINT ${client.escapeIdentifier(name)}`);
+          // MikroORM marks the nested context (index, savepointName) itself.
+          return this.#context();
+        },
+      }),
+      releaseSavepoint: (name: string) => step(`RELEASE SAVEPOINT ${client.escapeIdentifier(name)}`),
+      rollbackToSavepoint: (name: string) => step(`ROLLBACK TO SAVEPOINT ${client.escapeIdentifier(name)}`),
+      // The wrapper commits and rolls back the transaction itself.
+      commit: () => ({
+        execute: () => Promise.reject(new Error('the idempotency wrapper commits this transaction')),
+      }),
+      rollback: () => ({
+        execute: () => Promise.reject(new Error('the idempotency wrapper rolls this transaction back')),
+      }),
+      isRolledBack: false,
+    };
+    return context;
+  }
+}
