@@ -233,6 +233,7 @@ async function runInOwnedTransaction<T>(
     const claim: IdempotencyClaim = {
       key,
       fencingToken: outcome.token,
+      takenOver: outcome.takenOver,
       signal: new AbortController().signal,
       extendLease: async (ms = leaseMs) => {
         await tx.run(TRANSACTION_LEASE_SQL, [asSetting(ms)]);
