@@ -389,3 +389,109 @@ export async function runWorkload(
   }
   await Promise.all(inFlight);
 }
+
+/** One role of the small tenant and the people who fit it (docs/chaos.md, "Two tenants"). */
+export interface SmallTenantRecord {
+  n: number;
+  /** When its first request was sent (ms, the run's clock: `now()`, as the SMTP sink's `acceptedAt`). */
+  startedAt: number;
+  ok: boolean;
+  error?: string;
+  postingId?: string;
+  candidateIds: string[];
+}
+
+export interface SmallTenantContext {
+  api: string;
+  apiKey: string;
+  /** Roles it posts, one every `everyMs`, each with `people` candidates who fit it. */
+  postings: number;
+  people: number;
+  everyMs: number;
+  opDeadlineMs: number;
+  signal?: AbortSignal | undefined;
+  log: (line: string) => void;
+}
+
+/**
+ * The small tenant beside the big one: now and then it registers a few people
+ * and posts a role that fits them (words of its own, which no posting of the
+ * big tenant shares), as a small customer does while a big one floods. The
+ * checker measures each role from its first request to its match emails.
+ */
+export async function runSmallTenant(ctx: SmallTenantContext, records: SmallTenantRecord[]): Promise<void> {
+  const client = createHireflowClient({ baseUrl: ctx.api, apiKey: ctx.apiKey });
+  const persist = async <T>(
+    call: (signal: AbortSignal) => Promise<T>,
+    deadline: number,
+    seen: Set<string>,
+  ): Promise<T> => {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await call(AbortSignal.timeout(Math.max(1000, Math.min(10_000, deadline - now()))));
+      } catch (error) {
+        seen.add(
+          error instanceof HireflowProblem ? `${error.status} ${error.code}` : (error as Error).message,
+        );
+        if (!retryable(error) || now() + 500 > deadline || ctx.signal?.aborted) throw error;
+        await sleep(Math.min(2000, 100 * 2 ** Math.min(tries, 5)));
+      }
+    }
+  };
+  const started = now();
+  await Promise.all(
+    Array.from({ length: ctx.postings }, async (_, n) => {
+      const due = started + n * ctx.everyMs;
+      if (due > now()) await sleep(due - now());
+      if (ctx.signal?.aborted) return;
+      const record: SmallTenantRecord = { n, startedAt: now(), ok: false, candidateIds: [] };
+      records[n] = record;
+      // Each request its own deadline, as an operation of the big tenant's: a role is three of them.
+      const deadline = () => now() + ctx.opDeadlineMs;
+      const seen = new Set<string>();
+      try {
+        const people = await Promise.all(
+          Array.from({ length: ctx.people }, (_, i) =>
+            persist(
+              (signal) =>
+                client.candidates.register(
+                  {
+                    name: `Small ${n} ${i}`,
+                    email: `small-${n}-${i}@chaos.test`,
+                    headline: `Glassblower ${n}: kiln lampwork and stained glass`,
+                    skills: [`glassblowing-${n}`, `lampwork-${n}`, 'Kiln'],
+                    location: 'Remote',
+                  },
+                  { idempotencyKey: `small-candidate-${n}-${i}`, signal },
+                ),
+              deadline(),
+              seen,
+            ),
+          ),
+        );
+        record.candidateIds = people.map((p) => p.id);
+        const posted = await persist(
+          (signal) =>
+            client.jobs.post(
+              {
+                title: `Glassblower ${n}`,
+                description: `Glassblower ${n}: kiln lampwork and stained glass`,
+                skills: [`glassblowing-${n}`, `lampwork-${n}`, 'Kiln'],
+                location: 'Remote',
+                remote: true,
+                contactEmail: `small-contact-${n}@chaos.test`,
+              },
+              { idempotencyKey: `small-posting-${n}`, signal },
+            ),
+          deadline(),
+          seen,
+        );
+        record.postingId = posted.id;
+        record.ok = true;
+      } catch {
+        record.error = [...seen].join('; ').slice(0, 300);
+        ctx.log(`small tenant: role ${n} not posted: ${record.error}`);
+      }
+    }),
+  );
+}
