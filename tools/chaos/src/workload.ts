@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { CreateTopicCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { createHireflowClient, HireflowProblem, type NewCandidate, type NewJob } from '@hireflow/client';
@@ -415,10 +416,25 @@ export interface SmallTenantContext {
 
 /**
  * The small tenant beside the big one: now and then it registers a few people
- * and posts a role that fits them (words of its own, which no posting of the
- * big tenant shares), as a small customer does while a big one floods. The
+ * and posts a role that fits them and no other (words of its own), as a small customer does while a big one floods. The
  * checker measures each role from its first request to its match emails.
  */
+/**
+ * Six made-up words of the small tenant's role `n` (a fixed function of n):
+ * as the plan's groups, a role's people fit it and no other role.
+ */
+export function smallTenantWords(n: number): string[] {
+  const letters = 'bcdfghjklmnpqrstvwxz';
+  const vowels = 'aeiouy';
+  return Array.from({ length: 6 }, (_, w) => {
+    const bytes = createHash('sha256').update(`chaos-small-${n}-${w}`).digest();
+    let word = '';
+    for (let i = 0; i < 4; i++)
+      word += letters[bytes[2 * i]! % letters.length]! + vowels[bytes[2 * i + 1]! % vowels.length]!;
+    return word;
+  });
+}
+
 export async function runSmallTenant(ctx: SmallTenantContext, records: SmallTenantRecord[]): Promise<void> {
   const client = createHireflowClient({ baseUrl: ctx.api, apiKey: ctx.apiKey });
   const persist = async <T>(
@@ -449,6 +465,7 @@ export async function runSmallTenant(ctx: SmallTenantContext, records: SmallTena
       // Each request its own deadline, as an operation of the big tenant's: a role is three of them.
       const deadline = () => now() + ctx.opDeadlineMs;
       const seen = new Set<string>();
+      const words = smallTenantWords(n);
       try {
         const people = await Promise.all(
           Array.from({ length: ctx.people }, (_, i) =>
@@ -458,8 +475,8 @@ export async function runSmallTenant(ctx: SmallTenantContext, records: SmallTena
                   {
                     name: `Small ${n} ${i}`,
                     email: `small-${n}-${i}@chaos.test`,
-                    headline: `Glassblower ${n}: kiln lampwork and stained glass`,
-                    skills: [`glassblowing-${n}`, `lampwork-${n}`, 'Kiln'],
+                    headline: words.join(' '),
+                    skills: words.slice(0, 3),
                     location: 'Remote',
                   },
                   { idempotencyKey: `small-candidate-${n}-${i}`, signal },
@@ -474,9 +491,9 @@ export async function runSmallTenant(ctx: SmallTenantContext, records: SmallTena
           (signal) =>
             client.jobs.post(
               {
-                title: `Glassblower ${n}`,
-                description: `Glassblower ${n}: kiln lampwork and stained glass`,
-                skills: [`glassblowing-${n}`, `lampwork-${n}`, 'Kiln'],
+                title: `Small role ${n} ${words[0]} ${words[1]}`,
+                description: words.join(' '),
+                skills: words.slice(0, 3),
                 location: 'Remote',
                 remote: true,
                 contactEmail: `small-contact-${n}@chaos.test`,
