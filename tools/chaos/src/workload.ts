@@ -150,7 +150,7 @@ export async function runWorkload(
       }
       record.attempts++;
       try {
-        await attempt(AbortSignal.timeout(Math.max(1000, Math.min(10_000, deadline - now()))));
+        await attempt(AbortSignal.timeout(Math.round(Math.max(1000, Math.min(10_000, deadline - now())))));
         record.ok = true;
         return;
       } catch (error) {
@@ -444,7 +444,9 @@ export async function runSmallTenant(ctx: SmallTenantContext, records: SmallTena
   ): Promise<T> => {
     for (let tries = 0; ; tries++) {
       try {
-        return await call(AbortSignal.timeout(Math.max(1000, Math.min(10_000, deadline - now()))));
+        return await call(
+          AbortSignal.timeout(Math.round(Math.max(1000, Math.min(10_000, deadline - now())))),
+        );
       } catch (error) {
         seen.add(
           error instanceof HireflowProblem ? `${error.status} ${error.code}` : (error as Error).message,
