@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // One config for every package. Tests talk to real Postgres, Redis and an
 // emulator the global setup starts; each file owns its names, so files run
 // in parallel (2 cores: two forks keep I/O-bound tests busy without thrash).
-const SOAK = ['test/chaos.test.ts'];
+const SOAK = ['test/chaos.test.ts', 'test/fairness.e2e.test.ts'];
 
 export default defineConfig({
   test: {

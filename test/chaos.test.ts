@@ -62,6 +62,11 @@ describe('chaos soak (seed 18, 300 events, a fault every 3.5 s)', () => {
       postings: result.postings,
       poison: result.poison,
       faults: result.faults?.length,
+      smallTenant: result.smallTenant && {
+        roles: result.smallTenant.roles,
+        emails: result.smallTenant.emails,
+        latencyMs: result.smallTenant.latencyMs,
+      },
     };
     expect(result.problems, `${JSON.stringify(summary, null, 1)}\n${lines.join('').slice(-4000)}`).toEqual(
       [],
@@ -72,6 +77,9 @@ describe('chaos soak (seed 18, 300 events, a fault every 3.5 s)', () => {
     expect(result.variants.lost + result.variants.duplicated).toBe(0);
     expect(result.poison.missingPlacements).toBe(0);
     expect(result.unexpectedDeadLetters).toBe(0);
+    // Two tenants: the small one (3 roles beside the big one's 300 operations) lost nothing either.
+    expect(result.smallTenant).toMatchObject({ lost: 0, differentIdCopies: 0 });
+    expect(result.smallTenant.latencyMs.count).toBe(result.smallTenant.roles.posted);
     // The run did what it says: faults injected, effects expected.
     expect(result.faults.length).toBeGreaterThanOrEqual(5);
     expect(result.emails.expected).toBeGreaterThan(100);

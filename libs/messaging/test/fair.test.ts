@@ -107,6 +107,23 @@ describe('fair queues', () => {
     expect(position(await drain(plain.name, plain.prefix, 501), 'tenant-b')).toBe(500);
   });
 
+  it('orders single adds made at once (a consumer’s handlers) as one flood: B still among the first few', async () => {
+    const { name, prefix, queue } = setup('fair-single');
+    // 300 of A's adds in flight together share the ordering script's round trips (group commit);
+    // B's one add, made among them, is still taken within the first few.
+    await Promise.all([
+      ...Array.from({ length: 300 }, (_, n) =>
+        queue.add('work', { tenant: 'tenant-a', n }, { intentKey: `work:a:${n}`, tenantId: 'tenant-a' }),
+      ),
+      queue.add('work', { tenant: 'tenant-b', n: 0 }, { intentKey: 'work:b:0', tenantId: 'tenant-b' }),
+    ]);
+    const taken = await drain(name, prefix, 301);
+    expect(position(taken, 'tenant-b')).toBeLessThanOrEqual(2);
+    // A's own tasks keep the order they were added in.
+    const ofA = taken.filter((w) => w.tenant === 'tenant-a').map((w) => w.n);
+    expect(ofA).toEqual([...ofA].sort((x, y) => x - y));
+  });
+
   it('joins a tenant arriving mid-flood at the current position: two floods interleave one for one', async () => {
     const { name, prefix, queue } = setup('fair-two');
     await addFlood(queue, flood('tenant-a', 200));

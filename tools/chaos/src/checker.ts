@@ -9,7 +9,7 @@ import pg from 'pg';
 import { faultsAround, faultsInSendWindow } from './attribution.ts';
 import type { FaultRecord } from './faults.ts';
 import type { Plan } from './plan.ts';
-import type { OpRecord } from './workload.ts';
+import type { OpRecord, SmallTenantRecord } from './workload.ts';
 
 export interface Anomaly {
   kind: string;
@@ -56,6 +56,8 @@ export interface CheckResult {
   /** Dead letters that are not poison: each one is a bug report. */
   unexpectedDeadLetters: number;
   latencyMs: { count: number; p50: number; p90: number; p99: number; max: number };
+  /** The small tenant beside the big one (two tenants of very different sizes), when the run had one. */
+  smallTenant?: SmallTenantResult;
   anomalies: Anomaly[];
   faults: FaultRecord[];
 }
@@ -68,6 +70,8 @@ export interface CheckSources {
   api: string;
   apiKey: string;
   tenantId: string;
+  /** The small tenant's roles, when the run had one (its own key: the checks above read the big tenant's). */
+  smallTenant?: SmallTenantRecord[];
   /** The run's own Postgres (admin URL without a database), read directly. */
   databaseUrl: (service: string) => string;
   sqs: SQSClient;
@@ -130,11 +134,13 @@ export async function expectedEffects(sources: CheckSources) {
   }
   const matched = await query<{ posting_id: string; candidate_id: string; found_at: Date }>(
     sources.databaseUrl('matching'),
-    'SELECT posting_id, candidate_id, found_at FROM posting_match',
+    'SELECT posting_id, candidate_id, found_at FROM posting_match WHERE tenant_id = $1',
+    [sources.tenantId],
   );
   const computed = await query<{ id: string }>(
     sources.databaseUrl('matching'),
-    'SELECT id FROM posting WHERE computed_at IS NOT NULL',
+    'SELECT id FROM posting WHERE computed_at IS NOT NULL AND tenant_id = $1',
+    [sources.tenantId],
   );
   const pairs = new Map<string, { jobId: string; candidateId: string; at: number }>();
   const pairAt = (jobId: string, candidateId: string) =>
@@ -221,10 +227,12 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
     if (!intentIds.has(intent)) intentIds.set(intent, new Set());
     intentIds.get(intent)!.add(r.id);
   }
-  const jobRows = await query<{ id: string; title: string; status: string }>(
+  // Every tenant's postings must end matched; matches are read through the big tenant's key (its postings).
+  const allJobRows = await query<{ id: string; title: string; status: string; tenant_id: string }>(
     sources.databaseUrl('jobs'),
-    'SELECT id, title, status FROM job_posting',
+    'SELECT id, title, status, tenant_id FROM job_posting',
   );
+  const jobRows = allJobRows.filter((row) => row.tenant_id === sources.tenantId);
   const byTitle = new Map<string, number>();
   for (const row of jobRows) byTitle.set(row.title, (byTitle.get(row.title) ?? 0) + 1);
   let postingIntents = 0;
@@ -241,7 +249,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       );
     }
   }
-  const stuck = jobRows.filter((r) => r.status === 'processing');
+  const stuck = allJobRows.filter((r) => r.status === 'processing');
   for (const row of stuck) {
     anomaly('posting never matched', `posting ${row.id}`, expected.postings.get(row.id)?.at ?? 0);
   }
@@ -380,7 +388,14 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       );
     }
   }
-  const unexpected = [...byKey.keys()].filter((k) => !expected.emails.has(k)).length;
+  const smallTenant = sources.smallTenant
+    ? checkSmallTenant(sources.smallTenant, sources.emails, queuedKeys)
+    : undefined;
+  for (const key of smallTenant?.lostKeys ?? [])
+    anomaly('lost email (small tenant)', key.replace(/:.*/, ''), 0);
+  const unexpected = [...byKey.keys()].filter(
+    (k) => !expected.emails.has(k) && !smallTenant?.expectedDigests.has(k),
+  ).length;
   const byReader = new Map<string, Set<string>>();
   for (const email of sources.emails) {
     const reader = `${email.envelopeTo.join(',')}|${email.parsed?.subject ?? ''}`;
@@ -507,6 +522,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       p99: percentile(latencies, 99),
       max: latencies[latencies.length - 1] ?? 0,
     },
+    ...(smallTenant ? { smallTenant } : {}),
     anomalies,
     faults,
   };
@@ -536,5 +552,104 @@ export function verdict(result: CheckResult): string[] {
     problems.push(`${badText.failed} postings with text SQS cannot carry not refused with 400`);
   if (result.unexpectedDeadLetters)
     problems.push(`${result.unexpectedDeadLetters} dead letters that are not poison`);
+  const small = result.smallTenant;
+  if (small?.lost) problems.push(`${small.lost} lost emails of the small tenant`);
+  if (small?.queued)
+    problems.push(`${small.queued} emails of the small tenant still queued when the drain ended`);
+  if (small?.differentIdCopies)
+    problems.push(`${small.differentIdCopies} email copies with different ids of the small tenant`);
   return problems;
+}
+
+export interface SmallTenantResult {
+  roles: { planned: number; posted: number; failed: number };
+  /** Its emails: a welcome per person, a match per role and person who fits it, a summary per role. */
+  emails: { expected: number; seen: number };
+  lost: number;
+  /** Not sent yet but queued in notifications' log when the drain ended. */
+  queued: number;
+  /** Copies of one email under one Message-ID (a fault between SMTP's accept and the log's write). */
+  sameIdCopies: number;
+  /** Copies under another Message-ID: a reader sees the same email twice. */
+  differentIdCopies: number;
+  /**
+   * Each role's latency: its first request (registering its people) → the
+   * last of its match emails accepted by SMTP; roles with a match email
+   * missing are left out (counted in `lost` or `queued`).
+   */
+  latencyMs: { count: number; p50: number; p99: number; max: number };
+  /** Intent keys of its lost emails. */
+  lostKeys: string[];
+  /** Digests of every email it expects (to tell its emails from unexpected ones). */
+  expectedDigests: Set<string>;
+}
+
+/**
+ * The small tenant's part of the check, from its own history and the SMTP
+ * sink alone: every email it expects arrived once, and how long each role
+ * took to reach the people who fit it. `queuedKeys`: intent keys still
+ * queued in notifications' log (backlog at the drain bound, not loss).
+ */
+export function checkSmallTenant(
+  records: SmallTenantRecord[],
+  emails: CaughtEmail[],
+  queuedKeys: ReadonlySet<string> = new Set(),
+): SmallTenantResult {
+  const byDigest = new Map<string, CaughtEmail[]>();
+  for (const email of emails) {
+    if (!email.key) continue;
+    byDigest.set(email.key, [...(byDigest.get(email.key) ?? []), email]);
+  }
+  const expectedDigests = new Set<string>();
+  const lostKeys: string[] = [];
+  let expected = 0;
+  let seen = 0;
+  let queued = 0;
+  let sameIdCopies = 0;
+  let differentIdCopies = 0;
+  /** The first acceptance of the key's email, or undefined when it is missing. */
+  const look = (key: string): number | undefined => {
+    const digest = digestOf(key);
+    expectedDigests.add(digest);
+    expected++;
+    const got = byDigest.get(digest);
+    if (!got) {
+      if (queuedKeys.has(key)) queued++;
+      else lostKeys.push(key);
+      return undefined;
+    }
+    seen++;
+    const ids = new Set(got.map((e) => e.messageId));
+    differentIdCopies += ids.size - 1;
+    sameIdCopies += got.length - ids.size;
+    return Math.min(...got.map((e) => e.acceptedAt));
+  };
+  const latencies: number[] = [];
+  const planned = records.filter(Boolean);
+  const posted = planned.filter((r) => r.ok && r.postingId);
+  for (const record of posted) {
+    for (const id of record.candidateIds) look(`welcome-email:${id}`);
+    look(`job-matched:${record.postingId}`);
+    const matchAt = record.candidateIds.map((id) => look(`match-email:${record.postingId}:${id}`));
+    if (matchAt.length > 0 && matchAt.every((at) => at !== undefined)) {
+      latencies.push(Math.max(...(matchAt as number[])) - record.startedAt);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    roles: { planned: planned.length, posted: posted.length, failed: planned.length - posted.length },
+    emails: { expected, seen },
+    lost: lostKeys.length,
+    queued,
+    sameIdCopies,
+    differentIdCopies,
+    latencyMs: {
+      count: latencies.length,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies[latencies.length - 1] ?? 0,
+    },
+    lostKeys,
+    expectedDigests,
+  };
 }

@@ -1,5 +1,5 @@
 import { SEND_WINDOW_MS } from './attribution.ts';
-import type { CheckResult } from './checker.ts';
+import type { CheckResult, SmallTenantResult } from './checker.ts';
 import type { FaultKind } from './faults.ts';
 import type { Sample } from './sampler.ts';
 
@@ -192,6 +192,7 @@ export function markdownReport(options: {
     '',
     `End-to-end latency (request → first email accepted, ${result.latencyMs.count} emails): p50 ${(result.latencyMs.p50 / 1000).toFixed(2)} s, p90 ${(result.latencyMs.p90 / 1000).toFixed(2)} s, p99 ${(result.latencyMs.p99 / 1000).toFixed(2)} s, max ${(result.latencyMs.max / 1000).toFixed(2)} s.`,
     '',
+    ...(result.smallTenant ? [smallTenantLine(result.smallTenant), ''] : []),
     '## Operations',
     '',
     row(['kind', 'ok', 'failed (gave up at the deadline)']),
@@ -235,4 +236,15 @@ export function markdownReport(options: {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The small tenant's line: its roles' latency beside the big tenant's flood, and its emails. */
+export function smallTenantLine(small: SmallTenantResult): string {
+  const s = (ms: number) => (ms / 1000).toFixed(2);
+  return (
+    `Small tenant (beside the big one): ${small.roles.posted}/${small.roles.planned} roles posted; ` +
+    `role → its match emails accepted (${small.latencyMs.count} roles): p50 ${s(small.latencyMs.p50)} s, ` +
+    `p99 ${s(small.latencyMs.p99)} s, max ${s(small.latencyMs.max)} s; emails ${small.emails.seen}/${small.emails.expected} ` +
+    `(lost ${small.lost}, queued ${small.queued}, same-id copies ${small.sameIdCopies}, different-id copies ${small.differentIdCopies}).`
+  );
 }

@@ -10,7 +10,7 @@ import { instanceNames } from '@hireflow/ops';
 import { startSmtpCatcher } from '@hireflow/testing/smtp';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Redis } from 'ioredis';
-import { type CheckResult, check, expectedEffects, verdict } from './checker.ts';
+import { type CheckResult, check, checkSmallTenant, expectedEffects, verdict } from './checker.ts';
 import { now } from './clock.ts';
 import { type FaultKind, startFaults } from './faults.ts';
 import { drawPlan } from './plan.ts';
@@ -26,7 +26,7 @@ import {
   webhookProblems,
   webhookSection,
 } from './webhooks.ts';
-import { type OpRecord, runWorkload } from './workload.ts';
+import { type OpRecord, runSmallTenant, runWorkload, type SmallTenantRecord } from './workload.ts';
 
 export interface ChaosOptions {
   events: number;
@@ -45,6 +45,12 @@ export interface ChaosOptions {
   /** A long cut of Postgres or the emulator, drawn in this range (default 90–150 s, past the BullMQ retry budget). */
   longCutMs?: [number, number];
   kinds?: FaultKind[];
+  /**
+   * Roles the small tenant posts beside the big one (the seeded workload's
+   * demo tenant), 2 fitting people each, spread over the workload; 0: one
+   * tenant only. Default: events / 100, at least 3.
+   */
+  smallTenantRoles?: number;
   log: (line: string) => void;
   /** Aborted: the workload stops sending, the drain ends, the run is checked and torn down. */
   signal?: AbortSignal;
@@ -169,6 +175,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     const webhookSinks = await startWebhookSinks(random.fork('webhooks'));
     cleanups.unshift(() => webhookSinks.close());
     await registerWebhookEndpoints(platform.api, platform.demo.key, webhookSinks.url);
+    // The small tenant (docs/chaos.md, "Two tenants"): its key before any fault.
+    const smallRoles = options.smallTenantRoles ?? Math.max(3, Math.round(options.events / 100));
+    const small: SmallTenantRecord[] = [];
+    const smallKey =
+      smallRoles > 0 ? await platform.createApiKey('chaos-small', 'small-tenant@chaos.test') : undefined;
 
     // The harness reads around the proxies; the workload goes through them, as the services do.
     const sns = new SNSClient(awsClientConfig(`http://127.0.0.1:${emulator.proxy.port}`, region, 5000));
@@ -224,6 +235,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
         : undefined;
     const durationS = options.durationS ?? options.events / 25;
     const workStart = now();
+    const smallRun = smallKey
+      ? runSmallTenant(
+          {
+            api: platform.api,
+            apiKey: smallKey.key,
+            postings: smallRoles,
+            people: 2,
+            everyMs: (durationS * 1000) / smallRoles,
+            opDeadlineMs: 120_000,
+            signal: options.signal,
+            log,
+          },
+          small,
+        )
+      : Promise.resolve();
     await runWorkload(
       {
         plan,
@@ -243,6 +269,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
         opsDone++;
       },
     );
+    await smallRun;
     log(`workload done in ${((now() - workStart) / 1000).toFixed(1)} s; stopping faults`);
     await faults?.stop();
     const drainStart = now();
@@ -255,6 +282,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       api: platform.api,
       apiKey: platform.demo.key,
       tenantId: platform.demo.tenantId,
+      ...(smallKey ? { smallTenant: small } : {}),
       databaseUrl: (service: string) => {
         const url = new URL(`postgres://postgres@127.0.0.1:${postgres.port}/`);
         url.pathname = `/${names.database(service)}`;
@@ -280,9 +308,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
         [...Object.values(last.inbox), ...Object.values(last.jobs)].every((v) => v === 0);
       const expected = await expectedEffects(sources).catch(() => undefined);
       const seen = new Set(smtp.emails.map((e) => e.key));
-      const missing = expected ? [...expected.emails.keys()].filter((k) => !seen.has(k)).length : -1;
+      const smallMissing = smallKey ? checkSmallTenant(small, smtp.emails).lost : 0;
       const hooksPending =
         (await readWebhookRows(sources.databaseUrl('jobs')).catch(() => undefined))?.pending ?? -1;
+      const missing = expected
+        ? [...expected.emails.keys()].filter((k) => !seen.has(k)).length + smallMissing
+        : -1;
       if (round % 5 === 0) {
         const busy = last ? Object.entries({ ...last.inbox, ...last.jobs }).filter(([, v]) => v !== 0) : [];
         const queues = busy.length === 0 ? 'empty' : busy.map(([k, v]) => `${k} ${v}`).join(', ');

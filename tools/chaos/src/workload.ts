@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { CreateTopicCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { createHireflowClient, HireflowProblem, type NewCandidate, type NewJob } from '@hireflow/client';
@@ -149,7 +150,7 @@ export async function runWorkload(
       }
       record.attempts++;
       try {
-        await attempt(AbortSignal.timeout(Math.max(1000, Math.min(10_000, deadline - now()))));
+        await attempt(AbortSignal.timeout(Math.round(Math.max(1000, Math.min(10_000, deadline - now())))));
         record.ok = true;
         return;
       } catch (error) {
@@ -388,4 +389,128 @@ export async function runWorkload(
     if (index > 0 && index % 1000 === 0) ctx.log(`workload: ${index} of ${ctx.plan.ops.length} sent`);
   }
   await Promise.all(inFlight);
+}
+
+/** One role of the small tenant and the people who fit it (docs/chaos.md, "Two tenants"). */
+export interface SmallTenantRecord {
+  n: number;
+  /** When its first request was sent (ms, the run's clock: `now()`, as the SMTP sink's `acceptedAt`). */
+  startedAt: number;
+  ok: boolean;
+  error?: string;
+  postingId?: string;
+  candidateIds: string[];
+}
+
+export interface SmallTenantContext {
+  api: string;
+  apiKey: string;
+  /** Roles it posts, one every `everyMs`, each with `people` candidates who fit it. */
+  postings: number;
+  people: number;
+  everyMs: number;
+  opDeadlineMs: number;
+  signal?: AbortSignal | undefined;
+  log: (line: string) => void;
+}
+
+/**
+ * The small tenant beside the big one: now and then it registers a few people
+ * and posts a role that fits them and no other (words of its own), as a small customer does while a big one floods. The
+ * checker measures each role from its first request to its match emails.
+ */
+/**
+ * Six made-up words of the small tenant's role `n` (a fixed function of n):
+ * as the plan's groups, a role's people fit it and no other role.
+ */
+export function smallTenantWords(n: number): string[] {
+  const letters = 'bcdfghjklmnpqrstvwxz';
+  const vowels = 'aeiouy';
+  return Array.from({ length: 6 }, (_, w) => {
+    const bytes = createHash('sha256').update(`chaos-small-${n}-${w}`).digest();
+    let word = '';
+    for (let i = 0; i < 4; i++)
+      word += letters[bytes[2 * i]! % letters.length]! + vowels[bytes[2 * i + 1]! % vowels.length]!;
+    return word;
+  });
+}
+
+export async function runSmallTenant(ctx: SmallTenantContext, records: SmallTenantRecord[]): Promise<void> {
+  const client = createHireflowClient({ baseUrl: ctx.api, apiKey: ctx.apiKey });
+  const persist = async <T>(
+    call: (signal: AbortSignal) => Promise<T>,
+    deadline: number,
+    seen: Set<string>,
+  ): Promise<T> => {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await call(
+          AbortSignal.timeout(Math.round(Math.max(1000, Math.min(10_000, deadline - now())))),
+        );
+      } catch (error) {
+        seen.add(
+          error instanceof HireflowProblem ? `${error.status} ${error.code}` : (error as Error).message,
+        );
+        if (!retryable(error) || now() + 500 > deadline || ctx.signal?.aborted) throw error;
+        await sleep(Math.min(2000, 100 * 2 ** Math.min(tries, 5)));
+      }
+    }
+  };
+  const started = now();
+  await Promise.all(
+    Array.from({ length: ctx.postings }, async (_, n) => {
+      const due = started + n * ctx.everyMs;
+      if (due > now()) await sleep(due - now());
+      if (ctx.signal?.aborted) return;
+      const record: SmallTenantRecord = { n, startedAt: now(), ok: false, candidateIds: [] };
+      records[n] = record;
+      // Each request its own deadline, as an operation of the big tenant's: a role is three of them.
+      const deadline = () => now() + ctx.opDeadlineMs;
+      const seen = new Set<string>();
+      const words = smallTenantWords(n);
+      try {
+        const people = await Promise.all(
+          Array.from({ length: ctx.people }, (_, i) =>
+            persist(
+              (signal) =>
+                client.candidates.register(
+                  {
+                    name: `Small ${n} ${i}`,
+                    email: `small-${n}-${i}@chaos.test`,
+                    headline: words.join(' '),
+                    skills: words.slice(0, 3),
+                    location: 'Remote',
+                  },
+                  { idempotencyKey: `small-candidate-${n}-${i}`, signal },
+                ),
+              deadline(),
+              seen,
+            ),
+          ),
+        );
+        record.candidateIds = people.map((p) => p.id);
+        const posted = await persist(
+          (signal) =>
+            client.jobs.post(
+              {
+                title: `Small role ${n} ${words[0]} ${words[1]}`,
+                description: words.join(' '),
+                skills: words.slice(0, 3),
+                location: 'Remote',
+                remote: true,
+                contactEmail: `small-contact-${n}@chaos.test`,
+              },
+              { idempotencyKey: `small-posting-${n}`, signal },
+            ),
+          deadline(),
+          seen,
+        );
+        record.postingId = posted.id;
+        record.ok = true;
+      } catch {
+        record.error = [...seen].join('; ').slice(0, 300);
+        ctx.log(`small tenant: role ${n} not posted: ${record.error}`);
+      }
+    }),
+  );
 }

@@ -11,7 +11,7 @@ import { type Emulator, startEmulator } from '@hireflow/emulator';
 import { instanceNames, provisionTopology } from '@hireflow/ops';
 import { awsSettings, createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
 import { createS3Client } from '@hireflow/runtime/s3';
-import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey } from './demo-tenant.ts';
+import { type DemoKey, ensureDemoKey, ensureMediaKnowsDemoKey, jobsCli } from './demo-tenant.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { ensureLocalSecrets } from './local-secrets.ts';
 import { type MailCatcher, startMailCatcher } from './mail-catcher.ts';
@@ -28,6 +28,12 @@ export interface RunningPlatform {
   admin: Record<string, string>;
   awsEndpoint: string;
   demo: DemoKey;
+  /**
+   * Creates a tenant (if new) and a key of its own, as `pnpm cli api-key create`
+   * does: for tools and tests that need more than the demo tenant (a
+   * tenant's key works on jobs at once; media learns it from its event).
+   */
+  createApiKey(tenant: string, contactEmail: string): Promise<DemoKey>;
   /** The file that keeps the instance's generated secrets (ADMIN_TOKEN among them). */
   secretsFile: string;
   /** The admin ports' token (the environment's, else the generated one): what scrapers send. */
@@ -290,6 +296,17 @@ export async function startPlatform(
       admin: Object.fromEntries(everyService.map((s) => [s, adminUrls[s]!])),
       awsEndpoint,
       demo,
+      async createApiKey(tenant, contactEmail) {
+        const issued = (await jobsCli({ root: options.root, env: envOf('jobs') }, [
+          'api-key',
+          'create',
+          tenant,
+          '--contact',
+          contactEmail,
+          '--json',
+        ])) as DemoKey;
+        return { tenantId: issued.tenantId, keyId: issued.keyId, key: issued.key };
+      },
       secretsFile: secrets.file,
       adminToken: secrets.values.ADMIN_TOKEN,
       mail: mail && { smtpUrl: mail.smtpUrl, uiUrl: mail.uiUrl },

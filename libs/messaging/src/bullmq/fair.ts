@@ -16,6 +16,7 @@
 // flush, a failover) costs order for a while, never a task: every task is an
 // ordinary BullMQ job with a priority, retried, dead-lettered and recovered
 // from stalls as any other.
+import { createHash } from 'node:crypto';
 import { signals } from '@hireflow/contracts/signals';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -86,6 +87,22 @@ redis.call('HSET', KEYS[1], 'epoch', epoch, 'top', top)
 return starts
 `;
 
+const TAGS_SHA = createHash('sha1').update(TAGS_SCRIPT).digest('hex');
+
+/**
+ * Runs the tags script by its digest (EVALSHA: 40 bytes on the wire instead
+ * of the script), loading it with EVAL when this Redis does not know it yet
+ * (a first call, a restart, SCRIPT FLUSH).
+ */
+async function runTagsScript(redis: Redis, keys: string[], args: (string | number)[]): Promise<number[]> {
+  try {
+    return (await redis.evalsha(TAGS_SHA, keys.length, ...keys, ...args)) as number[];
+  } catch (error) {
+    if (!String((error as Error)?.message).includes('NOSCRIPT')) throw error;
+    return (await redis.eval(TAGS_SCRIPT, keys.length, ...keys, ...args)) as number[];
+  }
+}
+
 export interface FairnessOptions {
   /** Seconds a tenant's last tag is kept after its last add. */
   tenantTagTtlSeconds?: number;
@@ -99,6 +116,13 @@ export const DEFAULT_BACKLOG_SAMPLE_MS = 15_000;
 export interface Fairness {
   /** One priority per task, in order. */
   priorities(tasks: readonly FairTask[]): Promise<number[]>;
+  /**
+   * One task's priority. Calls made while a script call is under way are
+   * sent together when it returns (one script per lane for all of them):
+   * under load, the handlers that each add one task share the round trips;
+   * alone, a call goes out at once.
+   */
+  priority(task: FairTask): Promise<number>;
 }
 
 /** A tenant id as a key part (ids, not personal data; escaped so no id can reach into another key). */
@@ -109,41 +133,67 @@ export function createFairness(queue: Queue, redis: Redis, options: FairnessOpti
   const ttl = options.tenantTagTtlSeconds ?? DEFAULT_TENANT_TAG_TTL_S;
   const laneKey = (lane: Lane) => queue.toKey(`fair:${lane}`);
   const tenantKey = (lane: Lane, tenantId: string) => queue.toKey(`fair:${lane}:t:${keyPart(tenantId)}`);
-  return {
-    async priorities(tasks) {
-      const result = new Array<number>(tasks.length);
-      for (const lane of LANES) {
-        // Groups of this lane by tenant, in order of first appearance.
-        const groups = new Map<string, number[]>();
-        tasks.forEach((task, index) => {
-          if ((task.lane ?? 'interactive') !== lane) return;
-          const tenant = task.tenantId || NO_TENANT;
-          const group = groups.get(tenant) ?? [];
-          group.push(index);
-          groups.set(tenant, group);
-        });
-        if (groups.size === 0) continue;
-        const tenants = [...groups.keys()];
-        const starts = (await redis.eval(
-          TAGS_SCRIPT,
-          2 + tenants.length,
-          laneKey(lane),
-          queue.keys.prioritized!,
-          ...tenants.map((t) => tenantKey(lane, t)),
+  const priorities = async (tasks: readonly FairTask[]): Promise<number[]> => {
+    const result = new Array<number>(tasks.length);
+    for (const lane of LANES) {
+      // Groups of this lane by tenant, in order of first appearance.
+      const groups = new Map<string, number[]>();
+      tasks.forEach((task, index) => {
+        if ((task.lane ?? 'interactive') !== lane) return;
+        const tenant = task.tenantId || NO_TENANT;
+        const group = groups.get(tenant) ?? [];
+        group.push(index);
+        groups.set(tenant, group);
+      });
+      if (groups.size === 0) continue;
+      const tenants = [...groups.keys()];
+      const starts = await runTagsScript(
+        redis,
+        [laneKey(lane), queue.keys.prioritized!, ...tenants.map((t) => tenantKey(lane, t))],
+        [
           laneBase(lane),
           String((laneBase(lane) + 1) * 2 ** 32),
           String((laneBase(lane) + LANE_SPAN) * 2 ** 32 - 1),
           ttl,
           ...tenants.map((t) => groups.get(t)!.length),
-        )) as number[];
-        tenants.forEach((tenant, g) => {
-          groups.get(tenant)!.forEach((index, i) => {
-            result[index] = priorityOf(lane, starts[g]! + i);
-          });
+        ],
+      );
+      tenants.forEach((tenant, g) => {
+        groups.get(tenant)!.forEach((index, i) => {
+          result[index] = priorityOf(lane, starts[g]! + i);
         });
-      }
-      return result;
-    },
+      });
+    }
+    return result;
+  };
+  // Group commit of single adds: the calls waiting while one is under way.
+  let waiting: { task: FairTask; resolve: (p: number) => void; reject: (e: unknown) => void }[] = [];
+  let running = false;
+  const flush = () => {
+    const batch = waiting;
+    waiting = [];
+    running = true;
+    priorities(batch.map((w) => w.task))
+      .then(
+        (result) => {
+          for (const [i, w] of batch.entries()) w.resolve(result[i]!);
+        },
+        (error: unknown) => {
+          for (const w of batch) w.reject(error);
+        },
+      )
+      .finally(() => {
+        running = false;
+        if (waiting.length > 0) flush();
+      });
+  };
+  return {
+    priorities,
+    priority: (task) =>
+      new Promise<number>((resolve, reject) => {
+        waiting.push({ task, resolve, reject });
+        if (!running) flush();
+      }),
   };
 }
 

@@ -123,9 +123,9 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
   return {
     queue,
     async add(name, data, { intentKey, tenantId, lane, ...rest }) {
-      const [priority] = fairness
-        ? await withTimeout(fairness.priorities([{ tenantId, lane }]), addTimeoutMs, `ordering ${name}`)
-        : [];
+      const priority = fairness
+        ? await withTimeout(fairness.priority({ tenantId, lane }), addTimeoutMs, `ordering ${name}`)
+        : undefined;
       // biome-ignore lint/suspicious/noExplicitAny: BullMQ's name/data generics do not narrow here
       const adding = (queue as Queue<any>).add(name, data, {
         priority,

@@ -1,4 +1,4 @@
-// `pnpm chaos [--events N] [--duration S] [--seed K] [--fault-every S] [--faults kind,…] [--long-cut MIN,MAX] [--broken NAME] [--out DIR]`:
+// `pnpm chaos [--events N] [--duration S] [--seed K] [--fault-every S] [--faults kind,…] [--long-cut MIN,MAX] [--small-roles N] [--broken NAME] [--out DIR]`:
 // the system under a seeded workload and fault schedule, then a check of
 // every sink (docs/chaos.md). Exits 1 when anything is lost or duplicated.
 import { resolve } from 'node:path';
@@ -17,6 +17,8 @@ const { values } = parseArgs({
     out: { type: 'string' },
     'max-drain': { type: 'string', default: '600' },
     'long-cut': { type: 'string', default: '90,150' },
+    /** Roles of the small tenant beside the big one (default events / 100, at least 3; 0: one tenant). */
+    'small-roles': { type: 'string' },
   },
 });
 const number = (name: string, value: string | undefined, min: number, max: number) => {
@@ -63,6 +65,9 @@ const run = await runChaos({
   broken: values.broken,
   longCutMs: longCut(values['long-cut']),
   kinds: values.faults ? (values.faults.split(',') as FaultKind[]) : undefined,
+  ...(values['small-roles'] === undefined
+    ? {}
+    : { smallTenantRoles: number('small-roles', values['small-roles'], 0, 10_000) }),
   outDir,
   maxDrainMs: number('max-drain', values['max-drain'], 10, 86_400) * 1000,
   log,
@@ -76,4 +81,10 @@ log(
     ? `PASS: report in ${run.reportFile}`
     : `FAIL: ${problems.join('; ')} (report in ${run.reportFile})`,
 );
+if (result.smallTenant) {
+  const small = result.smallTenant;
+  log(
+    `small tenant: ${small.roles.posted}/${small.roles.planned} roles; role → match emails p50 ${(small.latencyMs.p50 / 1000).toFixed(2)} s, p99 ${(small.latencyMs.p99 / 1000).toFixed(2)} s (${small.latencyMs.count} roles); emails ${small.emails.seen}/${small.emails.expected}, lost ${small.lost}, different-id copies ${small.differentIdCopies}`,
+  );
+}
 process.exit(problems.length === 0 ? 0 : 1);

