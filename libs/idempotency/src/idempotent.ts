@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@hireflow/db';
 import { signals } from '@hireflow/telemetry';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError } from './errors.ts';
 import { fingerprint } from './fingerprint.ts';
-import { OwnedTransaction } from './owned.ts';
+import { OwnedTransaction } from './owned/store.ts';
 import {
   asSetting,
   COMPLETE_OR_FAIL_SQL,
@@ -203,7 +203,7 @@ async function runInTransaction<T>(
 }
 
 /**
- * Transactional mode on a connection of its own (owned.ts): BEGIN and the
+ * Transactional mode on a connection of its own (owned/store.ts): BEGIN and the
  * claim in one round trip, the work on a fork of `em` in that transaction,
  * then the completion (when the result is not null) and COMMIT in one. The
  * same statements and guarantees as runInTransaction: the claim row commits
