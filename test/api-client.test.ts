@@ -135,6 +135,24 @@ describe('@hireflow/client through the one base URL', () => {
     expect((await client.candidates.get(first.id)).name).toBe('Ada Lovelace');
   });
 
+  it('registers candidates in a batch: one result per item in order, a bad item reported in its place', async () => {
+    const person = (n: number) => ({
+      name: `Batch Person ${n}`,
+      email: `batch-${n}@example.test`,
+      headline: '',
+      skills: ['typescript'],
+      location: '',
+      key: `client-batch-${n}`,
+    });
+    const items = [person(1), { ...person(2), email: 'not an email' }, person(3)];
+    const accepted = await client.candidates.registerBatch(items);
+    expect(accepted.items.map((item) => item.status)).toEqual(['registered', 'invalid', 'registered']);
+    expect(accepted.items[1]!.errors?.map((e) => e.field)).toEqual(['items[1].email']);
+    const again = await client.candidates.registerBatch([person(1)]);
+    expect(again.items[0]).toMatchObject({ id: accepted.items[0]!.id });
+    expect((await client.candidates.get(accepted.items[2]!.id!)).name).toBe('Batch Person 3');
+  });
+
   it('uploads an image to media and fetches its variant, through the same base URL', async () => {
     const { id: postingId } = await client.jobs.post(job('With a logo'));
     const upload = await client.uploads.create(PNG, {

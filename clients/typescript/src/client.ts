@@ -16,6 +16,8 @@ export type Upload = Schemas['Upload'];
 export type UploadAccepted = Schemas['UploadAccepted'];
 export type NewJob = paths['/v1/jobs']['post']['requestBody']['content']['application/json'];
 export type NewCandidate = paths['/v1/candidates']['post']['requestBody']['content']['application/json'];
+export type CandidateBatchItem = Schemas['CandidateBatchItemInput'];
+export type CandidateBatchAccepted = Schemas['CandidateBatchAccepted'];
 type UploadForm = paths['/v1/uploads']['post']['requestBody']['content']['multipart/form-data'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
@@ -176,6 +178,20 @@ export function createHireflowClient(options: HireflowClientOptions) {
       if (!response.ok || !data) throw problemOf(response, error);
       return { ...data, created: response.status === 202 };
     },
+    /**
+     * Registers up to 1,000 candidates in one request (an import: the bulk
+     * lane). One result per item, in order; a bad item is reported in its
+     * place (`invalid`, with each field at fault) while the others go ahead.
+     * Give each item a `key` to make it safe to send again on its own.
+     */
+    registerBatch: (items: CandidateBatchItem[], call: CallOptions = {}) =>
+      dataOf(
+        api.POST('/v1/candidates:batch', {
+          body: { items },
+          headers: idempotencyHeader(call),
+          signal: call.signal,
+        }),
+      ),
     get: (id: string, call: CallOptions = {}) =>
       dataOf(api.GET('/v1/candidates/{id}', { params: byId(id), signal: call.signal })),
     list: (query: ListQuery = {}, call: CallOptions = {}) =>

@@ -2,6 +2,8 @@ export type {
   Accepted,
   CallOptions,
   Candidate,
+  CandidateBatchAccepted,
+  CandidateBatchItem,
   CandidatePage,
   HireflowClient,
   HireflowClientOptions,
