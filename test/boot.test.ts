@@ -289,13 +289,18 @@ describe('pnpm start (the launcher)', () => {
     expect(await launcher.exited).toBe(0);
   }, 240_000);
 
-  it('says how to start Postgres when it does not answer', async () => {
+  it('says how to install and start Postgres when it does not answer and none is installed', async () => {
+    // With Postgres' binaries installed, the launcher would start one of its
+    // own on that address (test/hireflow.test.ts); here none is found.
     const run = launch({
       POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/postgres',
+      HIREFLOW_PG_BIN: join(root, stateDir, 'no-postgres-here'),
       HIREFLOW_STATE_DIR: `${stateDir}-pg`,
     });
     expect(await run.exited).toBe(1);
-    expect(run.lines.join('\n')).toMatch(/Postgres does not answer[\s\S]*pg_ctlcluster/);
+    const output = run.lines.join('\n');
+    expect(output).toContain('no Postgres is installed: apt-get install postgresql');
+    expect(output).toMatch(/Postgres does not answer[\s\S]*pg_ctlcluster/);
   });
 
   it('names a bad setting and stops', async () => {

@@ -272,7 +272,7 @@ describe('pnpm replay', () => {
   it('refuses what it cannot do, saying why', async () => {
     const [topic, foreign, token, unprovisioned, bad] = await Promise.all([
       finished(replay(['--to', 'jobs-events'])),
-      finished(replay(['--to', 'media-inbox', '--types', 'candidate.registered.v1'])),
+      finished(replay(['--to', 'media-inbox', '--types', 'job.closed.v1'])),
       finished(replay(['--to', 'media-inbox'], { ADMIN_TOKEN: 'x'.repeat(32) })),
       finished(replay(['--to', 'media-inbox'], { HIREFLOW_TOPOLOGY_PREFIX: 'nowhere-' })),
       finished(replay(['--to', 'media-inbox', '--since', 'last week'])),
@@ -280,7 +280,7 @@ describe('pnpm replay', () => {
     expect(topic.code).toBe(64);
     expect(topic.output).toContain('"jobs-events" is not a queue of the topology');
     expect(foreign.code).toBe(64);
-    expect(foreign.output).toContain('media-inbox does not subscribe to candidate.registered.v1');
+    expect(foreign.output).toContain('media-inbox does not subscribe to job.closed.v1');
     expect(token.code).toBe(1);
     expect(token.output).toContain("jobs' admin port at");
     expect(token.output).toContain('refused the admin token');
