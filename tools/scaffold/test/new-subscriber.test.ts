@@ -139,6 +139,7 @@ describe('pnpm new:subscriber', () => {
         MAIL_UI_PORT: '0',
         TRACE_OTLP_PORT: '0',
         TRACE_UI_PORT: '0',
+        WEBHOOK_RECEIVER_PORT: '0',
         LOG_LEVEL: 'warn',
         HIREFLOW_SCALING: 'off',
         HIREFLOW_READY_TIMEOUT_MS: '150000',
@@ -166,7 +167,7 @@ describe('pnpm new:subscriber', () => {
       });
       const printed = (name: string) => {
         const m = lines
-          .map((l) => new RegExp(`^ {2}${name}\\s+(http://\\S+)\\s+admin (http://\\S+)$`).exec(l))
+          .map((l) => new RegExp(`^ {2}${name}\\s+(http://\\S+)\\s.*\\sadmin (http://\\S+)$`).exec(l))
           .find(Boolean);
         expect(m, `${name} in:\n${lines.join('\n')}`).toBeTruthy();
         return { url: m![1]!, admin: m![2]! };
