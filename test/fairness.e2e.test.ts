@@ -6,7 +6,7 @@ import { percentile, waitFor } from '@hireflow/testing';
 import { keyDigest, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUp, root } from './launcher.ts';
+import { cleanUp, FREE_PORTS, root } from './launcher.ts';
 
 // Fair queues with real processes (docs/fairness.md, issue 29's acceptance):
 // the whole system as `pnpm start` runs it (every service its own process),
@@ -137,11 +137,7 @@ describe('fair queues: one tenant flooding does not delay another (real processe
     ...process.env,
     HIREFLOW_INSTANCE: instance,
     HIREFLOW_STATE_DIR: stateDir,
-    HIREFLOW_PORT_BASE: '0',
-    HIREFLOW_API_PORT: '0',
-    EMULATOR_PORT: '0',
-    TRACE_OTLP_PORT: '0',
-    TRACE_UI_PORT: '0',
+    ...FREE_PORTS,
     LOG_LEVEL: 'warn',
     // One process per service, as the other end-to-end tests (the flood must not buy workers).
     HIREFLOW_SCALING: 'off',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort, uniqueName, waitFor } from '@hireflow/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { printedUrls, root } from './launcher.ts';
+import { FREE_PORTS, printedUrls, root } from './launcher.ts';
 
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -85,13 +85,7 @@ describe('./hireflow start with Postgres and Redis stopped', () => {
         REDIS_URL: `redis://127.0.0.1:${redisPort}`,
         HIREFLOW_INSTANCE: instance,
         HIREFLOW_STATE_DIR: stateDir,
-        HIREFLOW_PORT_BASE: '0',
-        HIREFLOW_API_PORT: '0',
-        EMULATOR_PORT: '0',
-        MAIL_SMTP_PORT: '0',
-        MAIL_UI_PORT: '0',
-        TRACE_OTLP_PORT: '0',
-        TRACE_UI_PORT: '0',
+        ...FREE_PORTS,
         HIREFLOW_SCALING: 'off',
         HIREFLOW_READY_TIMEOUT_MS: '250000',
       },

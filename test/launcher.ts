@@ -5,6 +5,21 @@ import { createInterface } from 'node:readline';
 import { SERVICE_NAMES, type ServiceName } from '@hireflow/contracts';
 import pg from 'pg';
 
+/**
+ * Every port a launched system listens on, free ones: never the defaults,
+ * which a developer's `pnpm start` (or another test file) may hold.
+ */
+export const FREE_PORTS = {
+  HIREFLOW_PORT_BASE: '0',
+  HIREFLOW_API_PORT: '0',
+  EMULATOR_PORT: '0',
+  MAIL_SMTP_PORT: '0',
+  MAIL_UI_PORT: '0',
+  WEBHOOK_RECEIVER_PORT: '0',
+  TRACE_OTLP_PORT: '0',
+  TRACE_UI_PORT: '0',
+} as const;
+
 export const root = resolve(import.meta.dirname, '..');
 
 export type Launcher = ReturnType<typeof launch>;
@@ -26,15 +41,7 @@ export function launch(
       ...process.env,
       HIREFLOW_INSTANCE: instance,
       HIREFLOW_STATE_DIR: stateDir,
-      HIREFLOW_PORT_BASE: '0',
-      HIREFLOW_API_PORT: '0',
-      EMULATOR_PORT: '0',
-      MAIL_SMTP_PORT: '0',
-      MAIL_UI_PORT: '0',
-      WEBHOOK_RECEIVER_PORT: '0',
-      // Never the default 4318/16686: a developer's `pnpm start` may hold them.
-      TRACE_OTLP_PORT: '0',
-      TRACE_UI_PORT: '0',
+      ...FREE_PORTS,
       LOG_LEVEL: 'info',
       // One process per service: tests run side by side on two cores. The
       // boot test runs the default (worker pools) itself.
