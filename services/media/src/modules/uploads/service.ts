@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
-import { type Logger, outboxInsertStatement } from '@hireflow/messaging';
+import { enqueueEvent, type Logger, outboxInsertStatement } from '@hireflow/messaging';
 import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.ts';
 import { type ImageLimits, inspectImage } from '../images/index.ts';
 import type { AttachedUpload } from '../owners/store.ts';
 import type { MediaStore } from '../storage/index.ts';
 import { enqueueResize, type ResizeQueue } from './resize-queue.ts';
-import { findUpload, finishUpload, insertOutboxEvent, insertUpload, tenantStoredBytes } from './store.ts';
+import { findUpload, finishUpload, insertUpload, tenantStoredBytes } from './store.ts';
 
 const SOURCE = 'hireflow/media' as const;
 
@@ -162,16 +162,13 @@ export function finishReady(
 }
 
 /**
- * Announces, in the caller's transaction, `media.processed.v1` with its owner
- * for each attached upload that is ready (it was announced without one).
+ * Adds `media.processed.v1` with its owner to the caller's unit of work
+ * (written when its transaction flushes) for each attached upload that is
+ * ready (it was announced without one).
  * One still pending is announced with its owner when it finishes; a failed
  * one has nothing to show.
  */
-export async function announceAttached(
-  em: EntityManager,
-  attached: AttachedUpload[],
-  publicUrl: string,
-): Promise<void> {
+export function announceAttached(em: EntityManager, attached: AttachedUpload[], publicUrl: string): void {
   for (const row of attached) {
     if (row.status !== 'ready' || !row.variants) continue;
     const event = processedEvent(
@@ -180,7 +177,7 @@ export async function announceAttached(
       row.variants,
       publicUrl,
     );
-    await insertOutboxEvent(em, outboxInsertStatement(event));
+    enqueueEvent(em, event);
   }
 }
 

@@ -159,11 +159,3 @@ export async function deleteExpiredUpload(em: EntityManager, id: string): Promis
   );
   return rows.length > 0;
 }
-
-/** Writes one outbox row (an `outboxInsertStatement`) in the caller's transaction. */
-export async function insertOutboxEvent(
-  em: EntityManager,
-  statement: { sql: string; params: unknown[] },
-): Promise<void> {
-  await em.execute(statement.sql, statement.params);
-}
