@@ -1,19 +1,12 @@
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { trace } from '@opentelemetry/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { untraced } from './quiet.ts';
 
-let tracing: ReturnType<typeof startTestTracing>;
-beforeAll(() => {
-  tracing = startTestTracing();
-});
-afterAll(() => tracing.stop());
-
-const tracer = trace.getTracer('spec');
-const named = (name: string) => tracing.exporter.getFinishedSpans().filter((s) => s.name === name);
-
-describe('untraced', () => {
-  it('records nothing the work starts, even inside a trace, and leaves the caller’s trace alone', async () => {
+it('untraced records nothing the work starts, even inside a trace, and leaves the caller’s trace alone', async () => {
+  const tracing = startTestTracing();
+  try {
+    const tracer = trace.getTracer('spec');
     await tracer.startActiveSpan('request', async (request) => {
       await untraced(async () => {
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -23,7 +16,10 @@ describe('untraced', () => {
       tracer.startSpan('after').end();
       request.end();
     });
-    expect(named('poll')).toEqual([]);
-    expect(named('after')[0]?.parentSpanContext?.spanId).toBe(named('request')[0]!.spanContext().spanId);
-  });
+    const spans = new Map(tracing.exporter.getFinishedSpans().map((span) => [span.name, span]));
+    expect([...spans.keys()].sort()).toEqual(['after', 'request']);
+    expect(spans.get('after')?.parentSpanContext?.spanId).toBe(spans.get('request')?.spanContext().spanId);
+  } finally {
+    await tracing.stop();
+  }
 });
