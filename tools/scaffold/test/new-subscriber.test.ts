@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { CreateTopicCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AnyEvent } from '@hireflow/contracts';
+import { FREE_PORTS } from '@hireflow/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -132,14 +133,7 @@ describe('pnpm new:subscriber', () => {
         ...childEnv,
         HIREFLOW_INSTANCE: instance,
         HIREFLOW_STATE_DIR: stateDir,
-        HIREFLOW_PORT_BASE: '0',
-        HIREFLOW_API_PORT: '0',
-        EMULATOR_PORT: '0',
-        MAIL_SMTP_PORT: '0',
-        MAIL_UI_PORT: '0',
-        TRACE_OTLP_PORT: '0',
-        TRACE_UI_PORT: '0',
-        WEBHOOK_RECEIVER_PORT: '0',
+        ...FREE_PORTS,
         LOG_LEVEL: 'warn',
         HIREFLOW_SCALING: 'off',
         HIREFLOW_READY_TIMEOUT_MS: '150000',
