@@ -9,6 +9,8 @@
 // (b) SQS consumption: `SqsConsumer` against sqs-consumer in its batch mode
 //     (`handleMessageBatch`, batchSize 10), each draining a backlog of the
 //     same messages from a queue of its own on the same emulator.
+//     Beside them, ceilings: each mode's database work sent by pg with no
+//     wrapper (see the variants named "ceiling").
 // (c) the welcome-email path against a peer pipeline (sqs-consumer +
 //     Powertools + BullMQ + nodemailer) is not built yet (docs/performance.md).
 //
@@ -40,6 +42,7 @@ import { SqsConsumer } from '@hireflow/messaging';
 import { createSqsClient } from '@hireflow/runtime';
 import { candidateRegistered } from '@hireflow/testing/events';
 import { createClient } from '@redis/client';
+import type pg from 'pg';
 import { Consumer } from 'sqs-consumer';
 import { type BenchReport, type Check, median, percentile, round } from './report.ts';
 
@@ -98,6 +101,11 @@ async function idempotencyPart() {
       ...idempotencyMigrations,
       defineSqlMigration('9000-bench-event', [
         'CREATE TABLE bench_event (id text PRIMARY KEY, payload jsonb NOT NULL)',
+        // A row shaped as a key of processed_message (primary key, a sequence value, an expiry index): the ceilings'.
+        'CREATE SEQUENCE bench_key_seq AS bigint',
+        `CREATE TABLE bench_key (key text PRIMARY KEY, token bigint NOT NULL DEFAULT nextval('bench_key_seq'),
+           result jsonb, expires_at timestamptz NOT NULL DEFAULT now() + interval '15 days')`,
+        'CREATE INDEX bench_key_expires_at_idx ON bench_key (expires_at)',
       ]),
     ],
   });
@@ -144,10 +152,69 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   // Keys completed beforehand on each side, for the replay variants.
   await runRound((id) => idempotent(orm, { key: id }, (em) => insert(em, id)), 'seed');
   await runRound((id) => powertools({ id }), 'ptseed');
+  // The design's database work with a wrapper that costs nothing, as ceilings in
+  // the same run (the statements sent by pg, prepared; the work as on every
+  // side): lease mode's three commits in series (a key row claimed, the work,
+  // the key completed: a HOT update) and transactional mode's one transaction
+  // in three round trips (BEGIN with the key's lock and a look at it, the
+  // work, the key row with its result and COMMIT; the work's INSERT sent by pg
+  // on the transaction's connection, without MikroORM). Beside it the same
+  // with transactional mode's statements as built: the key row inserted with
+  // BEGIN, its result updated with COMMIT.
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const claimRow = { name: 'bench_claim', text: 'INSERT INTO bench_key (key) VALUES ($1)' };
+  const completeRow = {
+    name: 'bench_complete',
+    text: 'UPDATE bench_key SET result = $2::jsonb WHERE key = $1',
+  };
   // A call's id is `<round>.<slice>-<variant>:<n>`, and the replays take `<n>`
   // after the colon: variant names have no colon.
   const variants: Record<string, Call> = {
     'no wrapper (the INSERT alone)': (id) => insert(orm.em.fork(), id),
+    'ceiling, lease: 3 commits in series': async (id) => {
+      await pool.query({ ...claimRow, values: [id] });
+      const result = await insert(orm.em.fork(), id);
+      await pool.query({ ...completeRow, values: [id, JSON.stringify(result)] });
+      return result;
+    },
+    'ceiling, transactional: lock first, key row with its result at COMMIT': async (id) => {
+      const client = await pool.connect();
+      try {
+        const key = client.escapeLiteral(id);
+        await client.query(
+          `BEGIN; SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)), EXISTS (SELECT 1 FROM bench_key WHERE key = ${key})`,
+        );
+        await client.query('INSERT INTO bench_event (id, payload) VALUES ($1, $2)', [
+          id,
+          JSON.stringify({ id, kind: 'bench' }),
+        ]);
+        const result = { id };
+        await client.query(
+          `INSERT INTO bench_key (key, result) VALUES (${key}, ${client.escapeLiteral(JSON.stringify(result))}); COMMIT`,
+        );
+        return result;
+      } finally {
+        client.release();
+      }
+    },
+    'ceiling, transactional as built: key row first, result at COMMIT': async (id) => {
+      const client = await pool.connect();
+      try {
+        const key = client.escapeLiteral(id);
+        await client.query(`BEGIN; INSERT INTO bench_key (key, result) VALUES (${key}, 'null')`);
+        await client.query('INSERT INTO bench_event (id, payload) VALUES ($1, $2)', [
+          id,
+          JSON.stringify({ id, kind: 'bench' }),
+        ]);
+        const result = { id };
+        await client.query(
+          `UPDATE bench_key SET result = ${client.escapeLiteral(JSON.stringify(result))} WHERE key = ${key}; COMMIT`,
+        );
+        return result;
+      } finally {
+        client.release();
+      }
+    },
     'powertools makeIdempotent, Redis': (id) => powertools({ id }),
     'idempotent, lease': (id) => idempotent(orm, { key: id }, (em) => insert(em, id)),
     'idempotent, transactional': (id) =>
@@ -262,6 +329,26 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
     checks,
     ratios: {
       '(a) Powertools ÷ the INSERT alone': ratio(pt, 'no wrapper (the INSERT alone)'),
+      '(a) ceiling, lease (3 commits in series) ÷ Powertools': ratio(
+        'ceiling, lease: 3 commits in series',
+        pt,
+      ),
+      '(a) ceiling, transactional (lock first, key row at COMMIT) ÷ Powertools': ratio(
+        'ceiling, transactional: lock first, key row with its result at COMMIT',
+        pt,
+      ),
+      '(a) ceiling, transactional as built (key row first, result at COMMIT) ÷ Powertools': ratio(
+        'ceiling, transactional as built: key row first, result at COMMIT',
+        pt,
+      ),
+      '(a) idempotent, lease ÷ its ceiling': ratio(
+        'idempotent, lease',
+        'ceiling, lease: 3 commits in series',
+      ),
+      '(a) idempotent, transactional ÷ its ceiling': ratio(
+        'idempotent, transactional',
+        'ceiling, transactional: lock first, key row with its result at COMMIT',
+      ),
       // Process CPU per call (this process only; Postgres and Redis not counted): less is better.
       '(a) CPU per call, idempotent lease ÷ Powertools': cpuRatio('idempotent, lease', pt),
       '(a) CPU per call, idempotent transactional ÷ Powertools': cpuRatio('idempotent, transactional', pt),
