@@ -56,6 +56,14 @@ const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 1_500);
 const SLICES = 5;
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2_000);
 const REGION = 'eu-west-1';
+/**
+ * The bench queues' visibility timeout: a message received but never settled
+ * (see the drain loop: a poll abandoned at a drain's end) comes back only
+ * after it, and a drain would wait for it (docs/performance.md, "Round 2").
+ */
+const VISIBILITY_SECONDS = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 5);
+/** Both consumers' long poll (WaitTimeSeconds). */
+const POLL_SECONDS = 1;
 /** The lease, on both sides: our `leaseMs`, Powertools' in-progress expiry (remaining time of the "invocation"). */
 const LEASE_MS = 30_000;
 
@@ -400,7 +408,7 @@ async function consumerPart() {
     const { QueueUrl } = await sqs.send(
       new CreateQueueCommand({
         QueueName: `bench-peers-${suffix}-${name}`,
-        Attributes: { VisibilityTimeout: '30' },
+        Attributes: { VisibilityTimeout: String(VISIBILITY_SECONDS) },
       }),
     );
     created.push(QueueUrl!);
@@ -418,6 +426,7 @@ async function consumerPart() {
     for (const [i, n] of names.entries()) urls.set(n, await queue(`q${i}`));
     const rates = new Map(names.map((n) => [n, [] as number[]]));
     const cpu = new Map(names.map((n) => [n, [] as number[]]));
+    const closedAt = new Map<string, number>();
     for (let r = -1; r < ROUNDS; r++) {
       // SLICES passes a round, each in a rotated order (as in part a).
       const totals = new Map(names.map((n) => [n, { messages: 0, seconds: 0, cpuMicros: 0 }]));
@@ -425,10 +434,17 @@ async function consumerPart() {
       for (let slice = 0; slice < SLICES; slice++) {
         const shift = Math.max(r, 0) + slice;
         for (const n of names.map((_, i) => names[(i + shift) % names.length]!)) {
+          // A drain ends by closing its consumer, which aborts its long poll; the
+          // emulator holds that poll open on its side for up to the poll's wait,
+          // and hands it messages nobody reads any more (back only after the
+          // visibility timeout). So a queue is filled again only once that has passed.
+          const quiet = (closedAt.get(n) ?? 0) + (POLL_SECONDS + 0.5) * 1000 - performance.now();
+          if (quiet > 0) await new Promise((resolve) => setTimeout(resolve, quiet));
           await fill(sqs, urls.get(n)!, count);
           const mark = process.cpuUsage();
           const seconds = await drainers[n]!.drain(urls.get(n)!, count);
           const used = process.cpuUsage(mark);
+          closedAt.set(n, performance.now());
           const total = totals.get(n)!;
           total.messages += count;
           total.seconds += seconds;
@@ -520,8 +536,8 @@ function ours(sqs: SQSClient, dlqUrl: string, concurrency: number): Drainer {
         sqs,
         queue: { name: queueUrl.split('/').pop()!, url: queueUrl, dlq: { url: dlqUrl } },
         concurrency,
-        waitTimeSeconds: 1,
-        visibilityTimeoutSeconds: 30,
+        waitTimeSeconds: POLL_SECONDS,
+        visibilityTimeoutSeconds: VISIBILITY_SECONDS,
         handlers: { 'candidate.registered.v1': () => {} },
         // once its delete is done (as sqs-consumer's message_processed)
         onMessage: (record) => {
@@ -546,7 +562,7 @@ function peer(sqs: SQSClient, validate: boolean): Drainer {
         queueUrl,
         sqs,
         batchSize: 10,
-        waitTimeSeconds: 1,
+        waitTimeSeconds: POLL_SECONDS,
         handleMessageBatch: async (messages) => {
           if (validate) for (const m of messages) hireflowEvents.parse(m.Body ?? '');
           return messages;
