@@ -16,7 +16,7 @@
 // without starting anything.
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,6 +35,7 @@ import { awsConfigSchema, awsSettings, createSnsClient } from '@hireflow/runtime
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { ScalingRecord } from '../autoscaler.ts';
+import { readTargets } from '../prometheus/targets.ts';
 import { scalingChart } from '../scaling/chart.ts';
 import { type BurstRun, compareRun } from '../scaling/predict.ts';
 
@@ -191,6 +192,43 @@ async function tearDown(child: ReturnType<typeof startLauncher>['child']) {
   redis.disconnect();
 }
 
+/**
+ * Each pool's workers' CPU time and time waiting for a core (Linux
+ * /proc/<pid>/task/<tid>/schedstat, all threads), summed per pool; a worker
+ * that has exited keeps what it was last seen with. Elsewhere: nothing.
+ */
+function workerCpu() {
+  const seen = new Map<number, { service: string; cpu: number; wait: number }>();
+  const series: NonNullable<BurstRun['cpu']> = {};
+  const sample = async (t: number) => {
+    const workers = await readTargets(join(root, stateDir)).catch(() => []);
+    for (const w of workers.filter((p) => p.role === 'worker')) {
+      const tasks = await readdir(`/proc/${w.pid}/task`).catch(() => [] as string[]);
+      let cpu = 0;
+      let wait = 0;
+      for (const tid of tasks) {
+        const [run, queued] = (
+          await readFile(`/proc/${w.pid}/task/${tid}/schedstat`, 'utf8').catch(() => '0 0')
+        )
+          .split(' ')
+          .map(Number);
+        cpu += run! / 1e9;
+        wait += queued! / 1e9;
+      }
+      if (tasks.length > 0) seen.set(w.pid, { service: w.service, cpu, wait });
+    }
+    const totals: Record<string, [number, number]> = {};
+    for (const { service, cpu, wait } of seen.values()) {
+      const total = (totals[service] ??= [0, 0]);
+      total[0] += cpu;
+      total[1] += wait;
+    }
+    for (const [service, [cpu, wait]] of Object.entries(totals))
+      (series[service] ??= []).push([t, cpu, wait]);
+  };
+  return { sample, series };
+}
+
 /** Runs the burst on an instance of its own and records it (then tears the instance down). */
 async function runBurst(): Promise<BurstRun> {
   const launcher = startLauncher();
@@ -224,9 +262,11 @@ async function runBurst(): Promise<BurstRun> {
     // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
     const deadline = startedAt + Number(args.deadline) * 1000;
     let records: ScalingRecord[] = [];
+    const cpu = workerCpu();
     for (;;) {
       await new Promise((r) => setTimeout(r, 2000));
       loadAverage.push(loadavg()[0]!);
+      await cpu.sample((Date.now() - startedAt) / 1000);
       records = (await readRecords()).filter((r) => Date.parse(r.at) >= startedAt);
       const last = new Map(records.map((r) => [r.service, r]));
       const seen = records.some((r) => r.inbox + r.jobs > 0);
@@ -257,6 +297,7 @@ async function runBurst(): Promise<BurstRun> {
       policies,
       cores: cpus().length,
       loadAverage,
+      cpu: cpu.series,
     };
   } finally {
     await tearDown(launcher.child);

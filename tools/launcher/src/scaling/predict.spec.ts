@@ -14,6 +14,7 @@ import {
   predictRun,
   publishedBy,
   type RunSample,
+  schedulePerEvent,
   simulateBurst,
 } from './predict.ts';
 
@@ -88,34 +89,23 @@ describe('the capacity model on a burst', () => {
     // which starts until 5 s. On 2 cores the two busy processes get a core
     // each: 100 + 4 × 100 = 500 by 5 s, then two workers at 100/s: 200 in each
     // of t = 5, 6 and the last 100 in t = 7, which ends at 8 s.
-    const p = simulateBurst(
-      1000,
-      () => 1000,
-      [
-        {
-          service: 'matching',
-          policy: { ...policy, backlogPerWorker: 300, maxWorkers: 2 },
-          perWorkerPerSecond: (busy) => cpuShare(2, busy) / 0.01,
-        },
-      ],
-      options,
-    );
-    expect(p.matching).toEqual({ perWorkerPerSecond: 100, peakWorkers: 2, drainSeconds: 8 });
+    const onCores = (cores: number) =>
+      simulateBurst(
+        1000,
+        () => 1000,
+        [
+          {
+            service: 'matching',
+            policy: { ...policy, backlogPerWorker: 300, maxWorkers: 2 },
+            perWorkerPerSecond: (busy) => cpuShare(cores, busy) / 0.01,
+          },
+        ],
+        options,
+      ).matching;
+    expect(onCores(2)).toEqual({ perWorkerPerSecond: 100, peakWorkers: 2, drainSeconds: 8 });
     // On one core the starting worker halves the first one's pace: 100 + 4 × 50 = 300 by 5 s,
     // then 2 × 50/s: the last 700 in t = 5…11, which ends at 12 s.
-    const oneCore = simulateBurst(
-      1000,
-      () => 1000,
-      [
-        {
-          service: 'matching',
-          policy: { ...policy, backlogPerWorker: 300, maxWorkers: 2 },
-          perWorkerPerSecond: (busy) => cpuShare(1, busy) / 0.01,
-        },
-      ],
-      options,
-    );
-    expect(oneCore.matching!.drainSeconds).toBe(12);
+    expect(onCores(1)!.drainSeconds).toBe(12);
   });
 
   it('compares within a tolerance either way', () => {
@@ -199,6 +189,24 @@ describe('calibrating the model in the run', () => {
     expect(c.pools.notifications!.perWorkerPerSecond).toBeCloseTo(20, 9);
     // Asked for at 1 s, ready at 20 s.
     expect(c.startSeconds).toBeCloseTo(19, 9);
+  });
+
+  it("divides a pool's recorded CPU and run-queue wait by the events", () => {
+    expect(schedulePerEvent(run, 'matching')).toBeUndefined();
+    const recorded = {
+      ...run,
+      cpu: {
+        matching: [
+          [2, 1, 4],
+          [30, 12, 50],
+        ] as [number, number, number][],
+      },
+    };
+    // 12 s on a core and 50 s waiting for one over 1,000 events.
+    expect(schedulePerEvent(recorded, 'matching')).toEqual({ cpuMs: 12, waitMs: 50 });
+    expect(compareRun(recorded, { defaultStartSeconds: 10 })).toContainEqual(
+      'an event cost the workers (schedstat, the whole run): matching 12.0 ms on a core, 50.0 ms waiting for one',
+    );
   });
 
   it('predicts the run with what it calibrated, and prints the comparison', () => {

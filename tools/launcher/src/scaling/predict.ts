@@ -207,6 +207,23 @@ export interface BurstRun {
   cores: number;
   /** The machine's one-minute load average, every 2 s of the run. */
   loadAverage: number[];
+  /** Per pool, every 2 s: [t, its workers' CPU seconds, their seconds waiting for a core] so far (Linux schedstat). */
+  cpu?: Record<string, [number, number, number][]>;
+}
+
+/**
+ * What a pool's workers spent per event over the run, from the kernel's
+ * accounting: CPU time, and time runnable but waiting for a core. Absent
+ * without a record (a run saved before, or not on Linux).
+ */
+export function schedulePerEvent(
+  run: BurstRun,
+  service: string,
+): { cpuMs: number; waitMs: number } | undefined {
+  const series = run.cpu?.[service];
+  if (!series || series.length === 0) return undefined;
+  const [, cpu, wait] = series[series.length - 1]!;
+  return { cpuMs: (cpu * 1000) / run.events, waitMs: (wait * 1000) / run.events };
 }
 
 /** Events published by t (s) in a recorded run: linear between the progress marks. */
@@ -427,6 +444,14 @@ export function compareRun(run: BurstRun, options: { defaultStartSeconds: number
         : `  ${r.service.padEnd(14)} no window of 3 s with work waiting before the fleet grew: benched rate`,
     );
   }
+  const schedule = rows.flatMap((r) => {
+    const spent = schedulePerEvent(run, r.service);
+    return spent
+      ? [`${r.service} ${spent.cpuMs.toFixed(1)} ms on a core, ${spent.waitMs.toFixed(1)} ms waiting for one`]
+      : [];
+  });
+  if (schedule.length > 0)
+    lines.push(`an event cost the workers (schedstat, the whole run): ${schedule.join('; ')}`);
   lines.push(
     'pool           peak workers: predicted / run   drain: predicted / run   within 30 %   (benched ceilings: workers, drain)',
   );
