@@ -217,14 +217,13 @@ function workerCpu() {
       }
       if (tasks.length > 0) seen.set(w.pid, { service: w.service, cpu, wait });
     }
-    const totals: Record<string, [number, number]> = {};
+    const totals = new Map<string, [number, number]>();
     for (const { service, cpu, wait } of seen.values()) {
-      const total = (totals[service] ??= [0, 0]);
-      total[0] += cpu;
-      total[1] += wait;
+      const [c, w] = totals.get(service) ?? [0, 0];
+      totals.set(service, [c + cpu, w + wait]);
     }
-    for (const [service, [cpu, wait]] of Object.entries(totals))
-      (series[service] ??= []).push([t, cpu, wait]);
+    for (const [service, [cpu, wait]] of totals)
+      series[service] = [...(series[service] ?? []), [t, cpu, wait]];
   };
   return { sample, series };
 }
