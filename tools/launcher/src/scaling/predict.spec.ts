@@ -126,21 +126,19 @@ function recordedRun(): BurstRun {
   const notifications: RunSample[] = [];
   for (let t = 0; t <= 30; t++) {
     const grown = t >= 20;
-    const at = (rate: number) => Math.max(0, 1000 - rate * Math.max(0, t - 2));
-    matching.push({
-      t: t + 0.1,
-      backlog: t === 0 ? 0 : grown ? Math.max(0, at(10) - 40 * (t - 19)) : at(10),
-      oldestAgeSeconds: t,
-      workers: t >= 1 ? 2 : 1,
-      ready: grown ? 2 : 1,
-    });
-    notifications.push({
-      t: t + 0.2,
-      backlog: t === 0 ? 0 : grown ? Math.max(0, at(20) - 60 * (t - 19)) : at(20),
-      oldestAgeSeconds: t,
-      workers: t >= 1 ? 2 : 1,
-      ready: grown ? 2 : 1,
-    });
+    // A pool whose one worker does `rate` until 20 s, and `after` more a second from then.
+    const sample = (offset: number, rate: number, after: number): RunSample => {
+      const left = Math.max(0, 1000 - rate * Math.max(0, t - 2));
+      return {
+        t: t + offset,
+        backlog: t === 0 ? 0 : grown ? Math.max(0, left - after * (t - 19)) : left,
+        oldestAgeSeconds: t,
+        workers: t >= 1 ? 2 : 1,
+        ready: grown ? 2 : 1,
+      };
+    };
+    matching.push(sample(0.1, 10, 40));
+    notifications.push(sample(0.2, 20, 60));
   }
   // One sample where the gauge read nothing.
   matching[10] = { ...matching[10]!, backlog: 0 };
