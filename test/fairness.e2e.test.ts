@@ -24,15 +24,23 @@ import { cleanUp, root } from './launcher.ts';
 // issue's). No absolute time is asserted, only ratios with slack; the figures
 // and the queues' depths are logged.
 //
-// What holds and what does not (docs/fairness.md, "Measured end to end"): B's
-// posting is `matched` as fast as with A idle. B's emails are not: under load
-// the notifications inbox (SQS, first in first out) is where A's import
-// waits, before the fair email queue, so B's events wait behind A's there.
-// The email latency is logged, and asserted only to arrive, once.
+// What holds (docs/fairness.md, "Measured end to end"): B's posting is
+// `matched`, and its emails are accepted, within a bound of its time with A
+// idle, before A's backlog drains. A's import waits in the bulk lane's inbox
+// queues (`<service>-inbox-bulk`), not in front of B's events in the
+// interactive ones, and A's welcome emails in the bulk lane of the email queue.
 const CANDIDATES = Number(process.env.FAIRNESS_E2E_CANDIDATES ?? 1000);
 const ROLES = Number(process.env.FAIRNESS_E2E_ROLES ?? 40);
 /** B's time to `matched` under A's flood ÷ with A idle, at most (the issue's target is 1.5× at p50). */
 const MAX_RATIO = Number(process.env.FAIRNESS_E2E_MAX_RATIO ?? 5);
+/**
+ * B's time to its 5 emails accepted under A's flood, at most this multiple of
+ * its time with A idle, or the idle time plus EMAIL_SLACK_MS when that is more
+ * (a loaded two-core machine: one idle run of 1 s is no yardstick for a
+ * busy one). Before the inboxes per lane: 8.7–16× (docs/fairness.md).
+ */
+const MAX_EMAIL_RATIO = Number(process.env.FAIRNESS_E2E_MAX_EMAIL_RATIO ?? 3);
+const EMAIL_SLACK_MS = Number(process.env.FAIRNESS_E2E_EMAIL_SLACK_MS ?? 5000);
 const BATCH = 1000;
 
 const instance = `fair${randomBytes(3).toString('hex')}`;
@@ -246,7 +254,7 @@ describe('fair queues: one tenant flooding does not delay another (real processe
       { timeoutMs: 600_000, intervalMs: 500, message: `A's ${aKeys.size} emails` },
     );
     console.log(
-      `fairness e2e queues (s since A's first request: notifications inbox, email queue; matching inbox, match queue; A emails):\n${sampler.stop().join('\n')}`,
+      `fairness e2e queues (s since A's first request: notifications inbox interactive/bulk, email queue; matching inbox interactive/bulk, match queue; emails):\n${sampler.stop().join('\n')}`,
     );
     const aDrainedAt = Math.max(...aMails.map((m) => m.acceptedAt));
     const unmatched: string[] = [];
@@ -291,10 +299,16 @@ describe('fair queues: one tenant flooding does not delay another (real processe
     // (runB checked its 5 match emails arrived; the Message-IDs above, once each).
     expect(flooded.matchedMs / idle.matchedMs).toBeLessThanOrEqual(MAX_RATIO);
     expect(flooded.doneAt - flooded.latencyMs + flooded.matchedMs).toBeLessThan(aDrainedAt);
+    // B's emails: accepted within the bound of its time with A idle, and before A's backlog
+    // drained (on a first-in-first-out inbox they came after every one of A's).
+    expect(flooded.latencyMs).toBeLessThanOrEqual(
+      Math.max(MAX_EMAIL_RATIO * idle.latencyMs, idle.latencyMs + EMAIL_SLACK_MS),
+    );
+    expect(aSentBy(flooded.doneAt)).toBeLessThan(aKeys.size);
   }, 900_000);
 });
 
-/** Every 2 s: the inboxes' visible messages (SQS) and the BullMQ queues' waiting tasks of notifications and matching. */
+/** Every 2 s: the inboxes' visible messages (SQS, interactive/bulk) and the BullMQ queues' waiting tasks of notifications and matching. */
 function startSampler(platform: RunningPlatform, smtp: SmtpCatcher) {
   const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 1 });
   const started = now();
@@ -307,9 +321,9 @@ function startSampler(platform: RunningPlatform, smtp: SmtpCatcher) {
     });
     return (await res.json()) as Record<string, unknown>;
   };
-  const depth = async (service: string) => {
+  const depth = async (queue: string) => {
     try {
-      const { QueueUrl } = await sqs('GetQueueUrl', { QueueName: `${instance}-${service}-inbox` });
+      const { QueueUrl } = await sqs('GetQueueUrl', { QueueName: `${instance}-${queue}` });
       const { Attributes } = (await sqs('GetQueueAttributes', {
         QueueUrl,
         AttributeNames: ['ApproximateNumberOfMessages'],
@@ -329,13 +343,17 @@ function startSampler(platform: RunningPlatform, smtp: SmtpCatcher) {
   };
   const timer = setInterval(() => {
     void Promise.all([
-      depth('notifications'),
+      depth('notifications-inbox'),
+      depth('notifications-inbox-bulk'),
       waiting('notifications', 'email'),
-      depth('matching'),
+      depth('matching-inbox'),
+      depth('matching-inbox-bulk'),
       waiting('matching', 'match'),
     ]).then(
-      (figures) =>
-        rows.push(`${((now() - started) / 1000).toFixed(0)}\t${figures.join('\t')}\t${smtp.emails.length}`),
+      ([ni, nb, email, mi, mb, match]) =>
+        rows.push(
+          `${((now() - started) / 1000).toFixed(0)}\t${ni}/${nb}\t${email}\t${mi}/${mb}\t${match}\t${smtp.emails.length}`,
+        ),
       () => undefined,
     );
   }, 2000);

@@ -3,7 +3,7 @@
 // to the emulator, so a service configured for one finds its channels on the
 // other. Plus what only AWS has: encryption at rest, TLS-only access, an
 // alarm on every dead-letter queue and the topic those alarms notify.
-import { dlqName, type TopicName, type Topology } from '@hireflow/contracts';
+import { dlqName, filterPolicy, type TopicName, type Topology } from '@hireflow/contracts';
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -91,9 +91,13 @@ export class Messaging extends Construct {
         topic.addSubscription(
           new subscriptions.SqsSubscription(queue, {
             rawMessageDelivery: true,
-            filterPolicy: {
-              type: sns.SubscriptionFilter.stringFilter({ allowlist: [...sub.types].sort() }),
-            },
+            // The same policy as the emulator's: the types, and the lane for a queue of a lane.
+            filterPolicy: Object.fromEntries(
+              Object.entries(filterPolicy(def, sub)).map(([key, conditions]) => [
+                key,
+                new sns.SubscriptionFilter(conditions),
+              ]),
+            ),
           }),
         );
       }

@@ -10,6 +10,8 @@ import type { Inbox } from './messaging.ts';
 export interface ServiceChannels {
   topic?: sns.ITopic | undefined;
   inbox?: Inbox | undefined;
+  /** The bulk lane's queue beside the inbox (docs/fairness.md), consumed the same way. */
+  bulkInbox?: Inbox | undefined;
   bucket?: s3.IBucket | undefined;
 }
 
@@ -51,16 +53,17 @@ export function serviceChannelStatements(channels: ServiceChannels): iam.PolicyS
     );
   }
   if (channels.inbox) {
+    const inboxes = [channels.inbox, ...(channels.bulkInbox ? [channels.bulkInbox] : [])];
     statements.push(
       new iam.PolicyStatement({
         sid: 'ConsumeOwnInbox',
         actions: INBOX_ACTIONS,
-        resources: [channels.inbox.queue.queueArn],
+        resources: inboxes.map((inbox) => inbox.queue.queueArn),
       }),
       new iam.PolicyStatement({
         sid: 'DeadLetterOwnInbox',
         actions: DEAD_LETTER_ACTIONS,
-        resources: [channels.inbox.deadLetterQueue.queueArn],
+        resources: inboxes.map((inbox) => inbox.deadLetterQueue.queueArn),
       }),
     );
   }

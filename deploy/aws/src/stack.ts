@@ -157,7 +157,7 @@ export class HireflowStack extends Stack {
             scaleInCooldown: Duration.seconds(300),
           });
       }
-      const inbox = this.#channels(service, t).inbox;
+      const { inbox, bulkInbox } = this.#channels(service, t);
       if (inbox) {
         this.workerScaling.set(
           service,
@@ -165,7 +165,8 @@ export class HireflowStack extends Stack {
             policy: scaling[service],
             cluster: this.cluster,
             service: deployment.roles.get('worker')!,
-            queue: inbox.queue,
+            // Both lanes' queues: the backlog is the whole backlog (docs/fairness.md).
+            queues: [inbox.queue, ...(bulkInbox ? [bulkInbox.queue] : [])],
           }),
         );
       }
@@ -266,6 +267,7 @@ export class HireflowStack extends Stack {
     return {
       topic: logical.topic ? this.messaging.topics.get(logical.topic) : undefined,
       inbox: logical.inbox ? this.messaging.inboxes.get(logical.inbox) : undefined,
+      bulkInbox: logical.bulkInbox ? this.messaging.inboxes.get(logical.bulkInbox) : undefined,
       bucket: logical.bucket ? this.messaging.buckets.get(logical.bucket) : undefined,
     };
   }

@@ -3,6 +3,9 @@
 // one scalable target:
 //   1. target tracking on backlog per task (visible ÷ running tasks, metric
 //      math as AWS documents for SQS), scale-in disabled;
+// The backlog is the whole backlog: the visible messages of every queue the
+// worker consumes (its inbox's two lanes, docs/fairness.md) summed, and the
+// oldest message of any of them.
 //   2. step scaling: +1 worker when the oldest message is older than the
 //      policy's maximum age;
 //   3. step scaling: −1 worker when one fewer would still be under the
@@ -19,7 +22,8 @@ export interface WorkerScalingProps {
   policy: WorkerScalingPolicy;
   cluster: ecs.ICluster;
   service: ecs.FargateService;
-  queue: sqs.IQueue;
+  /** The queues the worker consumes: its inbox's lanes. */
+  queues: sqs.IQueue[];
 }
 
 const PERIOD = Duration.minutes(1);
@@ -29,7 +33,7 @@ export class WorkerScaling extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkerScalingProps) {
     super(scope, id);
-    const { policy, cluster, service, queue } = props;
+    const { policy, cluster, service, queues } = props;
     // ECS's own scalable target (the service-linked role), as API services get.
     const taskCount = service.autoScaleTaskCount({
       minCapacity: policy.minWorkers,
@@ -39,7 +43,15 @@ export class WorkerScaling extends Construct {
 
     // AWS's example statistics: the queue's visible messages summed over the
     // minute, the service's running tasks averaged (Container Insights).
-    const visible = queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Sum' });
+    const visibles = queues.map((queue) =>
+      queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Sum' }),
+    );
+    const visible = new cloudwatch.MathExpression({
+      expression: visibles.map((_, i) => `visible${i}`).join(' + '),
+      usingMetrics: Object.fromEntries(visibles.map((metric, i) => [`visible${i}`, metric])),
+      period: PERIOD,
+      label: 'Visible messages, all lanes',
+    });
     const tasks = new cloudwatch.Metric({
       namespace: 'ECS/ContainerInsights',
       metricName: 'RunningTaskCount',
@@ -47,9 +59,17 @@ export class WorkerScaling extends Construct {
       period: PERIOD,
       statistic: 'Average',
     });
-    const age = queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' });
+    const ages = queues.map((queue) =>
+      queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
+    );
+    const age = new cloudwatch.MathExpression({
+      expression: `MAX([${ages.map((_, i) => `age${i}`).join(', ')}])`,
+      usingMetrics: Object.fromEntries(ages.map((metric, i) => [`age${i}`, metric])),
+      period: PERIOD,
+      label: 'Age of the oldest message, all lanes',
+    });
 
-    this.#backlogPerTask(policy, visible, tasks);
+    this.#backlogPerTask(policy, visibles, tasks);
 
     taskCount.scaleOnMetric('OldestMessage', {
       metric: age,
@@ -85,7 +105,11 @@ export class WorkerScaling extends Construct {
   }
 
   /** The L2 target tracking policy takes one metric, not math: the L1 resource does. */
-  #backlogPerTask(policy: WorkerScalingPolicy, visible: cloudwatch.Metric, tasks: cloudwatch.Metric): void {
+  #backlogPerTask(
+    policy: WorkerScalingPolicy,
+    visibles: cloudwatch.Metric[],
+    tasks: cloudwatch.Metric,
+  ): void {
     const stat = (
       id: string,
       metric: cloudwatch.Metric,
@@ -118,11 +142,11 @@ export class WorkerScaling extends Construct {
         scaleInCooldown: policy.scaleInCooldownSeconds,
         customizedMetricSpecification: {
           metrics: [
-            stat('visible', visible),
+            ...visibles.map((metric, i) => stat(`visible${i}`, metric)),
             stat('tasks', tasks),
             {
               id: 'backlog_per_task',
-              expression: 'visible / tasks',
+              expression: `(${visibles.map((_, i) => `visible${i}`).join(' + ')}) / tasks`,
               label: 'Visible messages per running task',
               returnData: true,
             },

@@ -58,10 +58,12 @@ export const idOf = (stack: Stack, construct: { node: { defaultChild?: unknown }
 export function serviceAccess(stack: HireflowStack): ServiceAccess[] {
   const access: ServiceAccess[] = [];
   for (const [service, deployment] of stack.deployments) {
-    const { inbox, topic, bucket } = serviceChannels(service);
+    const { inbox, bulkInbox, topic, bucket } = serviceChannels(service);
     const owned: Owned[] = [];
-    const queues = inbox ? stack.messaging.inboxes.get(inbox) : undefined;
-    if (queues) {
+    // Its inbox's two lanes (docs/fairness.md), each with its DLQ.
+    for (const name of [inbox, bulkInbox]) {
+      const queues = name ? stack.messaging.inboxes.get(name) : undefined;
+      if (!queues) continue;
       owned.push({ id: idOf(stack, queues.queue), kind: 'inbox' });
       owned.push({ id: idOf(stack, queues.deadLetterQueue), kind: 'dlq' });
     }

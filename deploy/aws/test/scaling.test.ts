@@ -69,12 +69,15 @@ function expectFollows({ stack, template }: Synthesized, service: ServiceName, p
   const json = template.toJSON() as TemplateJson;
   const deployment = stack.deployments.get(service)!;
   const workerId = idOf(stack, deployment.roles.get('worker')!);
-  const queueId = idOf(stack, stack.messaging.inboxes.get(`${service}-inbox`)!.queue);
+  // Both lanes' queues of its inbox (docs/fairness.md): the backlog is the whole backlog.
+  const queueIds = [`${service}-inbox`, `${service}-inbox-bulk`]
+    .map((name) => idOf(stack, stack.messaging.inboxes.get(name)!.queue))
+    .sort();
   const clusterId = idOf(stack, stack.cluster);
   const scaling = scalingOf(json, workerId);
   expect([scaling.min, scaling.max]).toEqual([policy.minWorkers, policy.maxWorkers]);
 
-  // 1. Backlog per task: visible messages of its own inbox ÷ running tasks of its own worker service.
+  // 1. Backlog per task: visible messages of its own inbox's queues ÷ running tasks of its own worker service.
   const tracking = scaling.targetTracking.TargetTrackingScalingPolicyConfiguration;
   expect(tracking).toMatchObject({
     TargetValue: policy.backlogPerWorker,
@@ -85,29 +88,34 @@ function expectFollows({ stack, template }: Synthesized, service: ServiceName, p
   const byId = metricsById(metrics);
   const returned = metrics.filter((m: { ReturnData?: boolean }) => m.ReturnData !== false);
   expect(returned).toHaveLength(1);
-  const [numerator, denominator] = returned[0].Expression.split('/').map((part: string) => part.trim());
-  expect(byId.get(numerator)).toMatchObject({
-    name: 'ApproximateNumberOfMessagesVisible',
-    namespace: 'AWS/SQS',
-  });
-  expect([...byId.get(numerator)!.refs]).toEqual([queueId]);
-  expect(byId.get(denominator)).toMatchObject({
+  expect(returned[0].Expression).toBe('(visible0 + visible1) / tasks');
+  /** The queues summed (or maxed) by a list of metric ids, each a metric of `name` on one queue. */
+  const queuesOf = (inputs: ReturnType<typeof metricsById>, ids: string[], name: string) =>
+    ids
+      .flatMap((id) => {
+        expect(inputs.get(id), id).toMatchObject({ name, namespace: 'AWS/SQS' });
+        return [...inputs.get(id)!.refs];
+      })
+      .sort();
+  expect(queuesOf(byId, ['visible0', 'visible1'], 'ApproximateNumberOfMessagesVisible')).toEqual(queueIds);
+  expect(byId.get('tasks')).toMatchObject({
     name: 'RunningTaskCount',
     namespace: 'ECS/ContainerInsights',
   });
-  expect([...byId.get(denominator)!.refs].sort()).toEqual([clusterId, workerId].sort());
+  expect([...byId.get('tasks')!.refs].sort()).toEqual([clusterId, workerId].sort());
 
-  // 2. The oldest message too old adds one worker.
-  const age = scaling.steps.filter((s) => s.alarm.MetricName === 'ApproximateAgeOfOldestMessage');
+  // 2. The oldest message of either queue too old adds one worker.
+  const expressionOf = (alarm: ResourceJson['Properties']) =>
+    alarm.Metrics.find((m: { ReturnData?: boolean }) => m.ReturnData).Expression;
+  const age = scaling.steps.filter((s) => expressionOf(s.alarm) === 'MAX([age0, age1])');
   expect(age).toHaveLength(1);
   expect(age[0]!.alarm).toMatchObject({
-    Namespace: 'AWS/SQS',
     Threshold: policy.maxMessageAgeSeconds,
     ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    Statistic: 'Maximum',
-    Period: 60,
   });
-  expect([...referencedIds(age[0]!.alarm.Dimensions)]).toEqual([queueId]);
+  const ageInputs = metricsById(age[0]!.alarm.Metrics);
+  expect(queuesOf(ageInputs, ['age0', 'age1'], 'ApproximateAgeOfOldestMessage')).toEqual(queueIds);
+  expect(ageInputs.get('age0')).toMatchObject({ stat: 'Maximum' });
   expect(age[0]!.policy.StepScalingPolicyConfiguration).toMatchObject({
     AdjustmentType: 'ChangeInCapacity',
     Cooldown: policy.scaleOutCooldownSeconds,
@@ -115,7 +123,7 @@ function expectFollows({ stack, template }: Synthesized, service: ServiceName, p
   });
 
   // 3. One worker fewer, after the quiet period, when that fleet would still be under the target.
-  const quiet = scaling.steps.filter((s) => s.alarm.Metrics);
+  const quiet = scaling.steps.filter((s) => s !== age[0]);
   expect(quiet).toHaveLength(1);
   const minutes = policy.quietPeriodBeforeScaleInSeconds / 60;
   expect(quiet[0]!.alarm).toMatchObject({
@@ -124,13 +132,15 @@ function expectFollows({ stack, template }: Synthesized, service: ServiceName, p
     EvaluationPeriods: minutes,
     DatapointsToAlarm: minutes,
   });
-  const expression = quiet[0]!.alarm.Metrics.find((m: { ReturnData?: boolean }) => m.ReturnData).Expression;
-  expect(expression).toBe(
+  expect(expressionOf(quiet[0]!.alarm)).toBe(
     `IF(age >= ${policy.maxMessageAgeSeconds}, ${2 * policy.backlogPerWorker}, visible / IF(tasks > 1, tasks - 1, 1))`,
   );
+  const quietMetrics: { Id: string; Expression?: string }[] = quiet[0]!.alarm.Metrics;
+  expect(quietMetrics.find((m) => m.Id === 'visible')?.Expression).toBe('visible0 + visible1');
+  expect(quietMetrics.find((m) => m.Id === 'age')?.Expression).toBe('MAX([age0, age1])');
   const inputs = metricsById(quiet[0]!.alarm.Metrics);
-  expect(inputs.get('visible')?.name).toBe('ApproximateNumberOfMessagesVisible');
-  expect(inputs.get('age')?.name).toBe('ApproximateAgeOfOldestMessage');
+  expect(queuesOf(inputs, ['visible0', 'visible1'], 'ApproximateNumberOfMessagesVisible')).toEqual(queueIds);
+  expect(queuesOf(inputs, ['age0', 'age1'], 'ApproximateAgeOfOldestMessage')).toEqual(queueIds);
   expect(inputs.get('tasks')?.name).toBe('RunningTaskCount');
   expect(quiet[0]!.policy.StepScalingPolicyConfiguration).toMatchObject({
     Cooldown: policy.scaleInCooldownSeconds,

@@ -152,7 +152,9 @@ describe('the stack and the emulator get the same topology', () => {
     prefix = (await testTopology(aws, 'cdk')).prefix;
     emulator = await emulatorChannels(aws, prefix);
     synthesized = synthesize({ prefix });
-  });
+    // Eight queues and their DLQs provisioned one call at a time, then a synth: on the loaded
+    // shared machine that took over the default minute.
+  }, 180_000);
   afterAll(() => aws.close());
 
   it('provisions something to compare: every topic, queue, DLQ and subscription of the definition', () => {

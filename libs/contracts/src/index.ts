@@ -95,6 +95,7 @@ export { hasControlCharacter, hasLoneSurrogate, text } from './text.ts';
 export type {
   BucketDefinition,
   ConsumerName,
+  FilterPolicy,
   QueueDefinition,
   SubscriptionDefinition,
   TopicDefinition,
@@ -104,6 +105,8 @@ export {
   DEFAULT_MAX_RECEIVE_COUNT,
   DEFAULT_VISIBILITY_TIMEOUT_SECONDS,
   dlqName,
+  filterPolicy,
+  laneQueue,
   serviceChannels,
   topology,
 } from './topology.ts';

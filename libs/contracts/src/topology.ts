@@ -6,6 +6,7 @@
 // the AWS stack).
 // Subscriptions are typed by the catalog, so the compiler refuses a type that
 // is not published on the topic subscribed to.
+import type { EventLane } from './envelope.ts';
 import type { EventTypeOn, ServiceName, TopicName } from './events.ts';
 import type { SubscriberName } from './subscribers.registry.ts';
 import { registeredQueues } from './subscribers.ts';
@@ -38,6 +39,14 @@ export interface QueueDefinition {
    * the message. It stops a message that kills every worker taking it.
    */
   maxReceiveCount: number;
+  /**
+   * The lane of the events the queue takes (docs/fairness.md, "Inboxes per
+   * lane"): a service's inbox with lanes is two queues, `<inbox>` for
+   * interactive events and `<inbox>-bulk` for those whose `lane` message
+   * attribute says bulk, so an import waits in its own queue, not in front of
+   * a person's posting. Absent: every event of its types (a subscriber's inbox).
+   */
+  lane?: EventLane;
 }
 
 export interface BucketDefinition {
@@ -68,6 +77,15 @@ const queue = (consumer: ServiceName, subscriptions: SubscriptionDefinition[]): 
   maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT,
 });
 
+/** The bulk lane's queue beside a service's inbox (docs/fairness.md). */
+const bulkQueueName = (inbox: string): string => `${inbox}-bulk`;
+
+/** A service's inbox as two queues, one per lane, with the same subscriptions. */
+const laned = (inbox: string, consumer: ServiceName, subscriptions: SubscriptionDefinition[]) => ({
+  [inbox]: { ...queue(consumer, subscriptions), lane: 'interactive' as const },
+  [bulkQueueName(inbox)]: { ...queue(consumer, subscriptions), lane: 'bulk' as const },
+});
+
 export const topology: Topology = {
   topics: {
     'jobs-events': { producer: 'jobs' },
@@ -75,16 +93,16 @@ export const topology: Topology = {
     'media-events': { producer: 'media' },
   },
   queues: {
-    'jobs-inbox': queue('jobs', [
+    ...laned('jobs-inbox', 'jobs', [
       { topic: 'matching-events', types: ['job.matched.v1', 'match.found.v1'] },
       { topic: 'media-events', types: ['media.processed.v1', 'media.failed.v1'] },
       // Its own events too, for the webhooks they become (docs/webhooks.md).
       { topic: 'jobs-events', types: ['job.closed.v1', 'candidate.registered.v1'] },
     ]),
-    'matching-inbox': queue('matching', [
+    ...laned('matching-inbox', 'matching', [
       { topic: 'jobs-events', types: ['job.posted.v1', 'job.closed.v1', 'candidate.registered.v1'] },
     ]),
-    'notifications-inbox': queue('notifications', [
+    ...laned('notifications-inbox', 'notifications', [
       {
         topic: 'jobs-events',
         types: ['job.posted.v1', 'candidate.registered.v1', 'webhook.endpoint.disabled.v1'],
@@ -93,7 +111,7 @@ export const topology: Topology = {
     ]),
     // media consumes apikey.* events to keep its projection of key hashes, and
     // the postings and candidates (their ids only) that uploads may name as owner.
-    'media-inbox': queue('media', [
+    ...laned('media-inbox', 'media', [
       {
         topic: 'jobs-events',
         types: ['apikey.issued.v1', 'apikey.revoked.v1', 'job.posted.v1', 'candidate.registered.v1'],
@@ -115,15 +133,44 @@ export const topology: Topology = {
 
 export const dlqName = (queueName: string): string => `${queueName}-dlq`;
 
-/** The topic a service publishes to, the queue it consumes and the bucket it owns (logical names). */
+/**
+ * The SNS filter policy of a queue's subscription (on message attributes):
+ * its types, and for a queue of a lane the `lane` attribute, `bulk` for the
+ * bulk queue and anything else or none for the interactive one (the relay
+ * sets it only on bulk events), so each event lands in exactly one of the two.
+ */
+export function filterPolicy(queue: QueueDefinition, subscription: SubscriptionDefinition): FilterPolicy {
+  const policy: FilterPolicy = { type: [...subscription.types].sort() };
+  if (queue.lane === 'bulk') policy.lane = ['bulk'];
+  if (queue.lane === 'interactive') policy.lane = [{ 'anything-but': ['bulk'] }, { exists: false }];
+  return policy;
+}
+
+export type FilterPolicy = Record<string, (string | Record<string, unknown>)[]>;
+
+/**
+ * The topic a service publishes to, the queue it consumes (its interactive
+ * lane's when it has lanes), the bulk lane's queue beside it, and the bucket
+ * it owns (logical names).
+ */
 export function serviceChannels(
   service: ConsumerName,
   t: Topology = topology,
-): { topic?: TopicName; inbox?: string; bucket?: string } {
+): { topic?: TopicName; inbox?: string; bulkInbox?: string; bucket?: string } {
   const topic = (Object.entries(t.topics) as [TopicName, TopicDefinition][]).find(
     ([, def]) => def.producer === service,
   )?.[0];
-  const inbox = Object.entries(t.queues).find(([, def]) => def.consumer === service)?.[0];
+  const queues = Object.entries(t.queues).filter(([, def]) => def.consumer === service);
+  const inbox = queues.find(([, def]) => def.lane !== 'bulk')?.[0];
+  const bulkInbox = queues.find(([, def]) => def.lane === 'bulk')?.[0];
   const bucket = Object.entries(t.buckets ?? {}).find(([, def]) => def.owner === service)?.[0];
-  return { topic, inbox, bucket };
+  return { topic, inbox, ...(bulkInbox ? { bulkInbox } : {}), bucket };
+}
+
+/** Where work of `lane` for the consumer of `queue` goes: the bulk lane's queue beside it when there is one. */
+export function laneQueue(t: Topology, queue: string, lane: EventLane): string {
+  const def = t.queues[queue];
+  if (lane !== 'bulk' || !def || def.lane !== 'interactive') return queue;
+  const bulk = bulkQueueName(queue);
+  return t.queues[bulk]?.lane === 'bulk' ? bulk : queue;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { createEvent } from '@hireflow/contracts';
 import { type TestAws, testAws, testTopology } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,38 @@ describe('SNS fan-out through the topology', () => {
     // notifications-inbox subscribes to matching-events too.
     const notifications = await receiveCount(aws.sqs, topo.queues['notifications-inbox']!.url, 1);
     expect(notifications.map((m) => JSON.parse(m.Body!).type)).toEqual(['match.found.v1']);
+  });
+
+  it("routes each event to one lane's queue of each consumer by its `lane` attribute (docs/fairness.md)", async () => {
+    const topo = await testTopology(aws, 'fanout-lanes');
+    const publisher = new SnsPublisher(aws.sns);
+    const bulk = { ...jobPosted(), lane: 'bulk' as const };
+    const interactive = jobPosted();
+    // The bulk event first: each interactive queue's first message is the interactive one
+    // only if the bulk event went elsewhere (the emulator delivers in publish order).
+    await publisher.publishBatch(topo.topics['jobs-events']!.arn, [{ event: bulk }]);
+    await publisher.publish(topo.topics['jobs-events']!.arn, interactive);
+    for (const inbox of ['matching-inbox', 'notifications-inbox', 'media-inbox']) {
+      const [first] = await receiveCount(aws.sqs, topo.queues[inbox]!.url, 1);
+      expect(JSON.parse(first!.Body!).id, inbox).toBe(interactive.id);
+      const [queued] = await receiveCount(aws.sqs, topo.queues[`${inbox}-bulk`]!.url, 1);
+      expect(JSON.parse(queued!.Body!).id, `${inbox}-bulk`).toBe(bulk.id);
+      expect(queued!.MessageAttributes?.lane?.StringValue).toBe('bulk');
+    }
+    // Nothing else in either lane: each event went to exactly one of them.
+    for (const inbox of ['matching-inbox', 'notifications-inbox']) {
+      const left = await Promise.all(
+        [inbox, `${inbox}-bulk`].map((q) =>
+          aws.sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: topo.queues[q]!.url,
+              AttributeNames: ['ApproximateNumberOfMessages'],
+            }),
+          ),
+        ),
+      );
+      expect(left.map((r) => r.Attributes?.ApproximateNumberOfMessages)).toEqual(['0', '0']);
+    }
   });
 
   it('publishes up to 10 entries per PublishBatch with the type attribute on each', async () => {

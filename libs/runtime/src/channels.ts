@@ -3,9 +3,19 @@ import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { dlqName, serviceChannels } from '@hireflow/contracts';
 import type { ServiceDeps } from './deps.ts';
 
+/** A queue and its DLQ, as the SQS consumer takes them. */
+export interface InboxChannel {
+  name: string;
+  logicalName: string;
+  url: string;
+  dlq: { url: string };
+}
+
 export interface ServiceChannels {
-  /** The service's inbox queue and its DLQ, as the SQS consumer takes them. */
-  inbox?: { name: string; logicalName: string; url: string; dlq: { url: string } };
+  /** The service's inbox queue (its interactive lane's when it has lanes) and its DLQ. */
+  inbox?: InboxChannel;
+  /** The bulk lane's queue beside it (docs/fairness.md), when the topology gives it one. */
+  bulkInbox?: InboxChannel;
   /** Logical topic name (`jobs-events`) → ARN, for the outbox relay. */
   topicArns: Record<string, string>;
 }
@@ -18,11 +28,14 @@ export interface ServiceChannels {
 export async function resolveChannels(deps: ServiceDeps): Promise<ServiceChannels> {
   const logical = serviceChannels(deps.service);
   const result: ServiceChannels = { topicArns: {} };
-  if (deps.names.inbox) {
-    const url = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: deps.names.inbox }))).QueueUrl!;
-    const dlq = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: dlqName(deps.names.inbox) })))
-      .QueueUrl!;
-    result.inbox = { name: deps.names.inbox, logicalName: logical.inbox!, url, dlq: { url: dlq } };
+  const channel = async (name: string, logicalName: string): Promise<InboxChannel> => {
+    const url = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl!;
+    const dlq = (await deps.sqs.send(new GetQueueUrlCommand({ QueueName: dlqName(name) }))).QueueUrl!;
+    return { name, logicalName, url, dlq: { url: dlq } };
+  };
+  if (deps.names.inbox) result.inbox = await channel(deps.names.inbox, logical.inbox!);
+  if (deps.names.bulkInbox && logical.bulkInbox) {
+    result.bulkInbox = await channel(deps.names.bulkInbox, logical.bulkInbox);
   }
   if (logical.topic && deps.names.topic) {
     const wanted = deps.names.topic;

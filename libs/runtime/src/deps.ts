@@ -25,8 +25,13 @@ export interface ServiceDeps {
   metrics: ServiceMetrics;
   /** Handles on the service's BullMQ queues, to observe them (metrics, Bull Board). */
   queues: Queue[];
-  /** Full names of the service's inbox queue, publish topic and bucket (prefix applied). */
-  names: { inbox?: string | undefined; topic?: string | undefined; bucket?: string | undefined };
+  /** Full names of the service's inbox queue (and its bulk lane's), publish topic and bucket (prefix applied). */
+  names: {
+    inbox?: string | undefined;
+    bulkInbox?: string | undefined;
+    topic?: string | undefined;
+    bucket?: string | undefined;
+  };
   close(): Promise<void>;
 }
 
@@ -94,6 +99,7 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
     aws,
     names: {
       inbox: channels.inbox && prefix + channels.inbox,
+      bulkInbox: channels.bulkInbox && prefix + channels.bulkInbox,
       topic: channels.topic && prefix + channels.topic,
       bucket: channels.bucket && prefix + channels.bucket,
     },

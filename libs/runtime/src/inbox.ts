@@ -32,6 +32,13 @@ export interface InboxOptions {
 
 export interface Inbox {
   readonly consumer: SqsConsumer;
+  /**
+   * The consumer of the bulk lane's queue (docs/fairness.md, "Inboxes per
+   * lane"): the same handlers on the events of imports and replays, so they
+   * wait in a queue of their own and never in front of interactive ones.
+   * Undefined for an inbox without lanes (a subscriber's).
+   */
+  readonly bulkConsumer: SqsConsumer | undefined;
   /** The outbox relay; undefined for a service whose topology has no topic (it publishes nothing). */
   readonly relay: OutboxRelay | undefined;
   /**
@@ -65,18 +72,24 @@ export async function startInbox(deps: ServiceDeps, options: InboxOptions): Prom
           logger: log,
         })
       : undefined;
-  const consumer = new SqsConsumer({
-    sqs: deps.sqs,
-    queue: channels.inbox,
-    handlers: options.handlers,
-    logger: log,
-    superseded: redisSupersededMarks(deps.redis, `hf:${deps.service}`),
-    ...options.consumer,
-  });
+  const superseded = redisSupersededMarks(deps.redis, `hf:${deps.service}`);
+  const consume = (queue: NonNullable<typeof channels.inbox>) =>
+    new SqsConsumer({
+      sqs: deps.sqs,
+      queue,
+      handlers: options.handlers,
+      logger: log,
+      superseded,
+      ...options.consumer,
+    });
+  const consumer = consume(channels.inbox);
+  const bulkConsumer = channels.bulkInbox ? consume(channels.bulkInbox) : undefined;
+  const consumers = [consumer, ...(bulkConsumer ? [bulkConsumer] : [])];
   await relay?.start();
   try {
-    await consumer.start();
+    for (const each of consumers) await each.start();
   } catch (error) {
+    await Promise.all(consumers.map((each) => each.close()));
     await relay?.close();
     throw error;
   }
@@ -90,7 +103,9 @@ export async function startInbox(deps: ServiceDeps, options: InboxOptions): Prom
       {
         name: 'visibility-resize',
         intervalMs: VISIBILITY_RESIZE_INTERVAL_MS,
-        run: () => consumer.resizeVisibilityTimeout(),
+        run: async () => {
+          for (const each of consumers) await each.resizeVisibilityTimeout();
+        },
       },
       ...(options.housekeeping ?? []),
     ],
@@ -98,10 +113,11 @@ export async function startInbox(deps: ServiceDeps, options: InboxOptions): Prom
   );
   return {
     consumer,
+    bulkConsumer,
     relay,
     closeables: (own = []) => [
       housekeeping,
-      { name: 'sqs-consumer', close: () => consumer.close() },
+      { name: 'sqs-consumer', close: async () => void (await Promise.all(consumers.map((c) => c.close()))) },
       ...own,
       ...(relay ? [{ name: 'outbox-relay', close: () => relay.close() }] : []),
     ],

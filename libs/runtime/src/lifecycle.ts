@@ -55,11 +55,14 @@ async function startSampler<C extends ServiceConfig>(
   config: C,
   deps: ServiceDeps,
 ): Promise<Closeable> {
-  const { inbox } = await resolveChannels(deps);
+  const { inbox, bulkInbox } = await resolveChannels(deps);
   return startQueueSampler({
     gauges: deps.metrics.queues,
     sqs: deps.sqs,
-    inbox: inbox && { logicalName: inbox.logicalName, url: inbox.url, dlqUrl: inbox.dlq.url },
+    // Both lanes' queues: the gauges (and the autoscaler reading them) see the whole backlog.
+    inboxes: [inbox, bulkInbox].flatMap((q) =>
+      q ? [{ logicalName: q.logicalName, url: q.url, dlqUrl: q.dlq.url }] : [],
+    ),
     queues: deps.queues,
     outbox: definition.outboxStats && (() => definition.outboxStats!(deps)),
     lease: samplerLease({

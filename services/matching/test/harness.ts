@@ -83,14 +83,18 @@ export async function startMatchingHarness(
   const record = (event: CloudEvent) => {
     published.events.push(event);
   };
-  const observer = new SqsConsumer({
-    sqs: deps.sqs,
-    queue: topology.queues['jobs-inbox']!,
-    handlers: { 'match.found.v1': record, 'job.matched.v1': record },
-    waitTimeSeconds: 1,
-    onMessage: published.spy.observer,
-  });
-  await observer.start();
+  // jobs' inbox, both lanes: what a bulk computation announces goes to the bulk one (docs/fairness.md).
+  const observers = ['jobs-inbox', 'jobs-inbox-bulk'].map(
+    (queue) =>
+      new SqsConsumer({
+        sqs: deps.sqs,
+        queue: topology.queues[queue]!,
+        handlers: { 'match.found.v1': record, 'job.matched.v1': record },
+        waitTimeSeconds: 1,
+        onMessage: published.spy.observer,
+      }),
+  );
+  for (const observer of observers) await observer.start();
   const workers: Closeable[][] = [];
   const arnOf = (type: EventType) => topology.topics[topicOf(type)]!.arn;
   const stopWorkers = async () => {
@@ -140,7 +144,7 @@ export async function startMatchingHarness(
         ),
     close: async () => {
       await stopWorkers();
-      await observer.close();
+      for (const observer of observers) await observer.close();
       const queue = createMatchQueue({ connection: deps.redis, prefix: config.REDIS_PREFIX, attempts: 1 });
       await queue.tasks.queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();

@@ -13,10 +13,18 @@ import { candidateRegistered, spawnWorkerProcess, useNotificationsHarness, waitF
 
 const BURST = 200;
 const inbox = topology.queues['notifications-inbox']!;
+const bulkInbox = topology.queues['notifications-inbox-bulk']!;
 const h = useNotificationsHarness('notif-crash', {
   worker: false,
   // Messages in flight when the process dies come back after the visibility timeout: keep it short.
-  topology: { ...topology, queues: { 'notifications-inbox': { ...inbox, visibilityTimeoutSeconds: 5 } } },
+  // Both lanes' queues: a worker consumes both (docs/fairness.md).
+  topology: {
+    ...topology,
+    queues: {
+      'notifications-inbox': { ...inbox, visibilityTimeoutSeconds: 5 },
+      'notifications-inbox-bulk': { ...bulkInbox, visibilityTimeoutSeconds: 5 },
+    },
+  },
   // A provider limit of 100 emails/s spreads the burst over at least 2 s.
   env: { EMAIL_RATE_MAX: '100', EMAIL_RATE_DURATION_MS: '1000' },
 });

@@ -24,8 +24,9 @@ describe('email lanes', () => {
     const replayed = candidateRegistered(randomUUID());
     await h.publish(alone);
     await h.publish(imported);
+    // Where `pnpm replay --to notifications-inbox` sends: the bulk lane's queue beside it.
     await sqsCall('SendMessage', {
-      QueueUrl: h.topology.queues['notifications-inbox']!.url,
+      QueueUrl: h.topology.queues['notifications-inbox-bulk']!.url,
       MessageBody: JSON.stringify(replayed),
       MessageAttributes: {
         type: { DataType: 'String', StringValue: replayed.type },

@@ -77,8 +77,11 @@ describe('the queue gauges on /metrics', () => {
       QUEUE_METRICS_INTERVAL_MS: '500',
     });
     const inbox = h.topology.queues[INBOX]!;
+    const bulkInbox = h.topology.queues[`${INBOX}-bulk`]!;
     const tenantId = randomUUID();
     await h.publishAll([candidateRegistered(tenantId), candidateRegistered(tenantId), jobPosted(tenantId)]);
+    // An import's event waits in the bulk lane's queue (docs/fairness.md): gauged too, for the autoscaler.
+    await h.publishAll([{ ...candidateRegistered(tenantId), lane: 'bulk' }]);
     const enqueuedAt = Date.now();
     await h.emails.enqueue([
       { key: idempotencyKey('welcome-email', randomUUID()), template: 'welcome', tenantId },
@@ -91,6 +94,9 @@ describe('the queue gauges on /metrics', () => {
 
     // The queues' own state, read the way the sampler does not: the test's client.
     await waitFor(async () => (await sqsCounts(h, inbox.url)).visible === 3, { message: '3 in the inbox' });
+    await waitFor(async () => (await sqsCounts(h, bulkInbox.url)).visible === 1, {
+      message: '1 in the bulk inbox',
+    });
     expect(await sqsCounts(h, inbox.dlq.url)).toEqual({ visible: 1, inflight: 0 });
     const counts = await h.emails.tasks.queue.getJobCounts('waiting', 'prioritized', 'active', 'failed');
     expect(counts).toEqual({ waiting: 0, prioritized: 2, active: 0, failed: 0 });
@@ -100,11 +106,13 @@ describe('the queue gauges on /metrics', () => {
     await waitFor(
       async () =>
         (await metric('hireflow_sqs_messages', { queue: INBOX, state: 'visible' })) === 3 &&
+        (await metric('hireflow_sqs_messages', { queue: `${INBOX}-bulk`, state: 'visible' })) === 1 &&
         (await metric('hireflow_sqs_messages', { queue: `${INBOX}-dlq`, state: 'visible' })) === 1 &&
         (await metric('hireflow_bullmq_jobs', { queue: 'email', state: 'waiting' })) === 2,
       {
         timeoutMs: 15_000,
-        message: 'the SQS gauges at 3 visible in the inbox, 1 in its DLQ; 2 emails waiting',
+        message:
+          'the SQS gauges at 3 visible in the inbox, 1 in the bulk inbox, 1 in its DLQ; 2 emails waiting',
       },
     );
     expect(await metric('hireflow_sqs_messages', { queue: INBOX, state: 'inflight' })).toBe(0);
@@ -128,9 +136,17 @@ describe('dead letters: one alert per transition, then pnpm dlq puts them back',
   beforeAll(async () => {
     alerts = await startWebhookReceiver<Alert>();
     const inbox = topology.queues[INBOX]!;
+    const bulkInbox = topology.queues[`${INBOX}-bulk`]!;
     h = await startNotificationsHarness('notif-dlq', {
       // A receive the killed process had pending gets its message back after this.
-      topology: { ...topology, queues: { [INBOX]: { ...inbox, visibilityTimeoutSeconds: 5 } } },
+      // Both lanes' queues: a worker consumes both (docs/fairness.md).
+      topology: {
+        ...topology,
+        queues: {
+          [INBOX]: { ...inbox, visibilityTimeoutSeconds: 5 },
+          [`${INBOX}-bulk`]: { ...bulkInbox, visibilityTimeoutSeconds: 5 },
+        },
+      },
       env: {
         // A match whose candidate never comes is dead-lettered after 1.5 s.
         DEPENDENCY_WAIT_BASE_MS: '200',

@@ -1,5 +1,5 @@
 import { appendFile } from 'node:fs/promises';
-import type { WorkerScalingPolicy } from '@hireflow/contracts';
+import { type ServiceName, serviceChannels, type WorkerScalingPolicy } from '@hireflow/contracts';
 import { parseMetrics, type Sample, select } from '@hireflow/ops';
 import type { WorkerPool } from './pool.ts';
 import { decideWorkers, type ScalingState } from './scaling/decide.ts';
@@ -8,7 +8,7 @@ import { decideWorkers, type ScalingState } from './scaling/decide.ts';
 export interface ScalingRecord {
   at: string;
   service: string;
-  /** SQS messages visible in the inbox. */
+  /** SQS messages visible in the inbox (both lanes' queues). */
   inbox: number;
   /** BullMQ jobs waiting, over the service's queues. */
   jobs: number;
@@ -28,16 +28,20 @@ export interface ScalingRecord {
  */
 export class ServiceSignal {
   readonly #previousAgeBuckets = new Map<string, number>();
-  readonly inbox: string;
+  /** The inbox's queues: both lanes' (docs/fairness.md), so the backlog is the whole backlog. */
+  readonly inboxes: string[];
 
-  constructor(inbox: string) {
-    this.inbox = inbox;
+  constructor(inboxes: string[]) {
+    this.inboxes = inboxes;
   }
 
   read(scrapes: Sample[][]): { inbox: number; jobs: number; oldestAgeSeconds: number } {
     const all = scrapes.flat();
-    const inbox =
-      select(all, 'hireflow_sqs_messages', { queue: this.inbox, state: 'visible' })[0]?.value ?? 0;
+    const inbox = this.inboxes.reduce(
+      (sum, queue) =>
+        sum + (select(all, 'hireflow_sqs_messages', { queue, state: 'visible' })[0]?.value ?? 0),
+      0,
+    );
     const jobs = select(all, 'hireflow_bullmq_jobs', { state: 'waiting' }).reduce(
       (sum, s) => sum + s.value,
       0,
@@ -58,7 +62,10 @@ export class ServiceSignal {
   #receivedAge(scrapes: Sample[][]): number {
     const totals = new Map<number, number>();
     for (const samples of scrapes) {
-      for (const s of select(samples, 'hireflow_message_age_seconds_bucket', { queue: this.inbox })) {
+      const buckets = this.inboxes.flatMap((queue) =>
+        select(samples, 'hireflow_message_age_seconds_bucket', { queue }),
+      );
+      for (const s of buckets) {
         const le = s.labels.le === '+Inf' ? Infinity : Number(s.labels.le);
         totals.set(le, (totals.get(le) ?? 0) + s.value);
       }
@@ -110,7 +117,10 @@ export function startAutoscaler(options: {
   log: (line: string) => void;
 }): Autoscaler {
   const signals = new Map(
-    options.pools.map((pool) => [pool.service, new ServiceSignal(`${pool.service}-inbox`)]),
+    options.pools.map((pool) => {
+      const { inbox, bulkInbox } = serviceChannels(pool.service as ServiceName);
+      return [pool.service, new ServiceSignal([inbox, bulkInbox].filter((q): q is string => Boolean(q)))];
+    }),
   );
   const states = new Map<string, ScalingState>(options.pools.map((p) => [p.service, { workers: p.size }]));
   let running: Promise<void> = Promise.resolve();

@@ -15,7 +15,7 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { dlqName, type Topology } from '@hireflow/contracts';
+import { dlqName, filterPolicy, type Topology } from '@hireflow/contracts';
 
 export interface ProvisionedQueue {
   name: string;
@@ -82,9 +82,9 @@ export async function provisionTopology(
 
     for (const sub of def.subscriptions) {
       const topicArn = requireTopic(topics, sub.topic, name).arn;
-      const filterPolicy = JSON.stringify({ type: [...sub.types].sort() });
-      const arn = await ensureSubscription(sns, topicArn, main.arn, filterPolicy);
-      subscriptions.push({ topic: sub.topic, queue: name, arn, filterPolicy });
+      const policy = JSON.stringify(filterPolicy(def, sub));
+      const arn = await ensureSubscription(sns, topicArn, main.arn, policy);
+      subscriptions.push({ topic: sub.topic, queue: name, arn, filterPolicy: policy });
     }
   }
   const buckets: ProvisionedTopology['buckets'] = {};

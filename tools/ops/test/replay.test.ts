@@ -134,7 +134,8 @@ async function drain(queueUrl: string): Promise<Message[]> {
   }
 }
 
-const mediaInbox = () => target.queues['media-inbox']!.url;
+// `--to media-inbox` sends to media's bulk lane queue beside it (docs/fairness.md).
+const mediaInbox = () => target.queues['media-inbox-bulk']!.url;
 
 describe('pnpm replay', () => {
   it('sends the events of the log, ids, bodies and trace context unchanged, to the one queue, and leaves no checkpoint', async () => {
@@ -154,7 +155,7 @@ describe('pnpm replay', () => {
     const run = await finished(replay(['--to', 'media-inbox', '--rate', '0']));
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(
-      /sent \d+ events \(apikey\.issued\.v1 \d+, apikey\.revoked\.v1 \d+\) to .*media-inbox/,
+      /sent \d+ events \(apikey\.issued\.v1 \d+, apikey\.revoked\.v1 \d+\) to .*media-inbox-bulk/,
     );
 
     const received = await drain(mediaInbox());
@@ -170,8 +171,10 @@ describe('pnpm replay', () => {
     }
     // Straight to the queue, never to the topic: no other consumer's queue got them.
     expect(await drain(target.queues['matching-inbox']!.url)).toEqual([]);
+    // Nor media's interactive lane queue: a replay waits behind no one's posting.
+    expect(await drain(target.queues['media-inbox']!.url)).toEqual([]);
     await expect(
-      stat(join(stateDir, 'default', 'replay', `${target.prefix}media-inbox.json`)),
+      stat(join(stateDir, 'default', 'replay', `${target.prefix}media-inbox-bulk.json`)),
     ).rejects.toThrow();
   }, 60_000);
 
@@ -248,7 +251,7 @@ describe('pnpm replay', () => {
     expect(sentFirst).toBeGreaterThanOrEqual(60);
     expect(sentFirst).toBeLessThan(events.length);
     const checkpoint = JSON.parse(
-      await readFile(join(stateDir, 'default', 'replay', `${target.prefix}media-inbox.json`), 'utf8'),
+      await readFile(join(stateDir, 'default', 'replay', `${target.prefix}media-inbox-bulk.json`), 'utf8'),
     ) as ReplayState;
     expect(checkpoint).toMatchObject({ sent: sentFirst, since, finished: [] });
 
@@ -285,7 +288,7 @@ describe('pnpm replay', () => {
     expect(token.output).toContain("jobs' admin port at");
     expect(token.output).toContain('refused the admin token');
     expect(unprovisioned.code).toBe(64);
-    expect(unprovisioned.output).toContain('the queue nowhere-media-inbox does not exist');
+    expect(unprovisioned.output).toContain('the queue nowhere-media-inbox-bulk does not exist');
     expect(bad.code).toBe(64);
     expect(bad.output).toContain('--since must be an ISO 8601 date');
   }, 90_000);

@@ -15,8 +15,8 @@ export interface OutboxStats {
 export interface QueueSamplerOptions {
   gauges: QueueGauges;
   sqs: SQSClient;
-  /** The service's inbox and its DLQ (logical name for the labels). */
-  inbox?: { logicalName: string; url: string; dlqUrl: string } | undefined;
+  /** The service's inbox queues (both lanes' when it has lanes) and their DLQs (logical names for the labels). */
+  inboxes: { logicalName: string; url: string; dlqUrl: string }[];
   /** The service's BullMQ queues (logical names). */
   queues: Queue[];
   outbox?: (() => Promise<OutboxStats>) | undefined;
@@ -69,8 +69,8 @@ async function oldestWaitingAgeSeconds(queue: Queue): Promise<number> {
 export async function sampleQueues(
   options: Omit<QueueSamplerOptions, 'intervalMs' | 'log' | 'lease' | 'exportGauges'>,
 ): Promise<void> {
-  const { gauges, inbox } = options;
-  if (inbox) {
+  const { gauges } = options;
+  for (const inbox of options.inboxes) {
     for (const [name, url] of [
       [inbox.logicalName, inbox.url],
       [`${inbox.logicalName}-dlq`, inbox.dlqUrl],

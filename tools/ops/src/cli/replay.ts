@@ -5,7 +5,7 @@
 // running from HIREFLOW_STATE_DIR.
 import { join, resolve } from 'node:path';
 import { ConfigError, parseConfig } from '@hireflow/config';
-import { type ServiceName, topology } from '@hireflow/contracts';
+import { laneQueue, type ServiceName, topology } from '@hireflow/contracts';
 import { awsSettings, createSqsClient } from '@hireflow/runtime/aws';
 import { instanceNames } from '../instance/names.ts';
 import { findRunning } from '../instance/running.ts';
@@ -65,7 +65,8 @@ process.on('SIGTERM', onSignal);
 
 try {
   const plan = planReplay(topology, { queue: args.queue, types: args.types });
-  const queue = await replayTarget(sqs, names.topologyPrefix, plan.queue);
+  // Into the consumer's bulk lane queue (docs/fairness.md): a replay waits behind no one's posting.
+  const queue = await replayTarget(sqs, names.topologyPrefix, laneQueue(topology, plan.queue, 'bulk'));
   const checkpoint = new CheckpointFile(
     args.checkpoint ? resolve(args.checkpoint) : join(names.stateDir, 'replay', `${queue.name}.json`),
   );

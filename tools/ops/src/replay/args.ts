@@ -6,7 +6,8 @@ import { DEFAULT_REPLAY_RATE } from './replay.ts';
 export const REPLAY_USAGE = `usage: pnpm replay --to <queue> [--types t1,t2] [--since T] [--until T] [--dry-run]
                    [--rate <events/s>] [--checkpoint <file>] [--fresh]
 
-  --to <queue>         the one queue to send to (never a topic): jobs-inbox, matching-inbox, notifications-inbox, media-inbox
+  --to <queue>         the one consumer to send to (never a topic): jobs-inbox, matching-inbox, notifications-inbox, media-inbox
+                       (the events go to its bulk lane's queue, <queue>-bulk, behind no interactive work)
   --types t1,t2        event types (default: every type the queue subscribes to)
   --since T, --until T event time bounds, ISO 8601 (2026-11-01 or 2026-11-01T12:00:00Z); --until defaults to now
   --dry-run            count and list what would be sent; send nothing

@@ -1,13 +1,23 @@
 // What a computation announces, through the outbox of its transaction.
-import { createEvent } from '@hireflow/contracts';
+import { createEvent, type EventLane } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent } from '@hireflow/messaging';
 import type { NewMatch } from './store.ts';
 
 const SOURCE = 'hireflow/matching';
 
-/** One match.found.v1 per new match (its time is when it was found). */
-export function announceMatches(tx: EntityManager, matches: NewMatch[], foundAt: Date): void {
+/**
+ * One match.found.v1 per new match (its time is when it was found), in the
+ * lane of the computation that found it: an import's or a replay's
+ * computations announce in the bulk lane, so what they cause downstream (the
+ * emails, the webhooks) waits behind interactive work too (docs/fairness.md).
+ */
+export function announceMatches(
+  tx: EntityManager,
+  matches: NewMatch[],
+  foundAt: Date,
+  lane: EventLane = 'interactive',
+): void {
   for (const match of matches) {
     enqueueEvent(
       tx,
@@ -20,7 +30,7 @@ export function announceMatches(tx: EntityManager, matches: NewMatch[], foundAt:
           tenantId: match.tenantId,
           score: match.score,
         },
-        { source: SOURCE, subject: match.postingId, time: foundAt },
+        { source: SOURCE, subject: match.postingId, time: foundAt, ...bulk(lane) },
       ),
     );
   }
@@ -30,6 +40,7 @@ export function announceMatches(tx: EntityManager, matches: NewMatch[], foundAt:
 export function announceMatched(
   tx: EntityManager,
   posting: { tenantId: string; postingId: string; matchCount: number; computedAt: Date },
+  lane: EventLane = 'interactive',
 ): void {
   enqueueEvent(
     tx,
@@ -41,10 +52,13 @@ export function announceMatched(
         matchCount: posting.matchCount,
         computedAt: posting.computedAt.toISOString(),
       },
-      { source: SOURCE, subject: posting.postingId },
+      { source: SOURCE, subject: posting.postingId, ...bulk(lane) },
     ),
   );
 }
+
+/** The envelope's lane: only bulk is written (absent means interactive). */
+const bulk = (lane: EventLane) => (lane === 'bulk' ? { lane } : {});
 
 /** A score as the catalog takes it: in [0, 1] (float rounding can put a perfect cosine a hair above 1). */
 export function clampScore(score: number): number {

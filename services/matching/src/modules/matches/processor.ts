@@ -2,6 +2,7 @@
 import {
   createTaskWorker,
   type Logger,
+  laneOfPriority,
   PermanentError,
   type RedisConnection,
   type TaskWorker,
@@ -38,10 +39,13 @@ export function startMatchWorker(options: MatchWorkerOptions): TaskWorker<Stored
       : {}),
     processor: async (stored) => {
       const task = fromStoredTask(stored.data);
+      // The task's lane (its priority's range) is the lane of what it announces.
+      const lane = laneOfPriority(stored.opts.priority);
       let computation: Computation;
-      if (task.kind === 'posting') computation = await computePosting(context, task.tenantId, task.postingId);
-      else if (task.kind === 'candidate') {
-        computation = await computeCandidate(context, task.tenantId, task.candidateId);
+      if (task.kind === 'posting') {
+        computation = await computePosting(context, task.tenantId, task.postingId, lane);
+      } else if (task.kind === 'candidate') {
+        computation = await computeCandidate(context, task.tenantId, task.candidateId, lane);
       } else throw new PermanentError(`unknown computation ${JSON.stringify(stored.data)}`);
       options.log.debug({ ...computation }, 'computation done');
       options.onComputed?.(computation);

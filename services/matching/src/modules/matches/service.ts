@@ -6,6 +6,7 @@
 // the same moment, the second computation always sees the first's side, and
 // the unique pair keeps any match from being found twice.
 import { randomUUID } from 'node:crypto';
+import type { EventLane } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { PermanentError } from '@hireflow/messaging';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -57,6 +58,7 @@ export async function computePosting(
   ctx: MatchingContext,
   tenantId: string,
   postingId: string,
+  lane: EventLane = 'interactive',
 ): Promise<Computation> {
   return span(
     'match posting',
@@ -95,9 +97,9 @@ export async function computePosting(
             computedAt,
           );
           await setMatchCount(tx, postingId, found.length);
-          announceMatches(tx, found, computedAt);
+          announceMatches(tx, found, computedAt, lane);
           // Always, even with no match: the posting leaves `processing`.
-          announceMatched(tx, { tenantId, postingId, matchCount: found.length, computedAt });
+          announceMatched(tx, { tenantId, postingId, matchCount: found.length, computedAt }, lane);
           s.setAttributes({
             'matching.candidates': state.candidates.size,
             'matching.matches.new': found.length,
@@ -119,6 +121,7 @@ export async function computeCandidate(
   ctx: MatchingContext,
   tenantId: string,
   candidateId: string,
+  lane: EventLane = 'interactive',
 ): Promise<Computation> {
   const attributes = { 'hireflow.tenant_id': tenantId, 'hireflow.candidate_id': candidateId };
   return span('match candidate', attributes, async (s) => {
@@ -158,7 +161,7 @@ export async function computeCandidate(
           })),
           computedAt,
         );
-        const changed = await recordCandidateMatches(tx, tenantId, found, computedAt);
+        const changed = await recordCandidateMatches(tx, tenantId, found, computedAt, lane);
         await markCandidateComputed(tx, candidateId, computedAt);
         s.setAttributes({
           'matching.postings': state.postings.size,
@@ -181,18 +184,23 @@ async function recordCandidateMatches(
   tenantId: string,
   found: NewMatch[],
   foundAt: Date,
+  lane: EventLane,
 ): Promise<number> {
   const added = new Map<string, number>();
   for (const match of found) added.set(match.postingId, (added.get(match.postingId) ?? 0) + 1);
   const postings = await addToMatchCounts(tx, tenantId, added, foundAt);
-  announceMatches(tx, found, foundAt);
+  announceMatches(tx, found, foundAt, lane);
   for (const posting of postings) {
-    announceMatched(tx, {
-      tenantId,
-      postingId: posting.id,
-      matchCount: posting.match_count,
-      computedAt: new Date(posting.computed_at),
-    });
+    announceMatched(
+      tx,
+      {
+        tenantId,
+        postingId: posting.id,
+        matchCount: posting.match_count,
+        computedAt: new Date(posting.computed_at),
+      },
+      lane,
+    );
   }
   return postings.length;
 }
