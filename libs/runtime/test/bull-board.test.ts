@@ -47,6 +47,16 @@ describe('Bull Board on the admin port', () => {
     const page = await admin.inject({ method: 'GET', url: BULL_BOARD_PATH, headers: auth });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
+    // The page's scripts and styles come from the board too.
+    const asset = /src="([^"]*static\/js\/[^"]+)"/.exec(page.body)?.[1];
+    expect(asset).toBeDefined();
+    const file = await admin.inject({
+      method: 'GET',
+      url: new URL(asset!, 'http://admin/admin/queues/').pathname,
+      headers: auth,
+    });
+    expect(file.statusCode).toBe(200);
+    expect(file.rawPayload.length).toBeGreaterThan(0);
     const api = await admin.inject({ method: 'GET', url: `${BULL_BOARD_PATH}/api/queues`, headers: auth });
     expect(api.statusCode).toBe(200);
     const listed = (api.json() as { queues: { name: string; counts: { waiting: number } }[] }).queues;
