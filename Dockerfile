@@ -26,7 +26,7 @@ ENV CI=true
 # layer stays cached until a dependency changes. It is fetched in a folder of
 # its own: /app/node_modules then holds only what the installs below link.
 WORKDIR /fetch
-COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY pnpm-lock.yaml pnpm-workspace.yaml .pnpmfile.mjs ./
 RUN pnpm fetch --prod
 WORKDIR /app
 COPY . .
@@ -98,7 +98,7 @@ case "${1:-start}" in
   start)
     export OTEL_SERVICE_NAME="${OTEL_SERVICE_NAME:-$service}"
     # The flags of SERVICE_NODE_FLAGS (libs/runtime/src/process-args.ts; test/image.test.ts checks them).
-    exec node --max-semi-space-size=4 --import ./libs/telemetry/src/register.ts "$dir/src/main.ts"
+    exec node --max-semi-space-size=4 --heap-growing-percent=20 --import ./libs/telemetry/src/register.ts "$dir/src/main.ts"
     ;;
   health)
     probe="${2:-live}"

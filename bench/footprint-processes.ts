@@ -38,8 +38,18 @@ export interface LoadPhase {
 /** After its imports, a plain process says it is ready as a service does, then idles until stopped. */
 const readyThenIdle = "process.send({ type: 'started' }); setInterval(() => {}, 1 << 30);";
 
-/** A bare Node process: nothing imported. */
-export const bare: ProcessKind = { name: 'bare node', args: ['--input-type=module', '-e', readyThenIdle] };
+/**
+ * A bare Node process: nothing imported but node:http, ready once it listens
+ * (spawn → listening, the floor of any service's start on this machine now).
+ */
+export const bare: ProcessKind = {
+  name: 'bare node, listening',
+  args: [
+    '--input-type=module',
+    '-e',
+    `import { createServer } from 'node:http'; createServer().listen(0, '127.0.0.1', () => { ${readyThenIdle} });`,
+  ],
+};
 
 /** The baseline of issue 31: a process importing fastify, pg and ioredis (the root's own dependencies). */
 export const baseline: ProcessKind = {

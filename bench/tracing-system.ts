@@ -65,6 +65,8 @@ export async function startSystem(traced: boolean, sink: OtlpSink): Promise<Benc
     // One worker per service in both systems, whatever the backlog: the same work, traced or not.
     HIREFLOW_SCALING: 'off',
     EMULATOR_PORT: '0',
+    // The launcher's webhook receiver: a port of its own, as in test/launcher.ts's FREE_PORTS.
+    WEBHOOK_RECEIVER_PORT: '0',
     SMTP_URL: smtp.url,
     OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
     LOG_LEVEL: 'warn',

@@ -31,6 +31,9 @@ export const NEVER_SHIPPED = [
   '@hireflow/testing',
   '@hireflow/launcher',
   '@hireflow/demo',
+  // Reached only as optional peers, dropped by .pnpmfile.mjs (docs/deploy.md).
+  'typescript',
+  '@typescript/typescript-linux-x64',
 ];
 
 /** The workspace files the build context gives the install stage (.dockerignore, by hand). */
@@ -39,7 +42,14 @@ async function contextFiles(): Promise<string[]> {
     cwd: root,
     maxBuffer: 64 * 1024 * 1024,
   });
-  const rootFiles = new Set(['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', '.nvmrc']);
+  const rootFiles = new Set([
+    'package.json',
+    'pnpm-lock.yaml',
+    'pnpm-workspace.yaml',
+    '.pnpmfile.mjs',
+    '.npmrc',
+    '.nvmrc',
+  ]);
   return stdout
     .split('\0')
     .filter(Boolean)

@@ -28,7 +28,7 @@ const ROLES: [ServiceName, Role][] = [
   ['media', 'worker'],
 ];
 
-/** Never in a service process: the tools, the emulator, test servers and helpers, the SDK meta-package, gRPC. */
+/** Never in a service process at start: the tools, the emulator, test servers and helpers, the SDK meta-package, gRPC, Bull Board. */
 const NOWHERE = [
   'fauxqs',
   'smtp-server',
@@ -45,6 +45,9 @@ const NOWHERE = [
   '@grpc/grpc-js',
   '@opentelemetry/sdk-node',
   '@opentelemetry/auto-instrumentations-node',
+  // Bull Board is loaded on the admin port's first request for it, not at start.
+  '@bull-board/api',
+  '@bull-board/fastify',
 ];
 
 /** What a role must not load beyond NOWHERE. */

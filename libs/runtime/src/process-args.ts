@@ -6,14 +6,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * V8's young generation capped at 2 × 4 MB. By default V8 sizes it from the
- * machine's memory, and on a server-class host a service's start-up garbage
- * grows it to 64 MB that stays committed while the process idles: a third of
- * an idle service's resident memory. The price is more scavenges (each
- * smaller) under allocation-heavy load; the footprint bench measures the RSS,
- * the jobs-api bench the throughput.
+ * - `--max-semi-space-size=4`: V8's young generation capped at 2 × 4 MB. By
+ *   default V8 sizes it from the machine's memory, and on a server-class host
+ *   a service's start-up garbage grows it to 64 MB that stays committed while
+ *   the process idles: a third of an idle service's resident memory. The price
+ *   is more scavenges (each smaller) under allocation-heavy load.
+ * - `--heap-growing-percent=20`: the next full collection once the old
+ *   generation has grown 20 % past what the last one left alive. V8 picks
+ *   the factor itself, up to 4× for a small heap that collects fast, so a
+ *   worker holding ~55 MB alive let garbage (short-lived objects the small
+ *   young generation promotes) pile up to 100–150 MB more before collecting
+ *   it: its RSS rose 1.4× from 1,000 to 10,000 events, a saw-tooth that read
+ *   as a leak (docs/performance.md, "Footprint"). The price is more full
+ *   collections (each marks the live heap, mostly off the main thread).
+ * The footprint bench measures the RSS, the jobs-api bench the throughput.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
 
 /**
  * Where Node keeps its compile cache for the services' modules
