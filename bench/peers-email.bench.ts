@@ -26,7 +26,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
@@ -54,6 +53,7 @@ import {
   createSnsClient,
   createSqsClient,
 } from '@hireflow/runtime';
+import { freePort } from '@hireflow/testing';
 import { candidateRegistered } from '@hireflow/testing/events';
 import { keyDigest, startSmtpCatcher } from '@hireflow/testing/smtp';
 import { createClient } from '@redis/client';
@@ -603,15 +603,4 @@ async function startRedis(): Promise<LocalRedis> {
       await new Promise((resolve) => child.once('exit', resolve));
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
