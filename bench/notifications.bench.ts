@@ -4,12 +4,10 @@
 // event → SMTP-accept latency at a steady rate and the width of the one
 // duplicate window (SMTP accept → notification log write committed).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { type CloudEvent, topology } from '@hireflow/contracts';
 import { dropDatabase, ensureDatabase } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
-import { idempotencyKey } from '@hireflow/idempotency';
 import { SnsPublisher } from '@hireflow/messaging';
 import { createMailer, render, type SentEmail } from '@hireflow/notifications/email';
 import { notificationsService } from '@hireflow/notifications/service';
@@ -25,6 +23,7 @@ import {
 import { candidateRegistered } from '@hireflow/testing/events';
 import { keyDigest, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import { sqsLatencyBaseline } from './baselines/sqs.ts';
+import { acceptedCount, welcomeLatencies } from './email-latency.ts';
 import { type BenchReport, type LatencyRound, latencyChecks, median, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
@@ -36,18 +35,6 @@ const LATENCY_EMAILS = 200;
 const CONCURRENCY = 10;
 const POOL = 5;
 const TIMEOUT_MS = 120_000;
-
-/** Resolves once `count` emails of this phase were accepted; the catcher never forgets. */
-function acceptedCount(smtp: SmtpCatcher, count: number): Promise<void> {
-  const target = smtp.emails.length + count;
-  const deadline = Date.now() + TIMEOUT_MS;
-  return (async () => {
-    while (smtp.emails.length < target) {
-      if (Date.now() > deadline) throw new Error(`only ${smtp.emails.length} of ${target} emails accepted`);
-      await delay(2);
-    }
-  })();
-}
 
 /** nodemailer straight to the SMTP server, as many in flight as the worker runs. */
 async function direct(smtp: SmtpCatcher, count: number): Promise<number> {
@@ -134,28 +121,12 @@ export default async function notificationsBench(): Promise<BenchReport> {
   };
 
   /** Publish time → SMTP accept time of each email, at a steady rate. */
-  const latency = async (): Promise<number[]> => {
-    const publishedAt = new Map<string, number>();
-    const done = acceptedCount(smtp, LATENCY_EMAILS);
-    const from = smtp.emails.length;
-    const interval = 1000 / LATENCY_RATE_PER_S;
-    const started = performance.now();
-    const publishes: Promise<unknown>[] = [];
-    for (let i = 0; i < LATENCY_EMAILS; i++) {
-      const wait = started + i * interval - performance.now();
-      if (wait > 1) await delay(wait);
-      const event = candidateRegistered(tenantId);
-      // Emails carry the digest of their intent key.
-      publishedAt.set(
-        keyDigest(idempotencyKey('welcome-email', event.data.candidateId)),
-        performance.timeOrigin + performance.now(),
-      );
-      publishes.push(publisher.publish(arn, event));
-    }
-    await Promise.all(publishes);
-    await done;
-    return smtp.emails.slice(from).map((e) => e.acceptedAt - publishedAt.get(e.key!)!);
-  };
+  const latency = (): Promise<number[]> =>
+    welcomeLatencies(
+      smtp,
+      { count: LATENCY_EMAILS, ratePerSecond: LATENCY_RATE_PER_S, tenantId, timeoutMs: TIMEOUT_MS },
+      (event) => publisher.publish(arn, event),
+    );
 
   const directRuns: number[] = [];
   const pipelineRuns: number[] = [];
@@ -173,14 +144,14 @@ export default async function notificationsBench(): Promise<BenchReport> {
     worker = await startWorker(config, deps, { onSent: (s) => sent.push(s) });
     // Warm-up: connections, prepared plans, the SMTP pool.
     await publishBurst(Array.from({ length: 50 }, () => candidateRegistered(tenantId)));
-    await acceptedCount(smtp, 50);
+    await acceptedCount(smtp, 50, TIMEOUT_MS);
     for (let r = 0; r < ROUNDS; r++) {
       const directElu0 = performance.eventLoopUtilization();
       const directCpu0 = process.cpuUsage();
       directRuns.push(await direct(smtp, THROUGHPUT_EMAILS));
       directLoad.push(cpuPerEmail(directCpu0, directElu0, THROUGHPUT_EMAILS));
       const events = Array.from({ length: THROUGHPUT_EMAILS }, () => candidateRegistered(tenantId));
-      const accepted = acceptedCount(smtp, THROUGHPUT_EMAILS);
+      const accepted = acceptedCount(smtp, THROUGHPUT_EMAILS, TIMEOUT_MS);
       const started = performance.now();
       const elu0 = performance.eventLoopUtilization();
       const cpu0 = process.cpuUsage();

@@ -87,7 +87,7 @@ describe('a claim taken over from a holder that could not record its send', () =
         const [row] = await h.deps.orm.em
           .fork()
           .execute<{ expired: boolean }[]>(
-            'SELECT lease_expires_at <= statement_timestamp() AS expired FROM processed_message WHERE key = ?',
+            'SELECT send_lease_until <= clock_timestamp() AS expired FROM notification_log WHERE key = ?',
             [key],
           );
         return row?.expired === true;

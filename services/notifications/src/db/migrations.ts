@@ -126,4 +126,12 @@ export const notificationsMigrations = [
     `CREATE INDEX notification_log_unconfirmed_idx ON notification_log (tenant_id, lower(recipient))
        WHERE status = 'unconfirmed'`,
   ]),
+  defineSqlMigration('1008-notifications-send-claim-on-the-log', [
+    // The email worker's claim on a send lives on the log row itself (docs/notifications.md,
+    // "Exactly once"): claim and read in one statement, record and release in one.
+    // Sends claimed before this change are in processed_message: a redelivered task finds
+    // its row `sent` (nothing sent again) or `queued` with no holder here (sent now, as a
+    // retry after a crash before the record would be).
+    'ALTER TABLE notification_log ADD COLUMN send_token uuid, ADD COLUMN send_lease_until timestamptz',
+  ]),
 ];

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotencyLeaseLostError, idempotent } from '@hireflow/idempotency';
+import { IdempotencyInProgressError, IdempotencyLeaseLostError } from '@hireflow/idempotency';
 import {
   createTaskWorker,
   fullJitter,
@@ -15,9 +16,12 @@ import { signals } from '@hireflow/telemetry';
 import type { TemplateName } from '../../db/entities.ts';
 import { EMAIL_QUEUE, type EmailTask } from '../intents/email-queue.ts';
 import {
+  claimSend,
   findSendable,
   markAttemptFailed,
-  markSentStatement,
+  markSent,
+  releaseSend,
+  renewSend,
   type Sendable,
   setIntentStatus,
 } from '../intents/store.ts';
@@ -97,24 +101,24 @@ type EmailTaskOf = Parameters<Processor>[0];
 /**
  * Sends each email at most once per intent key, whatever BullMQ retries:
  *
- * 1. the idempotency wrapper claims the key (one holder at a time; a dead
- *    holder's lease runs out and the retry takes over; a completed key
- *    replays its result without sending);
- * 2. inside the claim the notification log is read: `sent` means a previous
- *    holder got as far as the log write, so nothing is sent (this covers a
- *    crash between the log write and the wrapper's completion, and keys
- *    older than the wrapper's retention);
- * 3. SMTP, then at once one autocommitted UPDATE to `sent`.
+ * 1. one statement claims the send on the notification log row and reads
+ *    what the send needs (claimSend): one holder at a time, with a lease
+ *    renewed every half while it runs; a holder that died is taken over
+ *    once its lease runs out; a row already `sent` (or refused, or held)
+ *    returns its stored ids and sends nothing; a row held by a live holder
+ *    is retried later (IdempotencyInProgressError);
+ * 2. SMTP, then at once one autocommitted UPDATE to `sent` that also ends
+ *    the claim (markSent).
  *
- * A claim taken over from a holder whose lease ran out (claim.takenOver)
- * first gives that holder TAKEOVER_GRACE_MS to land its record: a holder cut
- * off from Postgres after the SMTP accept can neither renew its lease nor
- * record the send, and when Redis lost the task meanwhile (its BullMQ lock
- * with it), a re-added task takes the expired claim over the moment Postgres
- * is back, racing the holder's next record attempt.
+ * A claim taken over from a holder whose lease ran out (takenOver) first
+ * gives that holder TAKEOVER_GRACE_MS to land its record: a holder cut off
+ * from Postgres after the SMTP accept can neither renew its lease nor record
+ * the send, and when Redis lost the task meanwhile (its BullMQ lock with
+ * it), a re-added task takes the expired claim over the moment Postgres is
+ * back, racing the holder's next record attempt.
  *
  * The only duplicate: a process that dies after the server accepted the
- * message and before step 3 committed (or that cannot record it for
+ * message and before step 2 committed (or that cannot record it for
  * `recordRetryMs`). The retry sends the same Message-ID and
  * X-Idempotency-Key, so a provider or a mail client can still drop it.
  */
@@ -138,27 +142,42 @@ export function emailProcessor(
   const graceMs = options.takeoverGraceMs ?? TAKEOVER_GRACE_MS;
   return async (task: EmailTaskOf): Promise<SendResult> => {
     const { key } = task.data;
+    const em = orm.em.fork();
+    const token = randomUUID();
+    let held = false;
     try {
-      return await idempotent(orm, { key, leaseMs }, async (em, claim) => {
-        // The notification and its recipient's suppression in one read.
-        let notification = await findSendable(em, key);
-        if (claim.takenOver && notification && isUnsent(notification.status)) {
+      const claim = await claimSend(em, key, token, leaseMs);
+      if (!claim) throw new PermanentError(`no notification is recorded under ${key}`);
+      let notification: Sendable | undefined = claim.notification;
+      // Sent by an earlier holder, or refused (suppressed) or held: nothing to send now.
+      if (!isUnsent(notification.status)) return storedResult(notification);
+      if (!claim.claimed) throw new IdempotencyInProgressError(key, claim.remainingMs);
+      held = true;
+      const lease = new AbortController();
+      const stopHeartbeat = startHeartbeat(
+        () => renewSend(em, key, token, leaseMs),
+        leaseMs,
+        () => lease.abort(new IdempotencyLeaseLostError(key)),
+      );
+      try {
+        if (claim.takenOver) {
           options.onTakeover?.(key);
-          notification = await awaitPreviousHolder(em, key, notification, graceMs, claim.signal);
+          notification = await awaitPreviousHolder(em, key, notification, graceMs, lease.signal);
+          if (!notification) throw new PermanentError(`no notification is recorded under ${key}`);
+          if (!isUnsent(notification.status)) {
+            // The previous holder's record landed, or the row was refused meanwhile.
+            await releaseSend(em, key, token);
+            held = false;
+            return storedResult(notification);
+          }
         }
-        if (!notification) throw new PermanentError(`no notification is recorded under ${key}`);
         // `failed` runs only when an operator retried the dead letter (`pnpm dlq
         // retry`): no SMTP accept was ever recorded for it, so it is sent now.
-        if (!isUnsent(notification.status)) {
-          // Sent by an earlier holder, or refused (suppressed) or held: nothing to send now.
-          return {
-            messageId: notification.messageId,
-            providerMessageId: notification.providerMessageId ?? '',
-          };
-        }
         if (notification.suppressed) {
           // The address unsubscribed after this email was decided.
           await setIntentStatus(em, key, 'suppressed', 'the recipient unsubscribed');
+          await releaseSend(em, key, token);
+          held = false;
           signals.email.publish({ outcome: 'suppressed', template: notification.template });
           return { messageId: notification.messageId, providerMessageId: '' };
         }
@@ -172,36 +191,78 @@ export function emailProcessor(
           confirmUrl,
         });
         // Taken over while it waited (its process stalled past the lease): the new holder sends.
-        if (claim.signal.aborted) throw new IdempotencyLeaseLostError(key);
+        if (lease.signal.aborted) throw new IdempotencyLeaseLostError(key);
         const accepted = await mailer.send({ key, to: notification.recipient, unsubscribeUrl, ...content });
         const acceptedAt = now();
-        // The log write and the claim's completion in one autocommitted statement.
-        await recordSent(() => claim.completeWith(em, accepted, markSentStatement(key, accepted)), key, {
+        stopHeartbeat();
+        // The log write and the end of the claim in one autocommitted statement.
+        const stillHeld = await recordSent(() => markSent(em, key, token, accepted), key, {
           retryMs: options.recordRetryMs,
           log,
         });
+        held = false;
         signals.email.publish({ outcome: 'sent', template: notification.template });
         options.onSent?.({ key, acceptedAt, loggedAt: now() });
+        // Recorded, but the claim had been taken over meanwhile: as the wrapper's fenced completion.
+        if (!stillHeld) throw new IdempotencyLeaseLostError(key);
         return accepted;
-      });
+      } finally {
+        stopHeartbeat();
+      }
     } catch (error) {
       // Another holder is sending this key, or took it over: not an attempt of
       // ours, nothing to record. The worker's retry-later rule brings it back.
-      if (retryLaterOf(error)) throw error;
+      if (retryLaterOf(error)) {
+        if (held) await releaseSend(orm.em.fork(), key, token).catch(() => undefined);
+        throw error;
+      }
       const final = isPermanent(error) || task.attemptsMade + 1 >= (task.opts.attempts ?? 1);
       const reason = (error as Error)?.message ?? String(error);
-      const template = await markAttemptFailed(orm.em.fork(), key, reason, final).catch(
-        (logError: unknown) => {
-          log.error({ err: logError, key }, 'could not record a failed attempt');
-          return undefined;
-        },
-      );
+      // Counted and, when this run held the send, released in one statement.
+      const template = await markAttemptFailed(
+        orm.em.fork(),
+        key,
+        reason,
+        final,
+        held ? token : undefined,
+      ).catch((logError: unknown) => {
+        log.error({ err: logError, key }, 'could not record a failed attempt');
+        return undefined;
+      });
       if (final) {
         log.warn({ key, reason, attempts: task.attemptsMade + 1 }, 'email failed for good');
         signals.email.publish({ outcome: 'failed', template: template ?? 'unknown' });
       }
       throw error;
     }
+  };
+}
+
+/** What a send that sends nothing returns: the ids the log has. */
+function storedResult(notification: Sendable): SendResult {
+  return { messageId: notification.messageId, providerMessageId: notification.providerMessageId ?? '' };
+}
+
+/** Renews the claim every half lease while the send runs; `lost` once another holder has it. */
+function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: () => void): () => void {
+  let stopped = false;
+  const timer = setInterval(() => {
+    renew().then(
+      (stillHeld) => {
+        if (!stillHeld && !stopped) {
+          stopped = true;
+          clearInterval(timer);
+          lost();
+        }
+      },
+      // Postgres unreachable: the lease runs out unless a later renewal lands.
+      () => undefined,
+    );
+  }, leaseMs / 2);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
   };
 }
 
@@ -238,17 +299,15 @@ async function awaitPreviousHolder(
  * other worker can take the task meanwhile.
  */
 async function recordSent(
-  record: () => Promise<void>,
+  record: () => Promise<boolean>,
   key: string,
   options: { retryMs: number; log: Logger },
-): Promise<void> {
+): Promise<boolean> {
   const giveUpAt = Date.now() + options.retryMs;
   for (let attempt = 0; ; attempt++) {
     try {
       return await record();
     } catch (error) {
-      // Recorded, but the claim was taken over meanwhile: nothing to try again.
-      if (error instanceof IdempotencyLeaseLostError) throw error;
       if (Date.now() >= giveUpAt) throw error;
       options.log.warn({ err: error, key, attempt }, 'recording a sent email failed; trying again');
       await delay(Math.max(50, fullJitter(attempt, RECORD_BACKOFF)));

@@ -1,5 +1,5 @@
 // The notification log's data access: every statement on notification_log.
-import type { EntityManager } from '@hireflow/db';
+import { type EntityManager, executePrepared } from '@hireflow/db';
 import type { NotificationStatus, TemplateName } from '../../db/entities.ts';
 import { type AcceptedEmail, messageIdFor } from './message-id.ts';
 import type { TemplateParams } from './template-params.ts';
@@ -28,11 +28,13 @@ export async function recordIntent(em: EntityManager, intent: EmailIntent): Prom
   // address wait in turn for the rest of the transaction, so the welcome cap counts them all.
   const lock =
     intent.template === 'welcome'
-      ? 'FROM (SELECT pg_advisory_xact_lock(hashtextextended(lower(?), 7))) AS address_lock'
+      ? 'FROM (SELECT pg_advisory_xact_lock(hashtextextended(lower(?::text), 7))) AS address_lock'
       : '';
-  const rows = await em.execute<{ inserted: boolean }[]>(
+  // Prepared (one text per lock clause): every new intent runs it.
+  const rows = await executePrepared<{ inserted: boolean }>(
+    em,
     `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
-     SELECT ?, ?, ?, ?, ?, ?::jsonb, ?, ?::timestamptz ${lock}
+     SELECT ?::text, ?::uuid, ?::uuid, ?::text, ?::text, ?::jsonb, ?::text, ?::timestamptz ${lock}
      ON CONFLICT (key) DO UPDATE
        SET params = EXCLUDED.params, event_id = EXCLUDED.event_id, updated_at = now()
        WHERE notification_log.template = 'job-matched' AND EXCLUDED.template = 'job-matched'
@@ -133,25 +135,18 @@ export interface Sendable {
   suppressed: boolean;
 }
 
-export async function findSendable(em: EntityManager, key: string): Promise<Sendable | undefined> {
-  const [row] = await em.execute<
-    {
-      tenant_id: string;
-      status: NotificationStatus;
-      recipient: string;
-      template: TemplateName;
-      params: Record<string, unknown> | string;
-      message_id: string;
-      provider_message_id: string | null;
-      suppressed: boolean;
-    }[]
-  >(
-    `SELECT n.tenant_id, n.status, n.recipient, n.template, n.params, n.message_id, n.provider_message_id,
-            EXISTS (SELECT 1 FROM suppression s WHERE s.address = lower(n.recipient)) AS suppressed
-       FROM notification_log n WHERE n.key = ?`,
-    [key],
-  );
-  if (!row) return undefined;
+interface SendableRow {
+  tenant_id: string;
+  status: NotificationStatus;
+  recipient: string;
+  template: TemplateName;
+  params: Record<string, unknown> | string;
+  message_id: string;
+  provider_message_id: string | null;
+  suppressed: boolean;
+}
+
+function sendableOf(row: SendableRow): Sendable {
   return {
     tenantId: row.tenant_id,
     status: row.status,
@@ -164,24 +159,131 @@ export async function findSendable(em: EntityManager, key: string): Promise<Send
   };
 }
 
-/**
- * The write that closes the duplicate window, as a statement: the email
- * worker runs it autocommitted right after the SMTP server said 250, folded
- * with the completion of its idempotency claim (`claim.completeWith`).
- */
-export function markSentStatement(key: string, accepted: AcceptedEmail): { sql: string; params: unknown[] } {
-  return {
-    sql: `UPDATE notification_log
-        SET status = 'sent', attempts = attempts + 1, provider_message_id = ?, message_id = ?,
-            sent_at = now(), error = NULL, updated_at = now()
-      WHERE key = ?`,
-    params: [accepted.providerMessageId, accepted.messageId, key],
-  };
+export async function findSendable(em: EntityManager, key: string): Promise<Sendable | undefined> {
+  const [row] = await em.execute<SendableRow[]>(
+    `SELECT n.tenant_id, n.status, n.recipient, n.template, n.params, n.message_id, n.provider_message_id,
+            EXISTS (SELECT 1 FROM suppression s WHERE s.address = lower(n.recipient)) AS suppressed
+       FROM notification_log n WHERE n.key = ?`,
+    [key],
+  );
+  return row ? sendableOf(row) : undefined;
 }
 
 /**
- * Counts a failed SMTP attempt; `final` (permanent, or the last attempt) marks
- * the email failed. Returns its template (for the metrics), undefined when
+ * The email worker's claim on one send, and what the send needs, in one
+ * autocommitted statement: the row is locked, and when its intent is unsent
+ * (`queued`, or `failed` retried by an operator) and no live holder has it
+ * (no token, or its lease ran out), `token` takes it until `leaseMs` from
+ * now. It replaces a claim in processed_message followed by a read of the
+ * row (two round trips and two commits).
+ */
+const CLAIM_SEND_SQL = `
+WITH target AS (
+  SELECT key, tenant_id, status, recipient, template, params, message_id, provider_message_id,
+         send_token, send_lease_until
+    FROM notification_log WHERE key = ?::text FOR UPDATE
+), claimed AS (
+  UPDATE notification_log n
+     SET send_token = ?::uuid, send_lease_until = clock_timestamp() + ?::float8 * interval '1 millisecond'
+    FROM target t
+   WHERE n.key = t.key AND t.status IN ('queued', 'failed')
+     AND (t.send_token IS NULL OR t.send_lease_until <= clock_timestamp())
+  RETURNING n.key
+)
+SELECT t.tenant_id, t.status, t.recipient, t.template, t.params, t.message_id, t.provider_message_id,
+       EXISTS (SELECT 1 FROM suppression s WHERE s.address = lower(t.recipient)) AS suppressed,
+       EXISTS (SELECT 1 FROM claimed) AS claimed,
+       t.send_token IS NOT NULL AS had_holder,
+       GREATEST(0, EXTRACT(EPOCH FROM (t.send_lease_until - clock_timestamp())) * 1000)::float8 AS remaining_ms
+  FROM target t`;
+
+/** What claimSend found: the notification, and whether this call holds its send now. */
+export interface SendClaim {
+  notification: Sendable;
+  /** `token` holds the send until its lease runs out or it records or releases it. */
+  claimed: boolean;
+  /** Claimed from a holder whose lease ran out before it recorded or released the send. */
+  takenOver: boolean;
+  /** Not claimed: how long the live holder's lease still runs. */
+  remainingMs: number;
+}
+
+export async function claimSend(
+  em: EntityManager,
+  key: string,
+  token: string,
+  leaseMs: number,
+): Promise<SendClaim | undefined> {
+  const [row] = await executePrepared<
+    SendableRow & { claimed: boolean; had_holder: boolean; remaining_ms: number | null }
+  >(em, CLAIM_SEND_SQL, [key, token, leaseMs]);
+  if (!row) return undefined;
+  return {
+    notification: sendableOf(row),
+    claimed: row.claimed,
+    takenOver: row.claimed && row.had_holder,
+    remainingMs: Number(row.remaining_ms ?? 0),
+  };
+}
+
+/** Pushes the send's lease `leaseMs` past now; false when `token` no longer holds it. */
+export async function renewSend(
+  em: EntityManager,
+  key: string,
+  token: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const rows = await executePrepared<{ held: number }>(
+    em,
+    `UPDATE notification_log SET send_lease_until = clock_timestamp() + ?::float8 * interval '1 millisecond'
+      WHERE key = ?::text AND send_token = ?::uuid RETURNING 1 AS held`,
+    [leaseMs, key, token],
+  );
+  return rows.length > 0;
+}
+
+/** Gives the send up without recording anything (nothing was sent): the next run claims it at once. */
+export async function releaseSend(em: EntityManager, key: string, token: string): Promise<void> {
+  await executePrepared(
+    em,
+    `UPDATE notification_log SET send_token = NULL, send_lease_until = NULL
+      WHERE key = ?::text AND send_token = ?::uuid`,
+    [key, token],
+  );
+}
+
+/**
+ * The write that closes the duplicate window: the email worker runs it,
+ * autocommitted, right after the SMTP server said 250. It records the send
+ * and ends this holder's claim in one statement, and commits whoever holds
+ * the claim (a holder that lost it still records a real send, and leaves the
+ * new holder's claim to it); false when `token` no longer held it.
+ */
+export async function markSent(
+  em: EntityManager,
+  key: string,
+  token: string,
+  accepted: AcceptedEmail,
+): Promise<boolean> {
+  const [row] = await executePrepared<{ held: boolean }>(
+    em,
+    // The sub-select locks the row and keeps the holder before the update (RETURNING sees only new values).
+    `UPDATE notification_log n
+        SET status = 'sent', attempts = n.attempts + 1, provider_message_id = ?::text, message_id = ?::text,
+            sent_at = now(), error = NULL, updated_at = now(),
+            send_lease_until = CASE WHEN n.send_token = ?::uuid THEN NULL ELSE n.send_lease_until END,
+            send_token = CASE WHEN n.send_token = ?::uuid THEN NULL ELSE n.send_token END
+       FROM (SELECT key, send_token AS holder FROM notification_log WHERE key = ?::text FOR UPDATE) h
+      WHERE n.key = h.key
+     RETURNING h.holder IS NOT DISTINCT FROM ?::uuid AS held`,
+    [accepted.providerMessageId, accepted.messageId, token, token, key, token],
+  );
+  return row?.held === true;
+}
+
+/**
+ * Counts a failed SMTP attempt and releases the attempt's claim; `final`
+ * (permanent, or the last attempt) marks the email failed. Returns its template (for the metrics), undefined when
  * the key has no row or was sent meanwhile.
  */
 export async function markAttemptFailed(
@@ -189,14 +291,18 @@ export async function markAttemptFailed(
   key: string,
   error: string,
   final: boolean,
+  /** The claim this attempt held, released by the same statement (none when it never claimed). */
+  token?: string,
 ): Promise<TemplateName | undefined> {
   const rows = await em.execute<{ template: TemplateName }[]>(
     `UPDATE notification_log
         SET attempts = attempts + 1, error = ?, updated_at = now(),
-            status = CASE WHEN ? THEN 'failed' ELSE status END
+            status = CASE WHEN ? THEN 'failed' ELSE status END,
+            send_lease_until = CASE WHEN send_token = ?::uuid THEN NULL ELSE send_lease_until END,
+            send_token = CASE WHEN send_token = ?::uuid THEN NULL ELSE send_token END
       WHERE key = ? AND status <> 'sent'
       RETURNING template`,
-    [error.slice(0, 2000), final, key],
+    [error.slice(0, 2000), final, token ?? null, token ?? null, key],
   );
   return rows[0]?.template;
 }

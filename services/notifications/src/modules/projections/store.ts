@@ -1,5 +1,5 @@
 import type { EventData } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
+import { type EntityManager, executePrepared } from '@hireflow/db';
 import {
   CandidateProjection,
   type CandidateProjectionEntity,
@@ -16,9 +16,10 @@ export async function upsertCandidate(
   em: EntityManager,
   data: EventData<'candidate.registered.v1'>,
 ): Promise<void> {
-  await em.execute(
+  await executePrepared(
+    em,
     `INSERT INTO candidate_projection (id, tenant_id, name, email, updated_at)
-     VALUES (?, ?, ?, ?, now())
+     VALUES (?::uuid, ?::uuid, ?::text, ?::text, now())
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email, updated_at = now()`,
     [data.candidateId, data.tenantId, data.name, data.email],
   );

@@ -1,10 +1,10 @@
 // The abuse controls' data (docs/security.md, API6): the admission check of
 // a new intent, each tenant's quota and each address's cap, per UTC day.
-import type { EntityManager } from '@hireflow/db';
+import { type EntityManager, executePrepared } from '@hireflow/db';
 import type { TemplateName } from '../../db/entities.ts';
 
 /** The lowercase address's SHA-256, as the per-address cap keeps it (a statement fragment, one parameter). */
-export const ADDRESS_DIGEST = "sha256(convert_to(lower(?), 'UTF8'))";
+export const ADDRESS_DIGEST = "sha256(convert_to(lower(?::text), 'UTF8'))";
 /** Today in UTC (a statement fragment). */
 export const TODAY = "(now() AT TIME ZONE 'utc')::date";
 
@@ -73,28 +73,33 @@ export async function admissionCheck(
   policy: { welcomeWithinMs: number; welcomeCap: number; quota: number; recipientCap: number },
 ): Promise<AdmissionCheck> {
   const welcome = intent.template === 'welcome';
-  const [row] = await em.execute<
-    { suppressed: boolean; recent: string; taken: boolean; recipient_taken: boolean }[]
-  >(
+  // Prepared (parsed and planned once per connection): every new intent runs it.
+  const [row] = await executePrepared<{
+    suppressed: boolean;
+    recent: string;
+    taken: boolean;
+    recipient_taken: boolean;
+  }>(
+    em,
     `WITH checked AS (
-       SELECT EXISTS (SELECT 1 FROM suppression WHERE address = lower(?)) AS suppressed,
-              CASE WHEN ? THEN (
+       SELECT EXISTS (SELECT 1 FROM suppression WHERE address = lower(?::text)) AS suppressed,
+              CASE WHEN ?::boolean THEN (
                 SELECT count(*) FROM notification_log
-                 WHERE template = 'welcome' AND lower(recipient) = lower(?) AND key <> ? AND status <> 'suppressed'
-                   AND created_at > now() - ? * interval '1 millisecond')
+                 WHERE template = 'welcome' AND lower(recipient) = lower(?::text) AND key <> ?::text AND status <> 'suppressed'
+                   AND created_at > now() - ?::float8 * interval '1 millisecond')
               ELSE 0 END AS recent
      ), quota AS (
        INSERT INTO tenant_email_quota (tenant_id, day, used)
-       SELECT ?, ${TODAY}, 1 FROM checked
-        WHERE NOT checked.suppressed AND checked.recent < ?
+       SELECT ?::uuid, ${TODAY}, 1 FROM checked
+        WHERE NOT checked.suppressed AND checked.recent < ?::bigint
        ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
-         WHERE tenant_email_quota.used < ?
+         WHERE tenant_email_quota.used < ?::integer
        RETURNING used
      ), recipient AS (
        INSERT INTO recipient_email_quota (address_digest, day, used)
        SELECT ${ADDRESS_DIGEST}, ${TODAY}, 1 FROM quota
        ON CONFLICT (address_digest, day) DO UPDATE SET used = recipient_email_quota.used + 1
-         WHERE recipient_email_quota.used < ?
+         WHERE recipient_email_quota.used < ?::integer
        RETURNING used
      )
      SELECT suppressed, recent, EXISTS (SELECT 1 FROM quota) AS taken,
