@@ -18,6 +18,8 @@ export interface Receiver {
   received: Received[];
   /** Requests to one path. */
   to(path: string): Received[];
+  /** TCP connections accepted so far (a sender that keeps them alive opens fewer than it sends requests). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -40,12 +42,15 @@ export async function startReceiver(
       void respond(request, res);
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     received,
     to: (path) => received.filter((r) => r.path === path),
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
