@@ -15,6 +15,7 @@ import { buildApp } from '@hireflow/jobs';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
 import { jobsService } from '@hireflow/jobs/service';
 import { createDeliveries, createDeliveryQueue } from '@hireflow/jobs/webhooks';
+import { EndpointAgents, sendWebhook } from '@hireflow/jobs/webhooks/sender';
 import { SnsPublisher } from '@hireflow/messaging';
 import { provisionTopology } from '@hireflow/ops';
 import { type Closeable, connectDeps, createLogger } from '@hireflow/runtime';
@@ -82,24 +83,49 @@ async function arrived(arrivals: Arrival[], count: number): Promise<void> {
   }
 }
 
-/** Baseline: `fetch` POSTs of the given requests, `IN_FLIGHT` at once; requests/s. */
-async function plainFetch(base: string, requests: Arrival[]): Promise<number> {
+/** Sends every request with `IN_FLIGHT` at once; requests/s. */
+async function inFlight(requests: Arrival[], send: (request: Arrival) => Promise<unknown>): Promise<number> {
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < requests.length) {
-        const request = requests[next++]!;
-        const response = await fetch(`${base}${request.path}`, {
-          method: 'POST',
-          headers: { ...request.headers, 'content-type': 'application/json' },
-          body: request.body,
-        });
-        await response.arrayBuffer();
-      }
+      while (next < requests.length) await send(requests[next++]!);
     }),
   );
   return requests.length / ((performance.now() - started) / 1000);
+}
+
+/**
+ * The design's ceiling in this process: the worker's own sender (node:http
+ * through the endpoints' kept-alive agents, the checked lookup) POSTing the
+ * same requests, `IN_FLIGHT` at once, with no claim and no record; requests/s.
+ */
+async function senderAlone(base: string, requests: Arrival[]): Promise<number> {
+  const policy = { allowHttp: true, allowPrivate: true };
+  const pool = new EndpointAgents(policy, PER_ENDPOINT);
+  const perSecond = await inFlight(requests, (request) =>
+    sendWebhook(
+      `${base}${request.path}`,
+      request.headers,
+      request.body,
+      { ...policy, timeoutMs: TIMEOUT_MS },
+      { pool, endpointId: request.path },
+    ),
+  );
+  pool.close();
+  return perSecond;
+}
+
+/** Baseline: `fetch` POSTs of the given requests, `IN_FLIGHT` at once; requests/s. */
+function plainFetch(base: string, requests: Arrival[]): Promise<number> {
+  return inFlight(requests, async (request) => {
+    const response = await fetch(`${base}${request.path}`, {
+      method: 'POST',
+      headers: { ...request.headers, 'content-type': 'application/json' },
+      body: request.body,
+    });
+    await response.arrayBuffer();
+  });
 }
 
 export default async function webhooksBench(): Promise<BenchReport> {
@@ -189,7 +215,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
   /**
    * Publish → receiver arrival of each delivery, one event every 20 ms, split
    * at the delivery row's created_at: publish → row (SNS, jobs-inbox, the
-   * handler's transaction) and row → arrival (task, worker, POST).
+   * handler's transaction) and row → arrival (wake, claim, POST).
    */
   const latency = async (): Promise<{ total: number[]; inbox: number[]; delivery: number[] }> => {
     const publishedAt = new Map<string, number>();
@@ -234,6 +260,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
 
   const pipelineRuns: number[] = [];
   const fetchRuns: number[] = [];
+  const senderRuns: number[] = [];
   const latencies: number[] = [];
   const inboxShare: number[] = [];
   const deliveryShare: number[] = [];
@@ -246,10 +273,12 @@ export default async function webhooksBench(): Promise<BenchReport> {
     // Warm-up: connections, prepared plans, both paths.
     const warm = await pipeline(4 * ENDPOINTS);
     await plainFetch(receiver.url, warm.requests);
+    await senderAlone(receiver.url, warm.requests);
     for (let r = 0; r < ROUNDS; r++) {
       const run = await pipeline(DELIVERIES);
       pipelineRuns.push(run.perSecond);
       fetchRuns.push(await plainFetch(receiver.url, run.requests));
+      senderRuns.push(await senderAlone(receiver.url, run.requests));
       const { total: measured, inbox, delivery } = await latency();
       inboxShare.push(...inbox);
       deliveryShare.push(...delivery);
@@ -282,6 +311,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
   const duplicates = ids.length - new Set(ids).size;
   const per = (xs: number[]) => xs.map((x) => round(x, 0)).join(' / ');
   const ratios = pipelineRuns.map((p, i) => p / fetchRuns[i]!);
+  const ceilings = senderRuns.map((s, i) => s / fetchRuns[i]!);
   const blank = { 'per round': '', 'p50 ms': '', 'p99 ms': '' };
   return {
     description:
@@ -294,6 +324,12 @@ export default async function webhooksBench(): Promise<BenchReport> {
         'per second (median)': round(median(fetchRuns), 0),
         ...blank,
         'per round': per(fetchRuns),
+      },
+      {
+        variant: `ceiling: the worker's sender alone (node:http, kept-alive agents), same requests, no claim or record`,
+        'per second (median)': round(median(senderRuns), 0),
+        ...blank,
+        'per round': per(senderRuns),
       },
       {
         variant: `delivery worker: claim (rows, slots) → sign → POST (kept-alive connection) → attempt recorded`,
@@ -316,7 +352,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
         'p99 ms': round(percentile(inboxShare, 99), 1),
       },
       {
-        variant: '  of which delivery row → receiver (task, worker, POST)',
+        variant: '  of which delivery row → receiver (wake, claim, POST)',
         'per second (median)': '',
         ...blank,
         'p50 ms': round(percentile(deliveryShare, 50), 1),
@@ -330,7 +366,10 @@ export default async function webhooksBench(): Promise<BenchReport> {
         'p99 ms': round(median(latencyRounds.map((r) => r.sqsP99)), 1),
       },
     ],
-    ratios: { 'deliveries/s ÷ fetch POSTs/s (median)': median(ratios) },
+    ratios: {
+      'deliveries/s ÷ fetch POSTs/s (median)': median(ratios),
+      'ceiling: sender alone ÷ fetch POSTs/s (median)': median(ceilings),
+    },
     checks: [
       {
         row: 'webhook deliveries ÷ fetch POSTs of the same requests',
