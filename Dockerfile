@@ -72,8 +72,9 @@ ENV NODE_ENV=production HOST=0.0.0.0 NODE_COMPILE_CACHE=/app/.node-compile-cache
 
 # `hireflow start` runs $SERVICE (its port: PORT, else its port in
 # libs/contracts, the one definition); `hireflow health live|ready` probes it
-# with Node's fetch (no curl here), reading the same port. A service is a
-# folder of services/: nothing here lists them.
+# with Node's fetch (no curl here), reading the same port. A service is the
+# folder of services/ whose package is @hireflow/$SERVICE (a subscriber's
+# folder may be named otherwise: `new:subscriber --dir`): nothing here lists them.
 # The telemetry preload is given by path: `@hireflow/telemetry` is a root
 # devDependency, absent from a production install, while the file resolves
 # its own imports from libs/telemetry.
@@ -81,19 +82,23 @@ COPY --chmod=0755 <<'EOF' /usr/local/bin/hireflow
 #!/bin/sh
 set -eu
 service="${SERVICE:-}"
+dir=""
 case "$service" in
-  '' | *[!a-z]*) known=no ;;
-  *) if [ -f "services/$service/src/main.ts" ]; then known=yes; else known=no; fi ;;
+  '' | *[!a-z0-9-]*) ;;
+  *) for manifest in services/*/package.json; do
+       if grep -q "\"name\": \"@hireflow/$service\"" "$manifest"; then dir="${manifest%/package.json}"; fi
+     done ;;
 esac
-if [ "$known" = no ]; then
-  echo "hireflow: set SERVICE to one of: $(ls services | tr '\n' ' ')(got '$service')" >&2
+if [ -z "$dir" ] || [ ! -f "$dir/src/main.ts" ]; then
+  known="$(sed -n 's|.*"name": "@hireflow/\([^"]*\)".*|\1|p' services/*/package.json | tr '\n' ' ')"
+  echo "hireflow: set SERVICE to one of: $known(got '$service')" >&2
   exit 64
 fi
 case "${1:-start}" in
   start)
     export OTEL_SERVICE_NAME="${OTEL_SERVICE_NAME:-$service}"
     # The flags of SERVICE_NODE_FLAGS (libs/runtime/src/process-args.ts; test/image.test.ts checks them).
-    exec node --max-semi-space-size=4 --import ./libs/telemetry/src/register.ts "services/$service/src/main.ts"
+    exec node --max-semi-space-size=4 --import ./libs/telemetry/src/register.ts "$dir/src/main.ts"
     ;;
   health)
     probe="${2:-live}"

@@ -9,6 +9,8 @@
 // (b) SQS consumption: `SqsConsumer` against sqs-consumer in its batch mode
 //     (`handleMessageBatch`, batchSize 10), each draining a backlog of the
 //     same messages from a queue of its own on the same emulator.
+//     Beside them, ceilings: each mode's database work sent by pg with no
+//     wrapper (see the variants named "ceiling").
 // (c) the welcome-email path against a peer pipeline (sqs-consumer +
 //     Powertools + BullMQ + nodemailer) is not built yet (docs/performance.md).
 //
@@ -40,6 +42,7 @@ import { SqsConsumer } from '@hireflow/messaging';
 import { createSqsClient } from '@hireflow/runtime';
 import { candidateRegistered } from '@hireflow/testing/events';
 import { createClient } from '@redis/client';
+import type pg from 'pg';
 import { Consumer } from 'sqs-consumer';
 import { type BenchReport, type Check, median, percentile, round } from './report.ts';
 
@@ -53,6 +56,14 @@ const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 1_500);
 const SLICES = 5;
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2_000);
 const REGION = 'eu-west-1';
+/**
+ * The bench queues' visibility timeout: a message received but never settled
+ * (see the drain loop: a poll abandoned at a drain's end) comes back only
+ * after it, and a drain would wait for it (docs/performance.md, "Round 2").
+ */
+const VISIBILITY_SECONDS = Number(process.env.BENCH_VISIBILITY_SECONDS ?? 5);
+/** Both consumers' long poll (WaitTimeSeconds). */
+const POLL_SECONDS = 1;
 /** The lease, on both sides: our `leaseMs`, Powertools' in-progress expiry (remaining time of the "invocation"). */
 const LEASE_MS = 30_000;
 
@@ -98,6 +109,11 @@ async function idempotencyPart() {
       ...idempotencyMigrations,
       defineSqlMigration('9000-bench-event', [
         'CREATE TABLE bench_event (id text PRIMARY KEY, payload jsonb NOT NULL)',
+        // A row shaped as a key of processed_message (primary key, a sequence value, an expiry index): the ceilings'.
+        'CREATE SEQUENCE bench_key_seq AS bigint',
+        `CREATE TABLE bench_key (key text PRIMARY KEY, token bigint NOT NULL DEFAULT nextval('bench_key_seq'),
+           result jsonb, expires_at timestamptz NOT NULL DEFAULT now() + interval '15 days')`,
+        'CREATE INDEX bench_key_expires_at_idx ON bench_key (expires_at)',
       ]),
     ],
   });
@@ -144,10 +160,69 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   // Keys completed beforehand on each side, for the replay variants.
   await runRound((id) => idempotent(orm, { key: id }, (em) => insert(em, id)), 'seed');
   await runRound((id) => powertools({ id }), 'ptseed');
+  // The design's database work with a wrapper that costs nothing, as ceilings in
+  // the same run (the statements sent by pg, prepared; the work as on every
+  // side): lease mode's three commits in series (a key row claimed, the work,
+  // the key completed: a HOT update) and transactional mode's one transaction
+  // in three round trips (BEGIN with the key's lock and a look at it, the
+  // work, the key row with its result and COMMIT; the work's INSERT sent by pg
+  // on the transaction's connection, without MikroORM). Beside it the same
+  // with transactional mode's statements as built: the key row inserted with
+  // BEGIN, its result updated with COMMIT.
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const claimRow = { name: 'bench_claim', text: 'INSERT INTO bench_key (key) VALUES ($1)' };
+  const completeRow = {
+    name: 'bench_complete',
+    text: 'UPDATE bench_key SET result = $2::jsonb WHERE key = $1',
+  };
   // A call's id is `<round>.<slice>-<variant>:<n>`, and the replays take `<n>`
   // after the colon: variant names have no colon.
   const variants: Record<string, Call> = {
     'no wrapper (the INSERT alone)': (id) => insert(orm.em.fork(), id),
+    'ceiling, lease: 3 commits in series': async (id) => {
+      await pool.query({ ...claimRow, values: [id] });
+      const result = await insert(orm.em.fork(), id);
+      await pool.query({ ...completeRow, values: [id, JSON.stringify(result)] });
+      return result;
+    },
+    'ceiling, transactional: lock first, key row with its result at COMMIT': async (id) => {
+      const client = await pool.connect();
+      try {
+        const key = client.escapeLiteral(id);
+        await client.query(
+          `BEGIN; SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)), EXISTS (SELECT 1 FROM bench_key WHERE key = ${key})`,
+        );
+        await client.query('INSERT INTO bench_event (id, payload) VALUES ($1, $2)', [
+          id,
+          JSON.stringify({ id, kind: 'bench' }),
+        ]);
+        const result = { id };
+        await client.query(
+          `INSERT INTO bench_key (key, result) VALUES (${key}, ${client.escapeLiteral(JSON.stringify(result))}); COMMIT`,
+        );
+        return result;
+      } finally {
+        client.release();
+      }
+    },
+    'ceiling, transactional as built: key row first, result at COMMIT': async (id) => {
+      const client = await pool.connect();
+      try {
+        const key = client.escapeLiteral(id);
+        await client.query(`BEGIN; INSERT INTO bench_key (key, result) VALUES (${key}, 'null')`);
+        await client.query('INSERT INTO bench_event (id, payload) VALUES ($1, $2)', [
+          id,
+          JSON.stringify({ id, kind: 'bench' }),
+        ]);
+        const result = { id };
+        await client.query(
+          `UPDATE bench_key SET result = ${client.escapeLiteral(JSON.stringify(result))} WHERE key = ${key}; COMMIT`,
+        );
+        return result;
+      } finally {
+        client.release();
+      }
+    },
     'powertools makeIdempotent, Redis': (id) => powertools({ id }),
     'idempotent, lease': (id) => idempotent(orm, { key: id }, (em) => insert(em, id)),
     'idempotent, transactional': (id) =>
@@ -262,6 +337,26 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
     checks,
     ratios: {
       '(a) Powertools ÷ the INSERT alone': ratio(pt, 'no wrapper (the INSERT alone)'),
+      '(a) ceiling, lease (3 commits in series) ÷ Powertools': ratio(
+        'ceiling, lease: 3 commits in series',
+        pt,
+      ),
+      '(a) ceiling, transactional (lock first, key row at COMMIT) ÷ Powertools': ratio(
+        'ceiling, transactional: lock first, key row with its result at COMMIT',
+        pt,
+      ),
+      '(a) ceiling, transactional as built (key row first, result at COMMIT) ÷ Powertools': ratio(
+        'ceiling, transactional as built: key row first, result at COMMIT',
+        pt,
+      ),
+      '(a) idempotent, lease ÷ its ceiling': ratio(
+        'idempotent, lease',
+        'ceiling, lease: 3 commits in series',
+      ),
+      '(a) idempotent, transactional ÷ its ceiling': ratio(
+        'idempotent, transactional',
+        'ceiling, transactional: lock first, key row with its result at COMMIT',
+      ),
       // Process CPU per call (this process only; Postgres and Redis not counted): less is better.
       '(a) CPU per call, idempotent lease ÷ Powertools': cpuRatio('idempotent, lease', pt),
       '(a) CPU per call, idempotent transactional ÷ Powertools': cpuRatio('idempotent, transactional', pt),
@@ -313,7 +408,7 @@ async function consumerPart() {
     const { QueueUrl } = await sqs.send(
       new CreateQueueCommand({
         QueueName: `bench-peers-${suffix}-${name}`,
-        Attributes: { VisibilityTimeout: '30' },
+        Attributes: { VisibilityTimeout: String(VISIBILITY_SECONDS) },
       }),
     );
     created.push(QueueUrl!);
@@ -331,6 +426,7 @@ async function consumerPart() {
     for (const [i, n] of names.entries()) urls.set(n, await queue(`q${i}`));
     const rates = new Map(names.map((n) => [n, [] as number[]]));
     const cpu = new Map(names.map((n) => [n, [] as number[]]));
+    const closedAt = new Map<string, number>();
     for (let r = -1; r < ROUNDS; r++) {
       // SLICES passes a round, each in a rotated order (as in part a).
       const totals = new Map(names.map((n) => [n, { messages: 0, seconds: 0, cpuMicros: 0 }]));
@@ -338,10 +434,17 @@ async function consumerPart() {
       for (let slice = 0; slice < SLICES; slice++) {
         const shift = Math.max(r, 0) + slice;
         for (const n of names.map((_, i) => names[(i + shift) % names.length]!)) {
+          // A drain ends by closing its consumer, which aborts its long poll; the
+          // emulator holds that poll open on its side for up to the poll's wait,
+          // and hands it messages nobody reads any more (back only after the
+          // visibility timeout). So a queue is filled again only once that has passed.
+          const quiet = (closedAt.get(n) ?? 0) + (POLL_SECONDS + 0.5) * 1000 - performance.now();
+          if (quiet > 0) await new Promise((resolve) => setTimeout(resolve, quiet));
           await fill(sqs, urls.get(n)!, count);
           const mark = process.cpuUsage();
           const seconds = await drainers[n]!.drain(urls.get(n)!, count);
           const used = process.cpuUsage(mark);
+          closedAt.set(n, performance.now());
           const total = totals.get(n)!;
           total.messages += count;
           total.seconds += seconds;
@@ -433,8 +536,8 @@ function ours(sqs: SQSClient, dlqUrl: string, concurrency: number): Drainer {
         sqs,
         queue: { name: queueUrl.split('/').pop()!, url: queueUrl, dlq: { url: dlqUrl } },
         concurrency,
-        waitTimeSeconds: 1,
-        visibilityTimeoutSeconds: 30,
+        waitTimeSeconds: POLL_SECONDS,
+        visibilityTimeoutSeconds: VISIBILITY_SECONDS,
         handlers: { 'candidate.registered.v1': () => {} },
         // once its delete is done (as sqs-consumer's message_processed)
         onMessage: (record) => {
@@ -459,7 +562,7 @@ function peer(sqs: SQSClient, validate: boolean): Drainer {
         queueUrl,
         sqs,
         batchSize: 10,
-        waitTimeSeconds: 1,
+        waitTimeSeconds: POLL_SECONDS,
         handleMessageBatch: async (messages) => {
           if (validate) for (const m of messages) hireflowEvents.parse(m.Body ?? '');
           return messages;

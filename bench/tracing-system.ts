@@ -4,13 +4,12 @@
 // exported to an OTLP sink) or off (OTEL_SDK_DISABLED in every service).
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { SERVICE_NAMES } from '@hireflow/contracts';
 import { dropDatabase } from '@hireflow/db';
 import { loadLauncherSettings, startPlatform } from '@hireflow/launcher';
 import { instanceNames } from '@hireflow/ops';
+import { readBody, startLocalServer } from '@hireflow/testing';
 import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 
 const root = resolve(import.meta.dirname, '..');
@@ -25,20 +24,12 @@ export interface OtlpSink {
 /** Takes OTLP/HTTP exports and drops them: a collector elsewhere, as the services see it. */
 export async function startOtlpSink(): Promise<OtlpSink> {
   const sink = { requests: 0, bytes: 0 };
-  const server = createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => {
-      sink.bytes += chunk.length;
-    });
-    req.on('end', () => {
-      sink.requests++;
-      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
-    });
+  const server = await startLocalServer(async (req, res) => {
+    sink.bytes += (await readBody(req)).length;
+    sink.requests++;
+    res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return Object.assign(sink, {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((done) => server.close(() => done())),
-  });
+  return Object.assign(sink, { endpoint: server.url, close: server.close });
 }
 
 export interface BenchSystem {

@@ -4,8 +4,6 @@
 // event → receiver latency at 50 events/s (media.failed.v1 published to SNS →
 // jobs-inbox → delivery → POST) beside the emulator's own send → receive.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { createEvent, topology } from '@hireflow/contracts';
@@ -20,6 +18,7 @@ import { SnsPublisher } from '@hireflow/messaging';
 import { provisionTopology } from '@hireflow/ops';
 import { type Closeable, connectDeps, createLogger } from '@hireflow/runtime';
 import { createSnsClient, createSqsClient } from '@hireflow/runtime/aws';
+import { readBody, startLocalServer } from '@hireflow/testing';
 import { sqsLatencyBaseline } from './baselines/sqs.ts';
 import { type BenchReport, type LatencyRound, median, percentile, round } from './report.ts';
 
@@ -45,32 +44,20 @@ interface Arrival {
 /** A receiver that answers 204 at once and keeps what came (the part of a real one this measures around). */
 async function startBenchReceiver() {
   const arrivals: Arrival[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const pick = (name: string) => String(req.headers[name] ?? '');
-      arrivals.push({
-        path: req.url ?? '/',
-        headers: Object.fromEntries(
-          ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, pick(h)]),
-        ),
-        body: Buffer.concat(chunks).toString('utf8'),
-        at: performance.timeOrigin + performance.now(),
-      });
-      res.writeHead(204).end();
+  const server = await startLocalServer(async (req, res) => {
+    const body = (await readBody(req)).toString('utf8');
+    const pick = (name: string) => String(req.headers[name] ?? '');
+    arrivals.push({
+      path: req.url ?? '/',
+      headers: Object.fromEntries(
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, pick(h)]),
+      ),
+      body,
+      at: performance.timeOrigin + performance.now(),
     });
+    res.writeHead(204).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: server.url, arrivals, close: server.close };
 }
 
 const uploadIdOf = (body: string) => (JSON.parse(body) as { data: { uploadId: string } }).data.uploadId;

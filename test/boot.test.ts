@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createHireflowClient, type HireflowClient } from '@hireflow/client';
 import { waitFor } from '@hireflow/testing';
+import { startOtlpReceiver } from '@hireflow/testing/otlp';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, type Launcher, launch as launchInstance, printedUrls, root } from './launcher.ts';
@@ -14,42 +13,6 @@ const stateDir = `.local/test-${instance}`;
 // Every log line the services write, to look for personal data in.
 const launch = (extraEnv: Record<string, string> = {}) =>
   launchInstance(instance, stateDir, { LOG_LEVEL: 'debug', ...extraEnv });
-
-interface ExportedSpan {
-  service: string;
-  traceId: string;
-  name: string;
-  /** The span as exported (attributes, events …), to look for personal data in. */
-  raw: string;
-}
-
-/** A minimal OTLP/HTTP (JSON) trace receiver: what the services export. */
-async function startOtlpReceiver() {
-  const spans: ExportedSpan[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        for (const rs of body.resourceSpans ?? []) {
-          const service = rs.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')
-            ?.value?.stringValue;
-          for (const ss of rs.scopeSpans ?? []) {
-            for (const span of ss.spans ?? [])
-              spans.push({ service, traceId: span.traceId, name: span.name, raw: JSON.stringify(span) });
-          }
-        }
-      } catch {
-        // not JSON: ignore
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, spans, close: () => new Promise((r) => server.close(r)) };
-}
 
 // A 1×1 PNG: what a client uploads (the media tests cover real images).
 const PNG = Buffer.from(

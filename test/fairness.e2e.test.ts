@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { createHireflowClient, type HireflowClient, HireflowProblem } from '@hireflow/client';
 import { loadLauncherSettings, type RunningPlatform, startPlatform } from '@hireflow/launcher';
-import { percentile, waitFor } from '@hireflow/testing';
+import { FREE_PORTS, percentile, waitFor } from '@hireflow/testing';
 import { keyDigest, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUp, FREE_PORTS, root } from './launcher.ts';
+import { cleanUp, root } from './launcher.ts';
 
 // Fair queues with real processes (docs/fairness.md, issue 29's acceptance):
 // the whole system as `pnpm start` runs it (every service its own process),

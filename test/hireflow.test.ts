@@ -9,9 +9,9 @@ import { rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { freePort, uniqueName, waitFor } from '@hireflow/testing';
+import { FREE_PORTS, freePort, uniqueName, waitFor } from '@hireflow/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FREE_PORTS, printedUrls, root } from './launcher.ts';
+import { printedUrls, root } from './launcher.ts';
 
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {

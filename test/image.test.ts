@@ -4,7 +4,15 @@
 // the emulator in an image of its own, the AWS CDK app out of the context,
 // and a start script that takes ports from libs/contracts.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -150,12 +158,12 @@ describe('Dockerfile', () => {
     expect(exposed).toEqual(SERVICE_NAMES.map((name) => servicePort(name)));
     const preload = /--import (\S+)/.exec(startScript)?.[1];
     expect(preload && existsSync(new URL(preload, root)), preload).toBe(true);
-    expect(startScript).toContain('services/$service/src/main.ts');
+    expect(startScript).toContain('"$dir/src/main.ts"');
     expect(startScript).toContain('/health/$probe');
   });
 
   it('starts a service with the flags and the compile cache the launcher gives it (issue 31)', () => {
-    const start = /exec node (.*)"services\/\$service\/src\/main\.ts"/.exec(startScript)?.[1] ?? '';
+    const start = /exec node (.*)"\$dir\/src\/main\.ts"/.exec(startScript)?.[1] ?? '';
     for (const flag of SERVICE_NODE_FLAGS) expect(start).toContain(flag);
     const env = runtime.find((i) => i.keyword === 'ENV' && /NODE_COMPILE_CACHE=/.test(i.args))?.args ?? '';
     const cache = /NODE_COMPILE_CACHE=(\S+)/.exec(env)?.[1];
@@ -183,5 +191,37 @@ describe('Dockerfile', () => {
     expect(await run({ SERVICE: 'billing' }, 'start')).toBe(64);
     expect(await run({ SERVICE: '../libs' }, 'start')).toBe(64);
     expect(await run({ SERVICE: 'jobs', PORT: '1' }, 'health', 'live')).toBe(1);
+  });
+
+  it('starts a service by the name its package declares, in a folder named otherwise (new:subscriber --dir)', async () => {
+    const app = mkdtempSync(join(tmpdir(), 'hireflow-app-'));
+    mkdirSync(join(app, 'services/crm-sync/src'), { recursive: true });
+    writeFileSync(
+      join(app, 'services/crm-sync/package.json'),
+      '{\n  "name": "@hireflow/crm",\n  "private": true\n}\n',
+    );
+    writeFileSync(join(app, 'services/crm-sync/src/main.ts'), "console.log('crm started');\n");
+    mkdirSync(join(app, 'libs/telemetry/src'), { recursive: true });
+    writeFileSync(join(app, 'libs/telemetry/src/register.ts'), '');
+    const script = join(app, 'hireflow');
+    writeFileSync(script, startScript);
+    const start = (service: string) =>
+      promisify(execFile)('sh', [script, 'start'], {
+        cwd: app,
+        env: { PATH: process.env.PATH ?? '', SERVICE: service },
+      }).then(
+        ({ stdout }) => ({ code: 0, out: stdout }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, out: error.stderr }),
+      );
+    try {
+      expect(await start('crm')).toEqual({ code: 0, out: 'crm started\n' });
+      // The folder's name is no service's, and the refusal lists the declared names.
+      expect(await start('crm-sync')).toEqual({
+        code: 64,
+        out: "hireflow: set SERVICE to one of: crm (got 'crm-sync')\n",
+      });
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 });

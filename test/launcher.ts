@@ -3,22 +3,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SERVICE_NAMES, type ServiceName } from '@hireflow/contracts';
+import { FREE_PORTS } from '@hireflow/testing';
 import pg from 'pg';
-
-/**
- * Every port a launched system listens on, free ones: never the defaults,
- * which a developer's `pnpm start` (or another test file) may hold.
- */
-export const FREE_PORTS = {
-  HIREFLOW_PORT_BASE: '0',
-  HIREFLOW_API_PORT: '0',
-  EMULATOR_PORT: '0',
-  MAIL_SMTP_PORT: '0',
-  MAIL_UI_PORT: '0',
-  WEBHOOK_RECEIVER_PORT: '0',
-  TRACE_OTLP_PORT: '0',
-  TRACE_UI_PORT: '0',
-} as const;
 
 export const root = resolve(import.meta.dirname, '..');
 

@@ -11,6 +11,7 @@ import {
   type PublicService,
   patternsOf,
   type ServiceName,
+  type SubscriberDefinition,
   servicePort,
   type WorkerScalingPolicy,
   workerScaling,
@@ -105,22 +106,36 @@ export function connectionProblems(
   for (const service of Object.keys(plan) as ServiceName[]) {
     processes += (plan[service].api?.maxTasks ?? 0) + scaling[service].maxWorkers;
   }
-  const needed = processes * CONNECTIONS_PER_PROCESS;
+  // Each subscriber service of the registry: its one task's pool (no outbox LISTEN: it publishes nothing).
+  const subscriberTasks = capacity.subscribers.reduce((sum, s) => sum + s.tasks, 0);
+  const needed =
+    processes * CONNECTIONS_PER_PROCESS + capacity.subscribers.reduce((sum, s) => sum + s.connections, 0);
   const db = capacity.database.class;
   const usable = usableConnections(db);
+  const tasks =
+    subscriberTasks > 0
+      ? `${processes + subscriberTasks} tasks (${subscriberTasks} of subscriber services)`
+      : `${processes} tasks`;
   return needed > usable
     ? [
-        `${processes} tasks at their maximum open up to ${needed} Postgres connections; ${db.name} allows ${usable} (90 % of its max_connections): ` +
+        `${tasks} at their maximum open up to ${needed} Postgres connections; ${db.name} allows ${usable} (90 % of its max_connections): ` +
           'a larger class, fewer tasks, or RDS Proxy in front of Postgres (docs/capacity.md)',
       ]
     : [];
 }
 
-export const capacityFor = (profile: string = DEFAULT_CAPACITY_PROFILE): CapacityPlan => {
+/**
+ * The named profile's plan for a stack that runs these subscriber services
+ * beside the four (default: the registry's): their tasks and pools are in it.
+ */
+export const capacityFor = (
+  profile: string = DEFAULT_CAPACITY_PROFILE,
+  subscribers?: readonly Pick<SubscriberDefinition, 'name'>[],
+): CapacityPlan => {
   const load = capacityProfiles[profile];
   if (!load)
     throw new Error(`no capacity profile ${profile}; have ${Object.keys(capacityProfiles).join(', ')}`);
-  return planCapacity(load);
+  return planCapacity(load, subscribers ? { subscribers } : {});
 };
 
 /** The default profile's plan. */

@@ -49,14 +49,6 @@ export interface HireflowStackProps extends StackProps {
   subscribers?: readonly SubscriberDefinition[];
 }
 
-/**
- * A subscriber service's one task (worker role: its inbox; health and admin
- * ports like the four): the smallest Fargate size with the collector beside
- * it. One task, not scaled: there is no scaling policy of its own (as with
- * `pnpm start`); raise it here or give it a policy when one needs more.
- */
-export const SUBSCRIBER_TASK = { cpu: 256, memoryMiB: 512 } as const;
-
 export class HireflowStack extends Stack {
   readonly messaging: Messaging;
   readonly externalSubscribers: ExternalSubscribers;
@@ -79,14 +71,15 @@ export class HireflowStack extends Stack {
     const { settings } = props;
     const t = props.topology ?? topology;
     // Sizes, counts and the data stores' classes from the capacity model (docs/capacity.md).
-    const capacity = capacityFor(settings.capacityProfile);
+    // The subscriber services' tasks and pools are in the plan: they share the database.
+    const subscribers = props.subscribers ?? registeredSubscribers;
+    const capacity = capacityFor(settings.capacityProfile, subscribers);
     const plan = props.plan ?? deploymentPlanFor(capacity);
     const scaling = props.workerScaling ?? workerScalingFor(capacity);
     const problems = connectionProblems(capacity, plan, scaling);
     if (problems.length > 0)
       throw new Error(`capacity profile ${settings.capacityProfile}: ${problems.join('; ')}`);
     const services = Object.keys(plan) as ServiceName[];
-    const subscribers = props.subscribers ?? registeredSubscribers;
 
     this.messaging = new Messaging(this, 'Messaging', {
       topology: withExternalSubscribers(t, settings.subscribers),
@@ -181,13 +174,17 @@ export class HireflowStack extends Stack {
     // The subscriber services of this repository: one worker task each, its
     // task role allowed its own inbox and DLQ only (it publishes nothing),
     // its own database and Redis prefix like the four (docs/deploy.md).
+    // A subscriber service's one task (worker role: its inbox; health and admin
+    // ports like the four) is the capacity model's SUBSCRIBER_TASK: one task,
+    // not scaled (no scaling policy of its own, as with `pnpm start`).
     for (const subscriber of subscribers) {
       const name = subscriber.name as ConsumerName;
+      const size = capacity.subscribers.find((s) => s.name === subscriber.name)!;
       const channels = this.#channels(name, t);
       if (!channels.inbox) throw new Error(`the topology has no inbox for the subscriber ${name}`);
       const deployment = new ServiceDeployment(this, `${constructId(name)}Subscriber`, {
         service: name,
-        plan: { port: subscriber.port, worker: SUBSCRIBER_TASK },
+        plan: { port: subscriber.port, worker: { cpu: size.cpu, memoryMiB: size.memoryMiB } },
         cluster: this.cluster,
         image,
         collectorImage: settings.collectorImage,

@@ -1,9 +1,28 @@
 // The stack is the capacity model's plan for its load profile: task sizes,
 // worker bounds, the database and cache classes; and a profile whose pools
 // would open more Postgres connections than the class allows does not build.
-import { capacityProfiles, planCapacity, usableConnections } from '@hireflow/contracts/capacity';
+import {
+  type SubscriberDefinition,
+  subscriberInbox,
+  subscriberQueue,
+  type Topology,
+  topology,
+} from '@hireflow/contracts';
+import {
+  capacityProfiles,
+  planCapacity,
+  SUBSCRIBER_TASK,
+  usableConnections,
+} from '@hireflow/contracts/capacity';
 import { describe, expect, it } from 'vitest';
-import { buildApp, connectionProblems, deploymentPlanFor, workerScalingFor } from '../src/index.ts';
+import {
+  buildApp,
+  capacityFor,
+  connectionProblems,
+  deploymentPlanFor,
+  workerScalingFor,
+} from '../src/index.ts';
+import { idOf } from './access.ts';
 import { synthesize, TEST_IMAGE } from './synth.ts';
 import { resourcesOfType, type TemplateJson } from './template.ts';
 
@@ -55,6 +74,53 @@ describe('the stack follows the capacity model', () => {
     expect(() =>
       buildApp({ context: { ...cdkContext(), capacityProfile: 'x10000', imageUri: TEST_IMAGE } }),
     ).toThrow(/capacity profile x10000: .*RDS Proxy/);
+  });
+
+  it("counts each registry subscriber service's task and pool", () => {
+    const subscribers: SubscriberDefinition[] = [
+      { name: 'analytics', events: ['job.posted.v1'], port: 3101 },
+      { name: 'crm', events: ['candidate.registered.v1'], port: 3102 },
+    ];
+    const four = capacityFor('small', []);
+    const plan = deploymentPlanFor(four);
+    const scaling = workerScalingFor(four);
+    // The four's 32 tasks fill 352 of db.t4g.medium's 364; two subscriber tasks' pools (10 each) do not fit.
+    const withSubscribers = { ...four, subscribers: capacityFor('small', subscribers).subscribers };
+    expect(connectionProblems(withSubscribers, plan, scaling)).toEqual([
+      expect.stringMatching(
+        /^34 tasks \(2 of subscriber services\) at their maximum open up to 372 Postgres connections; db\.t4g\.medium allows 364/,
+      ),
+    ]);
+    // The stack plans with the subscribers it runs: the next class, which holds them.
+    const topologyWith = {
+      ...topology,
+      queues: {
+        ...topology.queues,
+        ...Object.fromEntries(
+          subscribers.map((s) => [
+            subscriberInbox(s.name),
+            subscriberQueue(s, { visibilityTimeoutSeconds: 30, maxReceiveCount: 10 }),
+          ]),
+        ),
+      },
+    } as Topology;
+    const { stack, template } = synthesize({}, { topology: topologyWith, subscribers });
+    const json = template.toJSON() as TemplateJson;
+    const capacity = capacityFor('small', subscribers);
+    expect(capacity.database.class.name).toBe('db.t4g.large');
+    expect(
+      resourcesOfType(json, 'AWS::RDS::DBInstance').map(([, r]) => r.Properties.DBInstanceClass),
+    ).toEqual(['db.t4g.large']);
+    for (const { name } of subscribers) {
+      const worker = stack.subscriberDeployments.get(name)!.roles.get('worker')!;
+      const task = resourcesOfType(json, 'AWS::ECS::TaskDefinition').find(
+        ([id]) => id === idOf(stack, worker.taskDefinition),
+      )!;
+      expect({ cpu: Number(task[1].Properties.Cpu), memory: Number(task[1].Properties.Memory) }).toEqual({
+        cpu: SUBSCRIBER_TASK.cpu,
+        memory: SUBSCRIBER_TASK.memoryMiB,
+      });
+    }
   });
 
   it('an unknown profile names the ones there are', () => {

@@ -9,7 +9,7 @@ import { registeredSubscribers, type SubscriberName } from './subscribers.regist
 import type { ConsumerName, QueueDefinition, SubscriptionDefinition, TopicName } from './topology.ts';
 
 export interface SubscriberDefinition {
-  /** The service's name: its folder, database (`hireflow_<name>`), Redis prefix, inbox `<name>-inbox`. */
+  /** The service's name: its package `@hireflow/<name>` (in `services/<name>` unless `--dir` chose another folder), database (`hireflow_<name>`), Redis prefix, inbox `<name>-inbox`. */
   name: string;
   /** The event types its inbox receives (the filter policy). */
   events: readonly EventType[];

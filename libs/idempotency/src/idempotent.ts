@@ -94,18 +94,20 @@ export async function idempotent<T>(
   work: IdempotentWork<T>,
 ): Promise<T> {
   if (!options.key) throw new TypeError('idempotent: the key is empty');
-  const em = 'em' in db ? db.em.fork() : db;
   const settings = {
     key: options.key,
     fingerprint: options.payload === undefined ? null : fingerprint(options.payload),
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     ttlMs: options.ttlMs ?? DEFAULT_RETENTION_MS,
   };
+  // Given the ORM, transactional mode owns the transaction's connection (two
+  // round trips fewer), its work on one fork of the ORM's EntityManager; given
+  // an EntityManager, which may be in a transaction of the caller's, it runs
+  // in (or nested in) that EntityManager's transaction.
+  if (options.transactional && 'em' in db) return runInOwnedTransaction(db.em, settings, work);
+  const em = 'em' in db ? db.em.fork() : db;
   if (!options.transactional) return runWithLease(em, settings, options.heartbeat ?? true, work);
-  // Given the ORM, the wrapper owns the transaction's connection (two round
-  // trips fewer); given an EntityManager, which may be in a transaction of
-  // the caller's, it runs in (or nested in) that EntityManager's transaction.
-  return 'em' in db ? runInOwnedTransaction(em, settings, work) : runInTransaction(em, settings, work);
+  return runInTransaction(em, settings, work);
 }
 
 type Settings = Parameters<typeof claimKey>[1];

@@ -48,6 +48,7 @@ export {
 } from './outbox/relay.ts';
 export { outboxStats } from './outbox/store.ts';
 export { enqueueVersions } from './outbox/versions.ts';
+export { untraced, untracedContext, withoutChildSpans } from './quiet.ts';
 export type { RetryLaterOptions } from './retry-later.ts';
 export {
   DeferError,

@@ -1,7 +1,8 @@
 // How a service process is started (issue 31): the same Node flags, preload
 // and environment for the launcher, the benches and the image (the
 // Dockerfile's `hireflow start` repeats them; docs/performance.md, "Footprint").
-// No imports beyond node:path: the launcher loads this without the runtime.
+// No imports beyond Node's own: the launcher loads this without the runtime.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -26,13 +27,37 @@ export function compileCacheDir(root: string): string {
   return join(root, 'node_modules/.cache/hireflow-node');
 }
 
+/**
+ * The folder (relative to `root`) of the service whose package declares the
+ * name `@hireflow/<service>`: `services/<service>` for the four and for a
+ * subscriber `pnpm new:subscriber` wrote there, or the folder its `--dir`
+ * named, whatever that folder is called.
+ */
+export function serviceFolder(root: string, service: string): string {
+  const declared = `@hireflow/${service}`;
+  const conventional = join('services', service);
+  if (packageNameIn(join(root, conventional)) === declared) return conventional;
+  for (const entry of readdirSync(join(root, 'services')).sort()) {
+    if (packageNameIn(join(root, 'services', entry)) === declared) return join('services', entry);
+  }
+  throw new Error(`no folder of services/ holds the package ${declared}, the service ${service}`);
+}
+
+function packageNameIn(folder: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: string }).name;
+  } catch {
+    return undefined;
+  }
+}
+
 /** node's arguments for a service's process: the flags, the telemetry preload, the entry point. */
 export function serviceNodeArgs(root: string, service: string): string[] {
   return [
     ...SERVICE_NODE_FLAGS,
     '--import',
     join(root, 'libs/telemetry/src/register.ts'),
-    join(root, 'services', service, 'src/main.ts'),
+    join(root, serviceFolder(root, service), 'src/main.ts'),
   ];
 }
 

@@ -9,12 +9,6 @@ export type {
 export { signals } from '@hireflow/contracts/signals';
 export { shutdownTelemetry, telemetryStarted } from './handle.ts';
 export { PrivacySpanProcessor } from './privacy.ts';
-export {
-  housekeepingSpanName,
-  inHousekeepingSpan,
-  untraced,
-  untracedContext,
-  withoutChildSpans,
-} from './quiet.ts';
+export { housekeepingSpanName, inHousekeepingSpan } from './quiet.ts';
 export { scrubSql, scrubUrl } from './scrub.ts';
 export { currentTraceId } from './trace.ts';

@@ -1,6 +1,6 @@
 import { context, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inHousekeepingSpan, untraced } from './quiet.ts';
+import { inHousekeepingSpan } from './quiet.ts';
 import { startTestTracing } from './testing.ts';
 
 let tracing: ReturnType<typeof startTestTracing>;
@@ -11,22 +11,6 @@ afterAll(() => tracing.stop());
 
 const tracer = trace.getTracer('spec');
 const named = (name: string) => tracing.exporter.getFinishedSpans().filter((s) => s.name === name);
-
-describe('untraced', () => {
-  it('records nothing the work starts, even inside a trace, and leaves the caller’s trace alone', async () => {
-    await tracer.startActiveSpan('request', async (request) => {
-      await untraced(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        tracer.startSpan('poll').end();
-        expect(trace.getActiveSpan()).toBeUndefined();
-      });
-      tracer.startSpan('after').end();
-      request.end();
-    });
-    expect(named('poll')).toEqual([]);
-    expect(named('after')[0]?.parentSpanContext?.spanId).toBe(named('request')[0]!.spanContext().spanId);
-  });
-});
 
 describe('inHousekeepingSpan', () => {
   it('runs a task as the root of its own trace, named after it, its work as children', async () => {

@@ -1,31 +1,10 @@
-import { type Context, context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
-// Quiet when idle (docs/tracing.md): a poller's empty round is no story, so
-// it leaves no trace; periodic housekeeping, which is work of its own, gets a
-// root span that says what it is.
+// Quiet when idle (docs/tracing.md): periodic housekeeping, which is work of
+// its own, gets a root span that says what it is. A poller's empty round is no
+// story and leaves no trace: `untraced` is @hireflow/messaging's.
 
 const tracer = trace.getTracer('@hireflow/telemetry');
-
-/**
- * Runs `work` outside any trace, with tracing suppressed: nothing it starts
- * (SQL, Redis, AWS calls, timers and sockets it creates) records a span. For
- * pollers (an SQS long poll, a relay's claim loop, a metrics sampler) and
- * connection set-up that belongs to no request.
- */
-export function untraced<T>(work: () => T): T {
-  return context.with(untracedContext(), work);
-}
-
-/** The context `untraced` runs in: no parent, tracing suppressed. */
-export function untracedContext(): Context {
-  return suppressTracing(ROOT_CONTEXT);
-}
-
-/** `context` (its span stays the active one) with every span below it suppressed. */
-export function withoutChildSpans(context: Context): Context {
-  return suppressTracing(context);
-}
 
 /** The span name of a periodic task: `housekeeping <name>`. */
 export function housekeepingSpanName(task: string): string {

@@ -1,6 +1,8 @@
 export type { TestDatabase } from './database.ts';
 export { createTestDatabase } from './database.ts';
-export { freePort, uniqueName } from './names.ts';
+export type { LocalHttpServer } from './http-server.ts';
+export { readBody, startLocalServer } from './http-server.ts';
+export { FREE_PORTS, freePort, uniqueName } from './names.ts';
 export type { WebhookReceiver } from './observe.ts';
 export { metricValue, scrapeMetric, startWebhookReceiver } from './observe.ts';
 export { percentile } from './percentile.ts';

@@ -14,3 +14,19 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/**
+ * Every port a launched system (`pnpm start`, the launcher) listens on, free
+ * ones: never the defaults, which a developer's `pnpm start` or another test
+ * file may hold. Spread into the launcher's environment.
+ */
+export const FREE_PORTS = {
+  HIREFLOW_PORT_BASE: '0',
+  HIREFLOW_API_PORT: '0',
+  EMULATOR_PORT: '0',
+  MAIL_SMTP_PORT: '0',
+  MAIL_UI_PORT: '0',
+  WEBHOOK_RECEIVER_PORT: '0',
+  TRACE_OTLP_PORT: '0',
+  TRACE_UI_PORT: '0',
+} as const;

@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseMetrics, select } from '@hireflow/ops';
+import { readBody, startLocalServer } from './http-server.ts';
 
 // What an operator sees, for tests: a process's Prometheus metrics and the
 // alerts it posts to a webhook.
@@ -38,23 +37,14 @@ export interface WebhookReceiver<T> {
 /** An HTTP endpoint on 127.0.0.1 that keeps the JSON bodies posted to it (answers 204). */
 export async function startWebhookReceiver<T = unknown>(): Promise<WebhookReceiver<T>> {
   const received: T[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as T);
-        res.writeHead(204).end();
-      } catch {
-        res.writeHead(400).end();
-      }
-    });
+  const server = await startLocalServer(async (req, res) => {
+    const body = (await readBody(req)).toString('utf8');
+    try {
+      received.push(JSON.parse(body) as T);
+      res.writeHead(204).end();
+    } catch {
+      res.writeHead(400).end();
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/alerts`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { url: `${server.url}/alerts`, received, close: server.close };
 }

@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readBody, startLocalServer } from './http-server.ts';
 
 export interface ExportedSpan {
   /** The exporting process's `service.name`. */
@@ -24,46 +23,37 @@ export interface OtlpReceiver {
 /** A minimal OTLP/HTTP (JSON) trace receiver on a free loopback port: what processes export. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ExportedSpan[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        for (const rs of body.resourceSpans ?? []) {
-          const service = rs.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')
-            ?.value?.stringValue;
-          for (const ss of rs.scopeSpans ?? []) {
-            for (const span of ss.spans ?? []) {
-              const { traceId, name } = span;
-              const attributes = Object.fromEntries(
-                (span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [
-                  a.key,
-                  Object.values(a.value ?? {})[0],
-                ]),
-              );
-              spans.push({
-                service,
-                traceId,
-                name,
-                scope: ss.scope?.name,
-                attributes,
-                raw: JSON.stringify(span),
-              });
-            }
+  const server = await startLocalServer(async (req, res) => {
+    const text = (await readBody(req)).toString('utf8');
+    try {
+      const body = JSON.parse(text);
+      for (const rs of body.resourceSpans ?? []) {
+        const service = rs.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')?.value
+          ?.stringValue;
+        for (const ss of rs.scopeSpans ?? []) {
+          for (const span of ss.spans ?? []) {
+            const { traceId, name } = span;
+            const attributes = Object.fromEntries(
+              (span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [
+                a.key,
+                Object.values(a.value ?? {})[0],
+              ]),
+            );
+            spans.push({
+              service,
+              traceId,
+              name,
+              scope: ss.scope?.name,
+              attributes,
+              raw: JSON.stringify(span),
+            });
           }
         }
-      } catch {
-        // not JSON: ignore
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+    } catch {
+      // not JSON: ignore
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    spans,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { endpoint: server.url, spans, close: server.close };
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { readBody, startLocalServer } from '@hireflow/testing';
 
 export interface Received {
   path: string;
@@ -28,33 +28,19 @@ export async function startReceiver(
   respond: Responder = (_r, res) => void res.writeHead(204).end(),
 ): Promise<Receiver> {
   const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request = {
-        path: req.url ?? '/',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
-      };
-      received.push(request);
-      void respond(request, res);
-    });
+  const server = await startLocalServer(async (req, res) => {
+    const body = (await readBody(req)).toString('utf8');
+    const request = { path: req.url ?? '/', headers: req.headers, body, at: Date.now() };
+    received.push(request);
+    await respond(request, res);
   });
   let connections = 0;
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  server.server.on('connection', () => connections++);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     received,
     to: (path) => received.filter((r) => r.path === path),
     connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ConfigError } from '@hireflow/config';
 import { createEvent } from '@hireflow/contracts';
-import { waitFor } from '@hireflow/testing';
+import { startLocalServer, waitFor } from '@hireflow/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
@@ -95,7 +93,7 @@ describe('refused addresses', () => {
 describe('the sender', () => {
   it('reads at most 64 KiB of an answer and returns, however long the body goes on', async () => {
     let written = 0;
-    const endless = createServer((_req, res) => {
+    const endless = await startLocalServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       const chunk = Buffer.alloc(16 * 1024, 'a');
       const pump = () => {
@@ -104,10 +102,8 @@ describe('the sender', () => {
       res.on('drain', pump);
       pump();
     });
-    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
-    const { port } = endless.address() as AddressInfo;
     try {
-      const result = await sendWebhook(`http://127.0.0.1:${port}/`, {}, '{}', {
+      const result = await sendWebhook(`${endless.url}/`, {}, '{}', {
         allowHttp: true,
         allowPrivate: true,
         timeoutMs: 10_000,
@@ -117,26 +113,22 @@ describe('the sender', () => {
       expect(written).toBeLessThan(50 * 1024 * 1024);
       expect(MAX_RESPONSE_BYTES).toBe(65_536);
     } finally {
-      endless.closeAllConnections();
-      endless.close();
+      await endless.close();
     }
   });
 
   it('gives up on an endpoint that never answers, after its timeout', async () => {
-    const silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as AddressInfo;
+    const silent = await startLocalServer(() => undefined);
     try {
       await expect(
-        sendWebhook(`http://127.0.0.1:${port}/`, {}, '{}', {
+        sendWebhook(`${silent.url}/`, {}, '{}', {
           allowHttp: true,
           allowPrivate: true,
           timeoutMs: 300,
         }),
       ).rejects.toThrow(/timed out after 300 ms/);
     } finally {
-      silent.closeAllConnections();
-      silent.close();
+      await silent.close();
     }
   });
 

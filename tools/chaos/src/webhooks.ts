@@ -3,8 +3,7 @@
 // subscribed to every type; and the count of what they received against
 // what should have arrived: nothing lost, every copy of one event with the
 // same webhook-id.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readBody, startLocalServer } from '@hireflow/testing';
 import pg from 'pg';
 import { now } from './clock.ts';
 import type { Random } from './random.ts';
@@ -158,43 +157,31 @@ export interface WebhookSinks {
  */
 export async function startWebhookSinks(random: Random): Promise<WebhookSinks> {
   const arrivals: WebhookArrival[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const endpoint = req.url === '/slow' ? 'slow' : 'flaky';
-      const arrival: WebhookArrival = {
-        endpoint,
-        webhookId: String(req.headers['webhook-id'] ?? ''),
-        fact: factOf(Buffer.concat(chunks).toString('utf8')),
-        answered: 204,
-        at: now(),
-      };
-      arrivals.push(arrival);
-      if (endpoint === 'slow') {
-        setTimeout(() => res.writeHead(204).end(), random.int(200, 1200));
-        return;
-      }
-      const draw = random.next();
-      if (draw < 0.05) {
-        arrival.answered = 0;
-        req.socket.destroy();
-      } else if (draw < 0.3) {
-        arrival.answered = 500;
-        res.writeHead(500).end('flaky');
-      } else res.writeHead(204).end();
-    });
+  const server = await startLocalServer(async (req, res) => {
+    const body = (await readBody(req)).toString('utf8');
+    const endpoint = req.url === '/slow' ? 'slow' : 'flaky';
+    const arrival: WebhookArrival = {
+      endpoint,
+      webhookId: String(req.headers['webhook-id'] ?? ''),
+      fact: factOf(body),
+      answered: 204,
+      at: now(),
+    };
+    arrivals.push(arrival);
+    if (endpoint === 'slow') {
+      setTimeout(() => res.writeHead(204).end(), random.int(200, 1200));
+      return;
+    }
+    const draw = random.next();
+    if (draw < 0.05) {
+      arrival.answered = 0;
+      req.socket.destroy();
+    } else if (draw < 0.3) {
+      arrival.answered = 500;
+      res.writeHead(500).end('flaky');
+    } else res.writeHead(204).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: server.url, arrivals, close: server.close };
 }
 
 /** Registers both endpoints for the workload's tenant, through the public API. */

@@ -14,6 +14,8 @@ export interface ScalingRecord {
   jobs: number;
   oldestAgeSeconds: number;
   workers: number;
+  /** Workers started and taking work (those still starting are counted in `workers` only). */
+  ready?: number | undefined;
   reason?: string | undefined;
 }
 
@@ -137,6 +139,7 @@ export function startAutoscaler(options: {
       service: pool.service,
       ...seen,
       workers: decision.state.workers,
+      ready: pool.ready().length,
       reason: decision.reason,
     };
     await appendFile(options.recordTo, `${JSON.stringify(record)}\n`);

@@ -188,6 +188,8 @@ export async function startServices(options: {
       const recordTo = join(options.stateDir, 'scaling.jsonl');
       await mkdir(options.stateDir, { recursive: true });
       await writeFile(recordTo, '');
+      // The bounds in force (the policy time-scaled, maximums capped to the connections): `pnpm burst` predicts with them.
+      await writeFile(join(options.stateDir, 'scaling-policies.json'), `${JSON.stringify(policies)}\n`);
       autoscaler = startAutoscaler({
         pools,
         adminToken: options.envOf('jobs').ADMIN_TOKEN,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import { type LocalHttpServer, startLocalServer } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startGateway } from '../src/gateway.ts';
 
@@ -14,15 +15,8 @@ interface Seen {
   bytes: number;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
-const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
 function standIn(name: string, seen: Seen[], streams: { closed: number }) {
-  return listen((req, res) => {
+  return startLocalServer((req, res) => {
     let bytes = 0;
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
@@ -49,8 +43,8 @@ function standIn(name: string, seen: Seen[], streams: { closed: number }) {
 describe('the API gateway (pnpm start)', () => {
   const seen: Seen[] = [];
   const streams = { closed: 0 };
-  let jobs: Server;
-  let media: Server;
+  let jobs: LocalHttpServer;
+  let media: LocalHttpServer;
   let gateway: Gateway;
 
   beforeAll(async () => {
@@ -60,10 +54,8 @@ describe('the API gateway (pnpm start)', () => {
   });
   afterAll(async () => {
     await gateway?.stop();
-    jobs?.closeAllConnections();
-    media?.closeAllConnections();
-    await new Promise((resolve) => jobs?.close(resolve));
-    await new Promise((resolve) => media?.close(resolve));
+    await jobs?.close();
+    await media?.close();
   });
 
   it('answers 503 for a service that is not listening yet', async () => {
@@ -71,7 +63,7 @@ describe('the API gateway (pnpm start)', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.headers.get('retry-after')).toBe('1');
-    gateway.setTargets({ jobs: urlOf(jobs), media: urlOf(media) });
+    gateway.setTargets({ jobs: jobs.url, media: media.url });
   });
 
   it('sends each path to the service that serves it, with the request as sent', async () => {
@@ -163,13 +155,12 @@ describe('the API gateway (pnpm start)', () => {
   });
 
   it('answers 502 problem+json when the service does not answer', async () => {
-    const down = await listen(() => undefined);
-    const url = urlOf(down);
-    await new Promise((resolve) => down.close(resolve));
-    gateway.setTargets({ media: url });
+    const down = await startLocalServer(() => undefined);
+    await down.close();
+    gateway.setTargets({ media: down.url });
     const res = await fetch(`${gateway.url}/v1/uploads/x`);
     expect(res.status).toBe(502);
     expect(((await res.json()) as { code: string }).code).toBe('BAD_GATEWAY');
-    gateway.setTargets({ media: urlOf(media) });
+    gateway.setTargets({ media: media.url });
   });
 });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { CreateTopicCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AnyEvent } from '@hireflow/contracts';
+import { FREE_PORTS } from '@hireflow/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -18,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Postgres, Redis and the emulator.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const REGISTRY = 'libs/contracts/src/subscribers.registry.ts';
+// The first subscriber's folder is not named after it: `pnpm start` finds it by its package's name.
+const DIR = 'services/analytics-sink';
 let copy: string;
 
 /** The child's environment: this run's vitest variables would make a nested vitest think it is a worker. */
@@ -70,7 +73,7 @@ afterAll(() => {
 describe('pnpm new:subscriber', () => {
   it('writes a registered service that lints, type-checks and passes its own tests', () => {
     const out = ok(
-      newSubscriber('analytics', '--events', 'job.posted.v1,candidate.registered.v1'),
+      newSubscriber('analytics', '--events', 'job.posted.v1,candidate.registered.v1', '--dir', DIR),
       'new:subscriber',
     );
     expect(out).toContain('analytics: inbox analytics-inbox (DLQ analytics-inbox-dlq)');
@@ -78,7 +81,7 @@ describe('pnpm new:subscriber', () => {
     expect(readFileSync(join(copy, REGISTRY), 'utf8')).toMatch(
       /name: 'analytics',\s*events: \['job\.posted\.v1', 'candidate\.registered\.v1'\],\s*port: 3101/,
     );
-    const handlers = readFileSync(join(copy, 'services/analytics/src/modules/events/handlers.ts'), 'utf8');
+    const handlers = readFileSync(join(copy, DIR, 'src/modules/events/handlers.ts'), 'utf8');
     expect(handlers).toContain(
       "export async function onJobPostedV1(em: EntityManager, event: CloudEvent<'job.posted.v1'>)",
     );
@@ -87,7 +90,7 @@ describe('pnpm new:subscriber', () => {
 
     // The topology every tool reads now has its inbox, filtered on its two types, on the one topic carrying them.
     const topology = ok(
-      run(join(copy, 'services/analytics'), process.execPath, [
+      run(join(copy, DIR), process.execPath, [
         '--input-type=module',
         '-e',
         "import { topology, serviceChannels } from '@hireflow/contracts'; console.log(JSON.stringify([topology.queues['analytics-inbox'], serviceChannels('analytics')]))",
@@ -104,19 +107,16 @@ describe('pnpm new:subscriber', () => {
       { inbox: 'analytics-inbox' },
     ]);
 
-    ok(run(copy, 'node_modules/.bin/biome', ['check', 'services/analytics', REGISTRY]), 'biome check');
+    ok(run(copy, 'node_modules/.bin/biome', ['check', DIR, REGISTRY]), 'biome check');
     writeFileSync(
-      join(copy, 'services/analytics/tsconfig.check.json'),
+      join(copy, DIR, 'tsconfig.check.json'),
       JSON.stringify({
         extends: '../../tsconfig.base.json',
         include: ['src', 'test', '../../libs/testing/src/global-setup.ts'],
       }),
     );
-    ok(
-      run(copy, 'node_modules/.bin/tsc', ['--noEmit', '-p', 'services/analytics/tsconfig.check.json']),
-      'tsc',
-    );
-    const tests = ok(run(copy, 'node_modules/.bin/vitest', ['run', 'services/analytics'], 480_000), 'vitest');
+    ok(run(copy, 'node_modules/.bin/tsc', ['--noEmit', '-p', `${DIR}/tsconfig.check.json`]), 'tsc');
+    const tests = ok(run(copy, 'node_modules/.bin/vitest', ['run', DIR], 480_000), 'vitest');
     // Every test ran and passed: health (7), and per event type duplicates and poison (2 × 2).
     expect(tests).toMatch(/Tests\s+11 passed \(11\)/);
     expect(tests).toMatch(/inbox\.test\.ts \(4 tests\)/);
@@ -132,14 +132,7 @@ describe('pnpm new:subscriber', () => {
         ...childEnv,
         HIREFLOW_INSTANCE: instance,
         HIREFLOW_STATE_DIR: stateDir,
-        HIREFLOW_PORT_BASE: '0',
-        HIREFLOW_API_PORT: '0',
-        EMULATOR_PORT: '0',
-        MAIL_SMTP_PORT: '0',
-        MAIL_UI_PORT: '0',
-        TRACE_OTLP_PORT: '0',
-        TRACE_UI_PORT: '0',
-        WEBHOOK_RECEIVER_PORT: '0',
+        ...FREE_PORTS,
         LOG_LEVEL: 'warn',
         HIREFLOW_SCALING: 'off',
         HIREFLOW_READY_TIMEOUT_MS: '150000',

@@ -1,11 +1,12 @@
 export type { Measurement } from './measured.ts';
 export { measured, searchMs, TARGET_UTILISATION } from './measured.ts';
-export type { CapacityPlan, Limit, LoadProfile, Role, RolePlan } from './model.ts';
+export type { CapacityOptions, CapacityPlan, Limit, LoadProfile, Role, RolePlan } from './model.ts';
 export {
   CONNECTIONS_PER_PROCESS,
   EMAIL_RATE_MAX,
   POOL_MAX,
   planCapacity,
+  SUBSCRIBER_TASK,
   taskMemoryFor,
   usableConnections,
 } from './model.ts';

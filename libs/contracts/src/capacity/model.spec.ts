@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { registeredSubscribers } from '../subscribers.registry.ts';
 import { measured, searchMs } from './measured.ts';
 import { type LoadProfile, planCapacity, taskMemoryFor, usableConnections } from './model.ts';
-import { databaseClasses, maxConnections } from './prices.ts';
+import { databaseClasses, fargate, HOURS_PER_MONTH, maxConnections } from './prices.ts';
 import { capacityProfiles } from './profiles.ts';
 
 const small = capacityProfiles.small!;
@@ -85,6 +86,34 @@ describe('the capacity model', () => {
       matchesPerCandidate: 0,
     };
     expect(planCapacity(noEmail).bindsFirst.name).not.toMatch(/email/);
+  });
+
+  it("counts each registry subscriber's task and pool in the connections, the class and the cost", () => {
+    const four = planCapacity(small, { subscribers: [] });
+    expect(four.subscribers).toEqual([]);
+    const two = planCapacity(small, { subscribers: [{ name: 'analytics' }, { name: 'crm' }] });
+    // One task each of 0.25 vCPU, 512 MiB, its pool of 10 (no outbox LISTEN: a subscriber publishes nothing).
+    expect(two.subscribers).toEqual([
+      { name: 'analytics', cpu: 256, memoryMiB: 512, tasks: 1, connections: 10 },
+      { name: 'crm', cpu: 256, memoryMiB: 512, tasks: 1, connections: 10 },
+    ]);
+    expect(two.database.connectionsAtMax).toBe(352 + 20);
+    // 372 connections are past db.t4g.medium's 364 usable: the model takes the next class.
+    expect(two.database.class.name).toBe('db.t4g.large');
+    // 2 × (0.25 vCPU + 0.5 GB) a month at both counts.
+    const subscriberMonthly = 2 * (0.25 * fargate.perVcpuHour + 0.5 * fargate.perGbHour) * HOURS_PER_MONTH;
+    expect(two.monthlyCost.items['Fargate (minimum tasks)']!).toBeCloseTo(
+      four.monthlyCost.items['Fargate (minimum tasks)']! + subscriberMonthly,
+      6,
+    );
+    expect(two.monthlyCost.fargateAtMax).toBeCloseTo(four.monthlyCost.fargateAtMax + subscriberMonthly, 6);
+    // One subscriber still fits the default class: 362 of 364.
+    const one = planCapacity(small, { subscribers: [{ name: 'analytics' }] });
+    expect(one.database).toMatchObject({ connectionsAtMax: 362, class: { name: 'db.t4g.medium' } });
+    // By default the registry's subscribers (none registered in this repository yet).
+    expect(planCapacity(small).subscribers.map((s) => s.name)).toEqual(
+      registeredSubscribers.map((s: { name: string }) => s.name),
+    );
   });
 
   it("picks a database class that holds the pools' connections", () => {

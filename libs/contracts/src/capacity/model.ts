@@ -7,6 +7,8 @@
 // stack and the model cannot drift (docs/capacity.md).
 import { workerScaling } from '../scaling.ts';
 import type { ServiceName } from '../services.ts';
+import { registeredSubscribers } from '../subscribers.registry.ts';
+import type { SubscriberDefinition } from '../subscribers.ts';
 import { measured, searchMs, TARGET_UTILISATION } from './measured.ts';
 import {
   type CacheClass,
@@ -88,6 +90,11 @@ export interface CapacityPlan {
     maxConnections: number;
     commitsPerSecond: number;
   };
+  /**
+   * The subscriber services of this repository (`pnpm new:subscriber`, the
+   * registry): one task each, with a pool of its own on the same database.
+   */
+  subscribers: { name: string; cpu: number; memoryMiB: number; tasks: number; connections: number }[];
   cache: { class: CacheClass; neededGiB: number };
   requestsPerMonth: { snsPublishes: number; sqs: number };
   monthlyCost: { items: Record<string, number>; total: number; fargateAtMax: number };
@@ -99,6 +106,12 @@ export interface CapacityPlan {
 /** Postgres connections one process opens: its pool and the outbox relay's LISTEN. */
 export const POOL_MAX = 10;
 export const CONNECTIONS_PER_PROCESS = POOL_MAX + 1;
+/**
+ * A subscriber service's task (`pnpm new:subscriber`): the smallest Fargate
+ * size, one task, not scaled (no policy of its own). It publishes nothing,
+ * so it opens its pool only, no outbox LISTEN.
+ */
+export const SUBSCRIBER_TASK = { cpu: 256, memoryMiB: 512, tasks: 1 } as const;
 /** Kept for migrations, one-off tasks, psql and RDS's own: a share of max_connections. */
 export const RESERVED_CONNECTIONS_SHARE = 0.1;
 /** The outbound email rate shared by every notifications worker (EMAIL_RATE_MAX). */
@@ -127,7 +140,12 @@ const API_MIN: Partial<Record<ServiceName, number>> = { jobs: 2, notifications: 
 /** API task maximums the stack keeps even when the profile needs fewer (a burst of clients). */
 const API_MAX_FLOOR: Partial<Record<ServiceName, number>> = { jobs: 6, notifications: 2, media: 4 };
 
-export function planCapacity(profile: LoadProfile): CapacityPlan {
+export interface CapacityOptions {
+  /** The subscriber services the deployment runs beside the four (default: the registry's). */
+  subscribers?: readonly Pick<SubscriberDefinition, 'name'>[];
+}
+
+export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}): CapacityPlan {
   const U = TARGET_UTILISATION;
   const rate = (perDay: number) => perDay / DAY;
   const avg = {
@@ -229,7 +247,17 @@ export function planCapacity(profile: LoadProfile): CapacityPlan {
   }
 
   const tasks = Object.values(services).flatMap((roles) => Object.values(roles));
-  const connectionsAtMax = tasks.reduce((sum, r) => sum + r.maxTasks * CONNECTIONS_PER_PROCESS, 0);
+  const subscribers = (options.subscribers ?? registeredSubscribers).map(({ name }) => ({
+    name,
+    cpu: SUBSCRIBER_TASK.cpu,
+    memoryMiB: SUBSCRIBER_TASK.memoryMiB,
+    tasks: SUBSCRIBER_TASK.tasks,
+    // Its pool only: no outbox, so no LISTEN connection.
+    connections: SUBSCRIBER_TASK.tasks * POOL_MAX,
+  }));
+  const connectionsAtMax =
+    tasks.reduce((sum, r) => sum + r.maxTasks * CONNECTIONS_PER_PROCESS, 0) +
+    subscribers.reduce((sum, s) => sum + s.connections, 0);
   const commitsAtPeak = atPeak.commits;
   const db =
     databaseClasses.find(
@@ -252,8 +280,10 @@ export function planCapacity(profile: LoadProfile): CapacityPlan {
     sqs: deliveries * month * (2 / 3) + (workers * month) / 20,
   };
 
+  // Subscriber tasks run at their one task at the minimum and the maximum alike.
+  const subscribersHourly = subscribers.reduce((sum, s) => sum + s.tasks * taskHourly(s), 0);
   const fargateMonthly = (pick: (r: RolePlan) => number) =>
-    tasks.reduce((sum, r) => sum + pick(r) * taskHourly(r), 0) * HOURS_PER_MONTH;
+    (tasks.reduce((sum, r) => sum + pick(r) * taskHourly(r), 0) + subscribersHourly) * HOURS_PER_MONTH;
   const items: Record<string, number> = {
     'Fargate (minimum tasks)': fargateMonthly((r) => r.minTasks),
     [`RDS ${db.name}, ${STORAGE_GB} GB gp3`]: db.hourly * HOURS_PER_MONTH + STORAGE_GB * storagePerGbMonth,
@@ -325,6 +355,7 @@ export function planCapacity(profile: LoadProfile): CapacityPlan {
       computations: atPeak.computations,
     },
     services,
+    subscribers,
     database: {
       class: db,
       connectionsAtMax,
@@ -363,7 +394,7 @@ function sized(cpu: number, expectedRssMiB: number, minTasks: number, maxTasks: 
   return { ...size, minTasks, maxTasks, expectedRssMiB: Math.round(expectedRssMiB) };
 }
 
-function taskHourly(r: RolePlan): number {
+function taskHourly(r: { cpu: number; memoryMiB: number }): number {
   return (r.cpu / 1024) * fargate.perVcpuHour + (r.memoryMiB / 1024) * fargate.perGbHour;
 }
 

@@ -145,9 +145,12 @@ export class OwnedTransaction {
     this.#client.release(this.#broken ?? false);
   }
 
-  /** Runs `work` on a fork of `em` whose queries go to this transaction, and flushes it (as em.transactional). */
+  /**
+   * Runs `work` on a fork of `em` (the ORM's EntityManager: a fresh, empty one)
+   * whose queries go to this transaction, and flushes it (as em.transactional).
+   */
   async work<T>(em: EntityManager, work: (fork: EntityManager) => Promise<T>): Promise<T> {
-    const fork = em.fork({ clear: false, cloneEventManager: true });
+    const fork = em.fork({ cloneEventManager: true });
     fork.setTransactionContext(this.#context());
     return TransactionContext.create(fork, async () => {
       const result = await work(fork);

@@ -1,5 +1,5 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { untraced } from '@hireflow/telemetry';
+import { untraced } from '@hireflow/messaging';
 import type { Queue } from 'bullmq';
 import type { Closeable } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';

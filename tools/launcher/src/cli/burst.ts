@@ -1,4 +1,5 @@
-// `pnpm burst [--events N] [--time-scale F] [--worker-start S] [--out docs/img/scaling-burst.svg]`
+// `pnpm burst [--events N] [--time-scale F] [--worker-start S] [--out docs/img/scaling-burst.svg]
+//             [--save run.json] [--replay run.json]`
 //
 // Shows the local autoscaler at work (docs/operations.md, "Scaling"): starts
 // `pnpm start` as an instance of its own (free ports, its own databases,
@@ -9,24 +10,34 @@
 // pools are back at their minimum, or after --deadline seconds, and always
 // tears its instance down. Traffic goes to 127.0.0.1 only. At the end it
 // prints the capacity model's prediction for the same burst beside what the
-// run measured (scaling/predict.ts; docs/capacity.md).
+// run measured, with the per-worker cost and start time calibrated in the run
+// before the fleet grew (scaling/predict.ts; docs/capacity.md). `--save`
+// writes the run to a file; `--replay` prints the comparison of a saved run
+// without starting anything.
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { parseConfig } from '@hireflow/config';
-import { type CloudEvent, createEvent, SERVICE_NAMES, workerScaling } from '@hireflow/contracts';
+import {
+  type CloudEvent,
+  createEvent,
+  SERVICE_NAMES,
+  type WorkerScalingPolicy,
+  workerScaling,
+} from '@hireflow/contracts';
 import { SnsPublisher } from '@hireflow/messaging';
 import { awsConfigSchema, awsSettings, createSnsClient } from '@hireflow/runtime/aws';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { ScalingRecord } from '../autoscaler.ts';
-import { type ChartPoint, scalingChart } from '../scaling/chart.ts';
-import { scaleTime } from '../scaling/decide.ts';
-import { BURST_POOLS, compare, perWorkerRate, predictBurst } from '../scaling/predict.ts';
+import { readTargets } from '../prometheus/targets.ts';
+import { scalingChart } from '../scaling/chart.ts';
+import { type BurstRun, compareRun } from '../scaling/predict.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
 const { values: args } = parseArgs({
@@ -35,8 +46,11 @@ const { values: args } = parseArgs({
     'time-scale': { type: 'string', default: '0.05' },
     deadline: { type: 'string', default: '600' },
     out: { type: 'string', default: 'docs/img/scaling-burst.svg' },
-    // How long a worker the autoscaler adds takes to take work, for the prediction.
+    // How long a worker the autoscaler adds takes to take work, for the prediction when the run scaled out none.
     'worker-start': { type: 'string', default: '10' },
+    // Write the run (samples, publish progress, load average) to a file; replay one without running.
+    save: { type: 'string' },
+    replay: { type: 'string' },
   },
 });
 const EVENTS = Number(args.events);
@@ -118,7 +132,12 @@ function startLauncher() {
   return { child, ready };
 }
 
-async function publishBurst(awsEndpoint: string, events: CloudEvent[]) {
+/** Publishes the events in batches of ten; `progress` gets the count published after each batch. */
+async function publishBurst(
+  awsEndpoint: string,
+  events: CloudEvent[],
+  progress: (published: number) => void,
+) {
   const sns = createSnsClient(
     awsSettings(
       parseConfig(awsConfigSchema, {
@@ -138,6 +157,7 @@ async function publishBurst(awsEndpoint: string, events: CloudEvent[]) {
         events.slice(i, i + 10).map((event) => ({ event })),
       );
       if (result.failed.length > 0) throw new Error(`publish failed: ${JSON.stringify(result.failed[0])}`);
+      progress(Math.min(events.length, i + 10));
     }
   } finally {
     sns.destroy();
@@ -172,51 +192,121 @@ async function tearDown(child: ReturnType<typeof startLauncher>['child']) {
   redis.disconnect();
 }
 
-const launcher = startLauncher();
-// Ctrl-C: stop following, tear the instance down (below), exit.
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-  });
-}
-try {
-  await launcher.ready;
-  const running = JSON.parse(await readFile(join(root, stateDir, 'launcher.json'), 'utf8')) as {
-    urls: Record<string, string>;
+/**
+ * Each pool's workers' CPU time and time waiting for a core (Linux
+ * /proc/<pid>/task/<tid>/schedstat, all threads), summed per pool; a worker
+ * that has exited keeps what it was last seen with. Elsewhere: nothing.
+ */
+function workerCpu() {
+  const seen = new Map<number, { service: string; cpu: number; wait: number }>();
+  const series: NonNullable<BurstRun['cpu']> = {};
+  const sample = async (t: number) => {
+    const workers = await readTargets(join(root, stateDir)).catch(() => []);
+    for (const w of workers.filter((p) => p.role === 'worker')) {
+      const tasks = await readdir(`/proc/${w.pid}/task`).catch(() => [] as string[]);
+      let cpu = 0;
+      let wait = 0;
+      for (const tid of tasks) {
+        const [run, queued] = (
+          await readFile(`/proc/${w.pid}/task/${tid}/schedstat`, 'utf8').catch(() => '0 0')
+        )
+          .split(' ')
+          .map(Number);
+        cpu += run! / 1e9;
+        wait += queued! / 1e9;
+      }
+      if (tasks.length > 0) seen.set(w.pid, { service: w.service, cpu, wait });
+    }
+    const totals = new Map<string, [number, number]>();
+    for (const { service, cpu, wait } of seen.values()) {
+      const [c, w] = totals.get(service) ?? [0, 0];
+      totals.set(service, [c + cpu, w + wait]);
+    }
+    for (const [service, [cpu, wait]] of totals)
+      series[service] = [...(series[service] ?? []), [t, cpu, wait]];
   };
-  const startedAt = Date.now();
-  const events = burstEvents(EVENTS);
-  await publishBurst(running.urls['sns/sqs']!, events);
-  const publishSeconds = (Date.now() - startedAt) / 1000;
-  console.log(`published ${events.length} events in ${publishSeconds.toFixed(1)} s`);
+  return { sample, series };
+}
 
-  // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
-  const policies = Object.fromEntries(SERVICE_NAMES.map((s) => [s, scaleTime(workerScaling[s], TIME_SCALE)]));
-  const deadline = startedAt + Number(args.deadline) * 1000;
-  let records: ScalingRecord[] = [];
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 2000));
-    records = (await readRecords()).filter((r) => Date.parse(r.at) >= startedAt);
-    const last = new Map(records.map((r) => [r.service, r]));
-    const seen = records.some((r) => r.inbox + r.jobs > 0);
-    const settled = [...last.values()].every(
-      (r) => r.workers === policies[r.service]!.minWorkers && r.inbox + r.jobs === 0,
-    );
-    if ((seen && settled) || Date.now() > deadline || interrupted) break;
-  }
-
-  const series: Record<string, ChartPoint[]> = {};
-  for (const r of records) {
-    series[r.service] ??= [];
-    series[r.service]!.push({
-      t: (Date.parse(r.at) - startedAt) / 1000,
-      backlog: r.inbox + r.jobs,
-      oldestAgeSeconds: r.oldestAgeSeconds,
-      workers: r.workers,
+/** Runs the burst on an instance of its own and records it (then tears the instance down). */
+async function runBurst(): Promise<BurstRun> {
+  const launcher = startLauncher();
+  // Ctrl-C: stop following, tear the instance down (below), exit.
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      interrupted = true;
     });
   }
-  // Every 5 s: each service that had work, as backlog / oldest age / workers.
+  try {
+    await launcher.ready;
+    const running = JSON.parse(await readFile(join(root, stateDir, 'launcher.json'), 'utf8')) as {
+      urls: Record<string, string>;
+    };
+    // The bounds the autoscaler runs with: time-scaled, maximums capped to the server's connections.
+    const policies = JSON.parse(
+      await readFile(join(root, stateDir, 'scaling-policies.json'), 'utf8'),
+    ) as Record<string, WorkerScalingPolicy>;
+    const loadAverage = [loadavg()[0]!];
+    const startedAt = Date.now();
+    const at = new Date(startedAt).toISOString();
+    const events = burstEvents(EVENTS);
+    const published: [number, number][] = [[0, 0]];
+    await publishBurst(running.urls['sns/sqs']!, events, (count) =>
+      published.push([(Date.now() - startedAt) / 1000, count]),
+    );
+    const publishSeconds = (Date.now() - startedAt) / 1000;
+    console.log(`published ${events.length} events in ${publishSeconds.toFixed(1)} s`);
+
+    // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
+    const deadline = startedAt + Number(args.deadline) * 1000;
+    let records: ScalingRecord[] = [];
+    const cpu = workerCpu();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 2000));
+      loadAverage.push(loadavg()[0]!);
+      await cpu.sample((Date.now() - startedAt) / 1000);
+      records = (await readRecords()).filter((r) => Date.parse(r.at) >= startedAt);
+      const last = new Map(records.map((r) => [r.service, r]));
+      const seen = records.some((r) => r.inbox + r.jobs > 0);
+      const settled = [...last.values()].every(
+        (r) => r.workers === policies[r.service]!.minWorkers && r.inbox + r.jobs === 0,
+      );
+      if ((seen && settled) || Date.now() > deadline || interrupted) break;
+    }
+    const pools: BurstRun['pools'] = {};
+    for (const r of records) {
+      pools[r.service] ??= [];
+      pools[r.service]!.push({
+        t: (Date.parse(r.at) - startedAt) / 1000,
+        backlog: r.inbox + r.jobs,
+        oldestAgeSeconds: r.oldestAgeSeconds,
+        workers: r.workers,
+        ready: r.ready ?? r.workers,
+        ...(r.reason ? { reason: r.reason } : {}),
+      });
+    }
+    return {
+      at,
+      events: EVENTS,
+      timeScale: TIME_SCALE,
+      publishSeconds,
+      published,
+      pools,
+      policies,
+      cores: cpus().length,
+      loadAverage,
+      cpu: cpu.series,
+    };
+  } finally {
+    await tearDown(launcher.child);
+    await rm(join(root, stateDir), { recursive: true, force: true });
+  }
+}
+
+/** The run's pools over time, every 5 s, the autoscaler's decisions and the chart. */
+async function showRun(run: BurstRun) {
+  const series = run.pools;
   const active = Object.keys(series).filter((svc) => series[svc]!.some((p) => p.backlog > 0));
   console.log(`\n   t  ${active.map((svc) => `${svc} (backlog, oldest, workers)`.padEnd(36)).join('')}`);
   const end = Math.max(...active.flatMap((svc) => series[svc]!.map((p) => p.t)));
@@ -229,51 +319,46 @@ try {
     });
     console.log(`${String(t).padStart(4)}  ${cells.join('')}`);
   }
-  for (const r of records.filter((record) => record.reason)) {
-    console.log(
-      `${((Date.parse(r.at) - startedAt) / 1000).toFixed(0).padStart(4)} s  ${r.service}: ${r.reason}`,
-    );
+  for (const [svc, points] of Object.entries(series)) {
+    for (const p of points.filter((point) => point.reason))
+      console.log(`${p.t.toFixed(0).padStart(4)} s  ${svc}: ${p.reason}`);
   }
-  const shown = Object.fromEntries(
-    Object.entries(series).filter(([, points]) => points.some((p) => p.backlog > 0)),
-  );
+  const shown = Object.fromEntries(active.map((svc) => [svc, series[svc]!]));
   const maxWorkers = Object.fromEntries(SERVICE_NAMES.map((s) => [s, workerScaling[s].maxWorkers]));
   const out = resolve(root, args.out);
   await mkdir(dirname(out), { recursive: true });
   await writeFile(
     out,
-    scalingChart(`A burst of ${EVENTS} events, policy durations × ${TIME_SCALE}`, shown, maxWorkers),
+    scalingChart(`A burst of ${run.events} events, policy durations × ${run.timeScale}`, shown, maxWorkers),
   );
   console.log(`\nchart: ${out}`);
   const peak = Object.fromEntries(
     Object.entries(series).map(([s, points]) => [s, Math.max(...points.map((p) => p.workers))]),
   );
   console.log(`peak workers: ${JSON.stringify(peak)}`);
-
-  // The capacity model's prediction for this burst beside the run: the pools
-  // the burst loads, each with its peak workers and its drain time (from the
-  // first event published to the last sample with work waiting).
-  const load = { events: EVENTS, publishSeconds, openPostingsPerTenant: 0 };
-  console.log(
-    `\nprediction vs run (a worker starts in ${args['worker-start']} s; within 30 %: measured ÷ predicted 0.7–1.3)`,
-  );
-  for (const service of BURST_POOLS) {
-    const points = series[service] ?? [];
-    const waiting = points.filter((p) => p.backlog > 0);
-    const measuredDrain = waiting.length > 0 ? Math.max(...waiting.map((p) => p.t)) : 0;
-    const measuredPeak = points.length > 0 ? Math.max(...points.map((p) => p.workers)) : 0;
-    const rate = perWorkerRate(service, load);
-    const predicted = predictBurst(load, policies[service]!, rate, {
-      intervalSeconds: 1,
-      startSeconds: Number(args['worker-start']),
-    });
-    const workers = compare(predicted.peakWorkers, measuredPeak);
-    const drain = compare(predicted.drainSeconds, measuredDrain);
-    console.log(
-      `${service.padEnd(14)} ${rate.toFixed(0)}/s a worker; peak workers predicted ${predicted.peakWorkers}, run ${measuredPeak} (${workers.ratio.toFixed(2)}${workers.within ? '' : ', outside 30 %'}); drain predicted ${predicted.drainSeconds} s, run ${measuredDrain.toFixed(0)} s (${drain.ratio.toFixed(2)}${drain.within ? '' : ', outside 30 %'})`,
-    );
-  }
-} finally {
-  await tearDown(launcher.child);
-  await rm(join(root, stateDir), { recursive: true, force: true });
 }
+
+/**
+ * The capacity model's prediction for the burst beside the run, per pool the
+ * burst loads: once with the benched ceilings, once with the per-worker rate
+ * and worker start time calibrated in the run before it scaled out
+ * (scaling/predict.ts; docs/capacity.md, "Prediction against a run").
+ */
+function report(run: BurstRun) {
+  const load = run.loadAverage;
+  console.log(
+    `\nprediction vs run (${run.cores} cores, load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}; within 30 %: measured ÷ predicted 0.7–1.3)`,
+  );
+  for (const line of compareRun(run, { defaultStartSeconds: Number(args['worker-start']) }))
+    console.log(line);
+}
+
+const run = args.replay
+  ? (JSON.parse(await readFile(resolve(args.replay), 'utf8')) as BurstRun)
+  : await runBurst();
+if (args.save && !args.replay) {
+  await writeFile(resolve(args.save), `${JSON.stringify(run)}\n`);
+  console.log(`run recorded in ${args.save} (pnpm burst --replay ${args.save} repeats the comparison)`);
+}
+if (!args.replay) await showRun(run);
+report(run);

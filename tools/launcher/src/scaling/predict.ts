@@ -18,7 +18,7 @@ export interface BurstLoad {
 }
 
 export interface BurstPrediction {
-  /** Work per event each pool must do, and what one worker does of it per second. */
+  /** What one worker handled a second in the last second the pool had work. */
   perWorkerPerSecond: number;
   peakWorkers: number;
   /** From the first event published to the end of the second in which the last of them was handled. */
@@ -40,65 +40,133 @@ export function perWorkerRate(service: 'matching' | 'notifications', load: Burst
   return Math.min(inbox, 1000 / computeMs);
 }
 
+/** A pool in the simulation: its policy, and what one worker handles a second when `busy` processes share the CPU. */
+export interface SimulatedPool {
+  service: string;
+  policy: WorkerScalingPolicy;
+  perWorkerPerSecond: (busy: number) => number;
+}
+
+export interface SimulationOptions {
+  /** How often the autoscaler decides (s). */
+  intervalSeconds: number;
+  /** How long a worker it adds takes before it takes work (s). */
+  startSeconds: number;
+  maxSeconds?: number;
+}
+
 /**
- * The pool under the burst, a second at a time: events arrive evenly over
- * the publish, each worker takes `rate` a second, and every `intervalSeconds`
- * the autoscaler's decision (decideWorkers, the policy given) sets the count;
- * a worker it adds takes `startSeconds` before it takes work (a process
- * starting: a Fargate task takes 30–60 s, a local process a few seconds).
+ * The pools under a burst, a second at a time: the same events arrive at
+ * every pool (`published(t)`: how many were published by t s), each pool's
+ * ready workers take work first in, first out at `perWorkerPerSecond(busy)`,
+ * where `busy` is the processes competing for the CPU in that second (every
+ * ready worker of a pool with work waiting, and every worker still starting:
+ * a Node process starting is CPU-bound); every `intervalSeconds` the
+ * autoscaler's decision (decideWorkers, each pool's policy) sets the count
+ * from the backlog and the age of the oldest waiting event; a worker it adds
+ * takes `startSeconds` before it takes work.
  */
+export function simulateBurst(
+  events: number,
+  published: (t: number) => number,
+  pools: readonly SimulatedPool[],
+  options: SimulationOptions,
+): Record<string, BurstPrediction> {
+  const maxSeconds = options.maxSeconds ?? 3600;
+  const state = pools.map((pool) => ({
+    pool,
+    scaling: { workers: pool.policy.minWorkers } as ScalingState,
+    // When each worker the autoscaler asked for starts taking work.
+    readyAt: Array.from({ length: pool.policy.minWorkers }, () => 0),
+    // Waiting events by the second they arrived, oldest first.
+    waiting: [] as { at: number; count: number }[],
+    backlog: 0,
+    peakWorkers: pool.policy.minWorkers,
+    drained: 0,
+    perWorker: 0,
+  }));
+  let arrived = 0;
+  for (let t = 0; t < maxSeconds; t++) {
+    const adding = Math.min(events, published(t + 1)) - arrived;
+    arrived += adding;
+    let busy = 0;
+    for (const s of state) {
+      if (adding > 0) {
+        s.waiting.push({ at: t, count: adding });
+        s.backlog += adding;
+      }
+      const ready = s.readyAt.filter((at) => at <= t).length;
+      busy += (s.backlog > 0 ? ready : 0) + (s.readyAt.length - ready);
+    }
+    for (const s of state) {
+      const ready = s.readyAt.filter((at) => at <= t).length;
+      const pace = s.pool.perWorkerPerSecond(Math.max(1, busy));
+      if (s.backlog > 0) s.perWorker = pace;
+      let done = Math.min(s.backlog, ready * pace);
+      const handled = done;
+      s.backlog -= done;
+      while (done > 1e-9 && s.waiting.length > 0) {
+        const head = s.waiting[0]!;
+        const taken = Math.min(head.count, done);
+        head.count -= taken;
+        done -= taken;
+        if (head.count <= 1e-9) s.waiting.shift();
+      }
+      if (s.backlog <= 1e-9) {
+        s.backlog = 0;
+        s.waiting = [];
+      }
+      // Work still arriving or waiting: the burst is not drained by the end of this second.
+      if (s.backlog > 0 || arrived < events || handled > 0) s.drained = t + 1;
+      if (t % options.intervalSeconds === 0) {
+        const decision = decideWorkers(
+          s.pool.policy,
+          {
+            at: t * 1000,
+            backlog: Math.ceil(s.backlog),
+            oldestAgeSeconds: s.waiting.length > 0 ? t - s.waiting[0]!.at : 0,
+          },
+          s.scaling,
+        );
+        s.scaling = decision.state;
+        const workers = decision.state.workers;
+        if (workers > s.readyAt.length) {
+          s.readyAt.push(
+            ...Array.from({ length: workers - s.readyAt.length }, () => t + options.startSeconds),
+          );
+        } else s.readyAt = s.readyAt.slice(0, workers);
+        s.peakWorkers = Math.max(s.peakWorkers, workers);
+      }
+    }
+    if (arrived >= events && state.every((s) => s.backlog === 0)) break;
+  }
+  return Object.fromEntries(
+    state.map((s) => [
+      s.pool.service,
+      { perWorkerPerSecond: s.perWorker, peakWorkers: s.peakWorkers, drainSeconds: s.drained },
+    ]),
+  );
+}
+
+/** Events published evenly over `seconds`: how many by t. */
+export const evenly =
+  (events: number, seconds: number) =>
+  (t: number): number =>
+    Math.min(events, (events * t) / Math.max(1, seconds));
+
+/** One pool at the model's benched rate, its workers never slowed by others: `predictBurst` of one pool. */
 export function predictBurst(
   load: BurstLoad,
   policy: WorkerScalingPolicy,
   rate: number,
-  options: { intervalSeconds: number; startSeconds: number; maxSeconds?: number },
+  options: SimulationOptions,
 ): BurstPrediction {
-  const maxSeconds = options.maxSeconds ?? 3600;
-  const arrivals = load.events / Math.max(1, load.publishSeconds);
-  let state: ScalingState = { workers: policy.minWorkers };
-  // When each worker the autoscaler asked for starts taking work.
-  let ready: number[] = Array.from({ length: policy.minWorkers }, () => 0);
-  let backlog = 0;
-  let published = 0;
-  let oldestArrival: number | undefined;
-  let peakWorkers = state.workers;
-  let drained = 0;
-  for (let t = 0; t < maxSeconds; t++) {
-    const adding = Math.min(arrivals, load.events - published);
-    published += adding;
-    backlog += adding;
-    if (backlog > 0 && oldestArrival === undefined) oldestArrival = t;
-    const working = ready.filter((at) => at <= t).length;
-    const done = Math.min(backlog, working * rate);
-    backlog -= done;
-    if (backlog <= 1e-9) {
-      backlog = 0;
-      oldestArrival = undefined;
-    }
-    // Work still arriving or waiting: the burst is not drained by the end of this second.
-    if (backlog > 0 || published < load.events || done > 0) drained = t + 1;
-    if (t % options.intervalSeconds === 0) {
-      const decision = decideWorkers(
-        policy,
-        {
-          at: t * 1000,
-          backlog: Math.ceil(backlog),
-          oldestAgeSeconds: oldestArrival === undefined ? 0 : t - oldestArrival,
-        },
-        state,
-      );
-      state = decision.state;
-      if (state.workers > ready.length) {
-        ready = [
-          ...ready,
-          ...Array.from({ length: state.workers - ready.length }, () => t + options.startSeconds),
-        ];
-      } else ready = ready.slice(0, state.workers);
-      peakWorkers = Math.max(peakWorkers, state.workers);
-    }
-    if (published >= load.events && backlog === 0 && t >= drained) break;
-  }
-  return { perWorkerPerSecond: rate, peakWorkers, drainSeconds: drained };
+  return simulateBurst(
+    load.events,
+    evenly(load.events, load.publishSeconds),
+    [{ service: 'pool', policy, perWorkerPerSecond: () => rate }],
+    options,
+  ).pool!;
 }
 
 /** The pools a burst of registrations loads, with the work each does per event. */
@@ -109,4 +177,289 @@ export function compare(predicted: number, measuredValue: number, tolerance = 0.
   const ratio = predicted === 0 ? (measuredValue === 0 ? 1 : Infinity) : measuredValue / predicted;
   // A hair of slack: 7 / 10 is 0.7 only up to floating point.
   return { ratio, within: Math.abs(ratio - 1) <= tolerance + 1e-9 };
+}
+
+/** One autoscaler sample of a pool during a recorded burst. */
+export interface RunSample {
+  /** Seconds since the first event was published. */
+  t: number;
+  backlog: number;
+  oldestAgeSeconds: number;
+  /** Workers the autoscaler asked for. */
+  workers: number;
+  /** Workers started and taking work. */
+  ready: number;
+  reason?: string;
+}
+
+/** A recorded `pnpm burst` run (`--save FILE`; `--replay FILE` compares it again). */
+export interface BurstRun {
+  /** When the first event was published (ISO). */
+  at: string;
+  events: number;
+  timeScale: number;
+  publishSeconds: number;
+  /** [seconds since the first publish, events published by then], after each batch. */
+  published: [number, number][];
+  pools: Record<string, RunSample[]>;
+  /** The bounds the autoscaler ran with (time-scaled, maximums capped to the connections). */
+  policies: Record<string, WorkerScalingPolicy>;
+  cores: number;
+  /** The machine's one-minute load average, every 2 s of the run. */
+  loadAverage: number[];
+  /** Per pool, every 2 s: [t, its workers' CPU seconds, their seconds waiting for a core] so far (Linux schedstat). */
+  cpu?: Record<string, [number, number, number][]>;
+}
+
+/**
+ * What a pool's workers spent per event over the run, from the kernel's
+ * accounting: CPU time, and time runnable but waiting for a core. Absent
+ * without a record (a run saved before, or not on Linux).
+ */
+export function schedulePerEvent(
+  run: BurstRun,
+  service: string,
+): { cpuMs: number; waitMs: number } | undefined {
+  const series = run.cpu?.[service];
+  if (!series || series.length === 0) return undefined;
+  const [, cpu, wait] = series[series.length - 1]!;
+  return { cpuMs: (cpu * 1000) / run.events, waitMs: (wait * 1000) / run.events };
+}
+
+/** Events published by t (s) in a recorded run: linear between the progress marks. */
+export function publishedBy(run: BurstRun, t: number): number {
+  const marks = run.published;
+  if (t <= 0) return 0;
+  for (let i = 1; i < marks.length; i++) {
+    const [t1, n1] = marks[i]!;
+    if (t <= t1) {
+      const [t0, n0] = marks[i - 1]!;
+      return n0 + ((n1 - n0) * (t - t0)) / Math.max(1e-9, t1 - t0);
+    }
+  }
+  return marks[marks.length - 1]![1];
+}
+
+/** What the run measured for a pool: its peak workers, and the last sample with work waiting. */
+export function measuredOutcome(points: readonly RunSample[]): { peakWorkers: number; drainSeconds: number } {
+  const waiting = points.filter((p) => p.backlog > 0);
+  return {
+    peakWorkers: points.length > 0 ? Math.max(...points.map((p) => p.workers)) : 0,
+    drainSeconds: waiting.length > 0 ? Math.max(...waiting.map((p) => p.t)) : 0,
+  };
+}
+
+const sampleAt = (points: readonly RunSample[], t: number): RunSample =>
+  points.findLast((p) => p.t <= t) ?? points[0]!;
+
+/** Processes of the stack competing for the CPU at t: ready workers of pools with work waiting, workers starting. */
+export function busyAt(run: BurstRun, t: number): number {
+  let busy = 0;
+  for (const points of Object.values(run.pools)) {
+    if (points.length === 0) continue;
+    const s = sampleAt(points, t);
+    busy += (s.backlog > 0 ? s.ready : 0) + Math.max(0, s.workers - s.ready);
+  }
+  return busy;
+}
+
+/** A process's share of the cores when `busy` processes compete: a core at most. */
+export const cpuShare = (cores: number, busy: number): number => cores / Math.max(cores, busy);
+
+export interface PoolCalibration {
+  service: string;
+  /** The window (s since the first publish): the pool saturated, the fleet still at its minimum. */
+  from: number;
+  to: number;
+  /** Workers taking work through it. */
+  workers: number;
+  /** Events one of them handled a second. */
+  perWorkerPerSecond: number;
+  /** Processes competing for the CPU through the window, on average. */
+  busy: number;
+  /** CPU-seconds one event cost a worker: its share of the cores ÷ its rate. */
+  cpuSecondsPerEvent: number;
+}
+
+export interface RunCalibration {
+  /** The pools whose window was long enough (3 s or more). */
+  pools: Record<string, PoolCalibration>;
+  /** Seconds from a worker asked for to it taking work, the mean over the run's scale-outs. */
+  startSeconds: number | undefined;
+  /** Before this (s) every pool ran its minimum: the first added worker took work. */
+  fleetGrewAt: number;
+}
+
+const MIN_WINDOW_SECONDS = 3;
+
+/**
+ * The per-worker rates and the start time of a worker, from the run itself
+ * (docs/capacity.md, "Prediction against a run"). A pool's window starts
+ * when the burst is published (a second after, so the queue gauges have
+ * caught up; from its first waiting sample if that leaves less than 3 s)
+ * and ends when the first added worker of any pool takes work, or when the
+ * pool's backlog empties: each of its minimum workers was busy throughout,
+ * so what they handled (published − waiting) over the window is their pace
+ * on this machine at this load, with `busy` processes sharing its cores.
+ */
+export function calibrate(run: BurstRun): RunCalibration {
+  const grew = Object.entries(run.pools).flatMap(([service, points]) =>
+    points.filter((p) => p.ready > run.policies[service]!.minWorkers).map((p) => p.t),
+  );
+  const fleetGrewAt = grew.length > 0 ? Math.min(...grew) : Number.POSITIVE_INFINITY;
+  const pools: Record<string, PoolCalibration> = {};
+  for (const [service, points] of Object.entries(run.pools)) {
+    const before = points.filter((p) => p.t < fleetGrewAt);
+    const saturatedFrom = (start: number): [RunSample, RunSample] | undefined => {
+      const from = before.findIndex((p) => p.t >= start && p.backlog > 0);
+      if (from < 0) return undefined;
+      let to = from;
+      // A lone sample reading nothing between two that read work is the gauge, not the queue.
+      for (;;) {
+        if (before[to + 1]?.backlog) to += 1;
+        else if (before[to + 1] && before[to + 2]?.backlog) to += 2;
+        else break;
+      }
+      return before[to]!.t - before[from]!.t >= MIN_WINDOW_SECONDS ? [before[from]!, before[to]!] : undefined;
+    };
+    const window = saturatedFrom(run.publishSeconds + 1) ?? saturatedFrom(0);
+    if (!window) continue;
+    const [a, b] = window;
+    const handled = (p: RunSample) => publishedBy(run, p.t) - p.backlog;
+    const perWorkerPerSecond = (handled(b) - handled(a)) / (b.t - a.t) / Math.max(1, a.ready);
+    if (perWorkerPerSecond <= 0) continue;
+    const inWindow = points.filter((p) => p.t >= a.t && p.t <= b.t);
+    const busy = inWindow.reduce((sum, p) => sum + busyAt(run, p.t), 0) / inWindow.length;
+    pools[service] = {
+      service,
+      from: a.t,
+      to: b.t,
+      workers: a.ready,
+      perWorkerPerSecond,
+      busy,
+      cpuSecondsPerEvent: cpuShare(run.cores, busy) / perWorkerPerSecond,
+    };
+  }
+  // Each scale-out: from the sample that asked for more workers to the first with that many ready.
+  const starts: number[] = [];
+  for (const points of Object.values(run.pools)) {
+    points.forEach((p, i) => {
+      if (i === 0 || p.workers <= points[i - 1]!.workers) return;
+      const ready = points.slice(i).find((q) => q.ready >= p.workers);
+      if (ready) starts.push(ready.t - p.t);
+    });
+  }
+  const startSeconds = starts.length > 0 ? starts.reduce((a, b) => a + b, 0) / starts.length : undefined;
+  return { pools, startSeconds, fleetGrewAt };
+}
+
+export interface PoolComparison {
+  service: string;
+  calibration: PoolCalibration | undefined;
+  predicted: BurstPrediction;
+  /** The same burst at the benched ceilings, each worker never slowed by others (the model as it plans Fargate). */
+  benched: BurstPrediction;
+  measured: { peakWorkers: number; drainSeconds: number };
+  workers: ReturnType<typeof compare>;
+  drain: ReturnType<typeof compare>;
+}
+
+/**
+ * The model's prediction for a recorded run beside what it measured, per
+ * pool: the run's own arrivals, each pool's policy as it ran, the start time
+ * and per-worker CPU cost calibrated before the fleet grew (`calibrate`),
+ * and the cores shared by the busy processes second by second
+ * (`simulateBurst`). A pool without a calibration window keeps its benched
+ * rate. The benched prediction is beside it for contrast.
+ */
+export function predictRun(run: BurstRun, options: { defaultStartSeconds: number }): PoolComparison[] {
+  const calibration = calibrate(run);
+  const load = { events: run.events, publishSeconds: run.publishSeconds, openPostingsPerTenant: 0 };
+  const services = Object.keys(run.pools).filter((s) => run.policies[s]);
+  const benchedRate = (service: string) =>
+    perWorkerRate(service === 'notifications' ? 'notifications' : 'matching', load);
+  const benchedRates: Record<string, number> = Object.fromEntries(
+    services.map((s) => [
+      s,
+      (BURST_POOLS as readonly string[]).includes(s)
+        ? benchedRate(s)
+        : measured.inboxMessagesPerSecondPerWorker.value,
+    ]),
+  );
+  const sim = { intervalSeconds: 1, startSeconds: calibration.startSeconds ?? options.defaultStartSeconds };
+  const published = (t: number) => publishedBy(run, t);
+  const predicted = simulateBurst(
+    run.events,
+    published,
+    services.map((service) => {
+      const c = calibration.pools[service];
+      return {
+        service,
+        policy: run.policies[service]!,
+        perWorkerPerSecond: c
+          ? (busy: number) => cpuShare(run.cores, busy) / c.cpuSecondsPerEvent
+          : () => benchedRates[service]!,
+      };
+    }),
+    sim,
+  );
+  const benched = simulateBurst(
+    run.events,
+    published,
+    services.map((service) => ({
+      service,
+      policy: run.policies[service]!,
+      perWorkerPerSecond: () => benchedRates[service]!,
+    })),
+    { ...sim, startSeconds: options.defaultStartSeconds },
+  );
+  return services.map((service) => {
+    const outcome = measuredOutcome(run.pools[service]!);
+    const p = predicted[service]!;
+    return {
+      service,
+      calibration: calibration.pools[service],
+      predicted: p,
+      benched: benched[service]!,
+      measured: outcome,
+      workers: compare(p.peakWorkers, outcome.peakWorkers),
+      drain: compare(p.drainSeconds, outcome.drainSeconds),
+    };
+  });
+}
+
+/** `predictRun` as the lines `pnpm burst` prints. */
+export function compareRun(run: BurstRun, options: { defaultStartSeconds: number }): string[] {
+  const calibration = calibrate(run);
+  const rows = predictRun(run, options);
+  const start = calibration.startSeconds;
+  const lines = [
+    `calibrated in this run: a worker took ${start === undefined ? `(no scale-out; ${options.defaultStartSeconds} assumed)` : start.toFixed(1)} s to start; the fleet first grew at ${calibration.fleetGrewAt.toFixed(1)} s`,
+  ];
+  for (const r of rows) {
+    const c = r.calibration;
+    lines.push(
+      c
+        ? `  ${r.service.padEnd(14)} ${c.from.toFixed(1)}–${c.to.toFixed(1)} s: ${c.workers} worker(s) at ${c.perWorkerPerSecond.toFixed(1)} events/s each, ${c.busy.toFixed(1)} processes busy → ${(c.cpuSecondsPerEvent * 1000).toFixed(1)} CPU-ms an event`
+        : `  ${r.service.padEnd(14)} no window of 3 s with work waiting before the fleet grew: benched rate`,
+    );
+  }
+  const schedule = rows.flatMap((r) => {
+    const spent = schedulePerEvent(run, r.service);
+    return spent
+      ? [`${r.service} ${spent.cpuMs.toFixed(1)} ms on a core, ${spent.waitMs.toFixed(1)} ms waiting for one`]
+      : [];
+  });
+  if (schedule.length > 0)
+    lines.push(`an event cost the workers (schedstat, the whole run): ${schedule.join('; ')}`);
+  lines.push(
+    'pool           peak workers: predicted / run   drain: predicted / run   within 30 %   (benched ceilings: workers, drain)',
+  );
+  for (const r of rows) {
+    const verdict = r.workers.within && r.drain.within ? 'yes' : 'no';
+    lines.push(
+      `${r.service.padEnd(14)} ${`${r.predicted.peakWorkers} / ${r.measured.peakWorkers} (${r.workers.ratio.toFixed(2)})`.padEnd(32)} ${`${r.predicted.drainSeconds} s / ${r.measured.drainSeconds.toFixed(0)} s (${r.drain.ratio.toFixed(2)})`.padEnd(24)} ${verdict.padEnd(13)} (${r.benched.peakWorkers}, ${r.benched.drainSeconds} s)`,
+    );
+  }
+  return lines;
 }

@@ -82,8 +82,8 @@ function print(p: CapacityPlan): void {
   console.log('peak (per second):');
   console.table(Object.fromEntries(Object.entries(p.peak).map(([k, v]) => [k, n(v, 2)])));
   console.log('tasks per service and role:');
-  console.table(
-    Object.entries(p.services).flatMap(([service, roles]) =>
+  console.table([
+    ...Object.entries(p.services).flatMap(([service, roles]) =>
       Object.entries(roles).map(([role, r]) => ({
         service,
         role,
@@ -94,7 +94,17 @@ function print(p: CapacityPlan): void {
         max: r.maxTasks,
       })),
     ),
-  );
+    // The registry's subscriber services: one task each, not scaled.
+    ...p.subscribers.map((s) => ({
+      service: s.name,
+      role: 'subscriber',
+      vCPU: s.cpu / 1024,
+      'memory GiB': s.memoryMiB / 1024,
+      'expected RSS MiB': '—',
+      min: s.tasks,
+      max: s.tasks,
+    })),
+  ]);
   console.log(
     `Postgres ${p.database.class.name}: ${n(p.database.connectionsAtMax)} connections at the maximum tasks of ${n(usableConnections(p.database.class))} usable (max_connections ${n(p.database.maxConnections)}), ${n(p.database.commitsPerSecond)} commits/s at the peak`,
   );

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
+import { untraced } from '@hireflow/messaging';
 import { closeRedis } from '@hireflow/runtime';
-import { untraced } from '@hireflow/telemetry';
 import type { Redis } from 'ioredis';
 
 interface ErrorLog {

@@ -1,6 +1,5 @@
-import { type Logger, Wakeup } from '@hireflow/messaging';
+import { type Logger, untraced, Wakeup } from '@hireflow/messaging';
 import type { Closeable, ServiceDeps } from '@hireflow/runtime';
-import { untraced } from '@hireflow/telemetry';
 import pg from 'pg';
 import type { WebhookConfig } from './config.ts';
 import type { DeliveryQueue } from './deliveries.ts';
