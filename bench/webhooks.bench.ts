@@ -13,6 +13,7 @@ import { buildApp } from '@hireflow/jobs';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
 import { jobsService } from '@hireflow/jobs/service';
 import { createDeliveries, createDeliveryQueue } from '@hireflow/jobs/webhooks';
+import { EndpointAgents, sendWebhook } from '@hireflow/jobs/webhooks/sender';
 import { SnsPublisher } from '@hireflow/messaging';
 import { provisionTopology } from '@hireflow/ops';
 import { type Closeable, connectDeps, createLogger } from '@hireflow/runtime';
@@ -69,24 +70,49 @@ async function arrived(arrivals: Arrival[], count: number): Promise<void> {
   }
 }
 
-/** Baseline: `fetch` POSTs of the given requests, `IN_FLIGHT` at once; requests/s. */
-async function plainFetch(base: string, requests: Arrival[]): Promise<number> {
+/** Sends every request with `IN_FLIGHT` at once; requests/s. */
+async function inFlight(requests: Arrival[], send: (request: Arrival) => Promise<unknown>): Promise<number> {
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < requests.length) {
-        const request = requests[next++]!;
-        const response = await fetch(`${base}${request.path}`, {
-          method: 'POST',
-          headers: { ...request.headers, 'content-type': 'application/json' },
-          body: request.body,
-        });
-        await response.arrayBuffer();
-      }
+      while (next < requests.length) await send(requests[next++]!);
     }),
   );
   return requests.length / ((performance.now() - started) / 1000);
+}
+
+/**
+ * The design's ceiling in this process: the worker's own sender (node:http
+ * through the endpoints' kept-alive agents, the checked lookup) POSTing the
+ * same requests, `IN_FLIGHT` at once, with no claim and no record; requests/s.
+ */
+async function senderAlone(base: string, requests: Arrival[]): Promise<number> {
+  const policy = { allowHttp: true, allowPrivate: true };
+  const pool = new EndpointAgents(policy, PER_ENDPOINT);
+  const perSecond = await inFlight(requests, (request) =>
+    sendWebhook(
+      `${base}${request.path}`,
+      request.headers,
+      request.body,
+      { ...policy, timeoutMs: TIMEOUT_MS },
+      { pool, endpointId: request.path },
+    ),
+  );
+  pool.close();
+  return perSecond;
+}
+
+/** Baseline: `fetch` POSTs of the given requests, `IN_FLIGHT` at once; requests/s. */
+function plainFetch(base: string, requests: Arrival[]): Promise<number> {
+  return inFlight(requests, async (request) => {
+    const response = await fetch(`${base}${request.path}`, {
+      method: 'POST',
+      headers: { ...request.headers, 'content-type': 'application/json' },
+      body: request.body,
+    });
+    await response.arrayBuffer();
+  });
 }
 
 export default async function webhooksBench(): Promise<BenchReport> {
@@ -123,7 +149,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
   const receiver = await startBenchReceiver();
   // The public API's routes (POST /v1/webhooks) come with the api role.
   const app = await buildApp({ ...config, ROLE: 'api' }, deps);
-  const queue = createDeliveryQueue({ connection: deps.redis, prefix: config.REDIS_PREFIX });
+  const queue = createDeliveryQueue({ orm: deps.orm });
   const publisher = new SnsPublisher(sns);
   const arn = provisioned.topics['media-events']!.arn;
   let worker: Closeable[] = [];
@@ -151,15 +177,20 @@ export default async function webhooksBench(): Promise<BenchReport> {
       { source: 'hireflow/media' },
     );
 
-  /** Deliveries made as the inbox makes them (not timed), then their tasks added and sent (timed). */
+  /**
+   * Deliveries made as the inbox makes them (not timed), in one transaction:
+   * they become due together at its commit (the table is the workers' queue);
+   * timed from just before that commit until the last arrives.
+   */
   const pipeline = async (count: number): Promise<{ perSecond: number; requests: Arrival[] }> => {
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      ids.push(...(await deps.orm.em.fork().transactional((em) => createDeliveries(em, failedUpload(i)))));
-    }
     const from = receiver.arrivals.length;
+    let started = 0;
+    await deps.orm.em.fork().transactional(async (em) => {
+      for (let i = 0; i < count; i++) ids.push(...(await createDeliveries(em, failedUpload(i))));
+      started = performance.now();
+    });
     const done = arrived(receiver.arrivals, from + count);
-    const started = performance.now();
     await queue.add(ids);
     await done;
     const perSecond = count / ((performance.now() - started) / 1000);
@@ -171,7 +202,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
   /**
    * Publish → receiver arrival of each delivery, one event every 20 ms, split
    * at the delivery row's created_at: publish → row (SNS, jobs-inbox, the
-   * handler's transaction) and row → arrival (task, worker, POST).
+   * handler's transaction) and row → arrival (wake, claim, POST).
    */
   const latency = async (): Promise<{ total: number[]; inbox: number[]; delivery: number[] }> => {
     const publishedAt = new Map<string, number>();
@@ -216,6 +247,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
 
   const pipelineRuns: number[] = [];
   const fetchRuns: number[] = [];
+  const senderRuns: number[] = [];
   const latencies: number[] = [];
   const inboxShare: number[] = [];
   const deliveryShare: number[] = [];
@@ -228,10 +260,12 @@ export default async function webhooksBench(): Promise<BenchReport> {
     // Warm-up: connections, prepared plans, both paths.
     const warm = await pipeline(4 * ENDPOINTS);
     await plainFetch(receiver.url, warm.requests);
+    await senderAlone(receiver.url, warm.requests);
     for (let r = 0; r < ROUNDS; r++) {
       const run = await pipeline(DELIVERIES);
       pipelineRuns.push(run.perSecond);
       fetchRuns.push(await plainFetch(receiver.url, run.requests));
+      senderRuns.push(await senderAlone(receiver.url, run.requests));
       const { total: measured, inbox, delivery } = await latency();
       inboxShare.push(...inbox);
       deliveryShare.push(...delivery);
@@ -249,7 +283,6 @@ export default async function webhooksBench(): Promise<BenchReport> {
     }
   } finally {
     for (const part of worker) await part.close();
-    await queue.close();
     await app.close();
     const stale = await deps.redis.keys(`${config.REDIS_PREFIX}:*`);
     if (stale.length > 0) await deps.redis.del(...stale);
@@ -265,6 +298,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
   const duplicates = ids.length - new Set(ids).size;
   const per = (xs: number[]) => xs.map((x) => round(x, 0)).join(' / ');
   const ratios = pipelineRuns.map((p, i) => p / fetchRuns[i]!);
+  const ceilings = senderRuns.map((s, i) => s / fetchRuns[i]!);
   const blank = { 'per round': '', 'p50 ms': '', 'p99 ms': '' };
   return {
     description:
@@ -279,7 +313,13 @@ export default async function webhooksBench(): Promise<BenchReport> {
         'per round': per(fetchRuns),
       },
       {
-        variant: `delivery worker: task → rows read → slot → sign → POST (own connection) → attempt recorded`,
+        variant: `ceiling: the worker's sender alone (node:http, kept-alive agents), same requests, no claim or record`,
+        'per second (median)': round(median(senderRuns), 0),
+        ...blank,
+        'per round': per(senderRuns),
+      },
+      {
+        variant: `delivery worker: claim (rows, slots) → sign → POST (kept-alive connection) → attempt recorded`,
         'per second (median)': round(median(pipelineRuns), 0),
         ...blank,
         'per round': per(pipelineRuns),
@@ -299,7 +339,7 @@ export default async function webhooksBench(): Promise<BenchReport> {
         'p99 ms': round(percentile(inboxShare, 99), 1),
       },
       {
-        variant: '  of which delivery row → receiver (task, worker, POST)',
+        variant: '  of which delivery row → receiver (wake, claim, POST)',
         'per second (median)': '',
         ...blank,
         'p50 ms': round(percentile(deliveryShare, 50), 1),
@@ -313,7 +353,10 @@ export default async function webhooksBench(): Promise<BenchReport> {
         'p99 ms': round(median(latencyRounds.map((r) => r.sqsP99)), 1),
       },
     ],
-    ratios: { 'deliveries/s ÷ fetch POSTs/s (median)': median(ratios) },
+    ratios: {
+      'deliveries/s ÷ fetch POSTs/s (median)': median(ratios),
+      'ceiling: sender alone ÷ fetch POSTs/s (median)': median(ceilings),
+    },
     checks: [
       {
         row: 'webhook deliveries ÷ fetch POSTs of the same requests',

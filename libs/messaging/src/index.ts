@@ -88,3 +88,4 @@ export { eventDecoder } from './sqs/upcast.ts';
 export type { VisibilityResize, VisibilityResizeOptions } from './sqs/visibility.ts';
 export type { TraceCarrier } from './trace.ts';
 export { extractTrace, injectTrace } from './trace.ts';
+export { Wakeup } from './wake.ts';

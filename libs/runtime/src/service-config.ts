@@ -32,7 +32,7 @@ export function serviceConfigSchema(service: ConsumerName) {
       .max(100, 'must be at most 100')
       .default(10)
       .describe(
-        "Postgres connections one process may open (plus one for the outbox's LISTEN): processes × (this + 1) must stay below the server's max_connections.",
+        "Postgres connections one process may open (plus one for the outbox's LISTEN, and one for the webhooks' in jobs' worker role): processes × (this + 2) must stay below max_connections.",
       ),
     REDIS_URL: redisUrl(),
     REDIS_PREFIX: z

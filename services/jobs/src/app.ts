@@ -61,12 +61,7 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     autoCloseAfterMs: config.JOB_AUTO_CLOSE_AFTER_MS,
   });
   await app.register(candidateRoutes, { orm: deps.orm });
-  const deliveries = createDeliveryQueue({
-    connection: deps.redis,
-    prefix: config.REDIS_PREFIX,
-    logger: deps.log,
-  });
-  app.addHook('onClose', () => deliveries.close());
+  const deliveries = createDeliveryQueue({ orm: deps.orm, log: deps.log });
   await app.register(webhookRoutes, {
     orm: deps.orm,
     queue: deliveries,

@@ -10,7 +10,7 @@ const AUTO_CLOSE_BATCH = 100;
 
 /**
  * The jobs worker role: the inbox (read model, SSE notices, webhook deliveries created), the outbox
- * relay, the webhook delivery worker and its sweep, the auto-close sweep.
+ * relay, the webhook delivery worker, the auto-close sweep.
  */
 export async function startWorker(config: Config, deps: ServiceDeps): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
@@ -38,7 +38,6 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
         },
       },
       dropRetiredAutoCloseQueue(deps.redis, config.REDIS_PREFIX),
-      webhooks.sweep,
     ],
     log,
   }).catch(async (error: unknown) => {

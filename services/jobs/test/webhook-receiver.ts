@@ -18,6 +18,8 @@ export interface Receiver {
   received: Received[];
   /** Requests to one path. */
   to(path: string): Received[];
+  /** TCP connections accepted so far (a sender that keeps them alive opens fewer than it sends requests). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -32,10 +34,13 @@ export async function startReceiver(
     received.push(request);
     await respond(request, res);
   });
+  let connections = 0;
+  server.server.on('connection', () => connections++);
   return {
     url: server.url,
     received,
     to: (path) => received.filter((r) => r.path === path),
+    connections: () => connections,
     close: server.close,
   };
 }

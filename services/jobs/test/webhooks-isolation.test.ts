@@ -11,8 +11,8 @@ import { type JobsHarness, startJobsHarness } from './harness.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 // One slow or failing endpoint never delays another: each endpoint has its
-// own slots (4) and its own circuit, and a task that finds its endpoint's
-// slots taken steps aside for the others.
+// own slots (4) and its own circuit, and a claim takes only deliveries whose
+// endpoint has a free slot, so the others' go on.
 
 const HANG_MS = 10_000;
 let h: JobsHarness;

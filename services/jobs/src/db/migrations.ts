@@ -130,4 +130,13 @@ export const jobsMigrations = [
     )`,
     'CREATE INDEX webhook_attempt_delivery_idx ON webhook_attempt (delivery_id, id)',
   ]),
+  defineSqlMigration('1006-jobs-webhook-delivery-leases', [
+    // The delivery worker claims due deliveries from the table (webhooks/store.ts, claimDueDeliveries):
+    // a claimed delivery holds one of its endpoint's slots until its attempt is recorded or its lease ends.
+    'ALTER TABLE webhook_delivery ADD COLUMN leased_until timestamptz',
+    // Each endpoint's due deliveries, oldest first (one index probe per endpoint a claim looks at).
+    "CREATE INDEX webhook_delivery_due_idx ON webhook_delivery (endpoint_id, next_attempt_at, created_at) WHERE status = 'pending'",
+    // The slots taken: deliveries in flight (or of a worker that died, until their lease ends).
+    'CREATE INDEX webhook_delivery_leased_idx ON webhook_delivery (endpoint_id, leased_until) WHERE leased_until IS NOT NULL',
+  ]),
 ];

@@ -1,23 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
-import {
-  createTaskQueue,
-  type Logger,
-  type RedisConnection,
-  type TaskQueue,
-  taskIdFor,
-} from '@hireflow/messaging';
+import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Logger } from '@hireflow/messaging';
 import { context, propagation } from '@opentelemetry/api';
 import { webhookBody, webhookOf } from './events.ts';
-import { insertDeliveries, subscribedEndpoints } from './store.ts';
-
-export const DELIVERY_QUEUE = 'webhook-deliveries';
-
-/** A delivery task carries the delivery's id only: URL, secret and body are read from the database. */
-export interface DeliveryTask {
-  deliveryId: string;
-}
+import { insertDeliveries, notifyDeliveriesDue, subscribedEndpoints } from './store.ts';
 
 /** The W3C traceparent of the active context, kept with a delivery so every attempt joins the event's trace. */
 export function activeTraceparent(): string | null {
@@ -55,47 +42,23 @@ export async function createDeliveries(em: EntityManager, event: AnyEvent): Prom
   );
 }
 
-/** The delivery queue as producers use it: the inbox after its commit, the API's test and retry. */
+/**
+ * Where producers say they made deliveries due: the deliveries are rows
+ * (the table is the queue), so this only wakes the delivery workers; a worker
+ * not woken finds them within a second (delivery-worker.ts).
+ */
 export interface DeliveryQueue {
-  readonly tasks: TaskQueue<DeliveryTask>;
-  /** Adds one task per delivery (its id derived from the delivery's: adding twice is a no-op). */
   add(deliveryIds: string[]): Promise<void>;
-  /** Runs a delivery again now, whatever its task's state (a manual retry). */
-  runNow(deliveryId: string): Promise<void>;
-  close(): Promise<void>;
 }
 
-const intentKey = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
-
-export function createDeliveryQueue(options: {
-  connection: RedisConnection;
-  prefix: string;
-  logger?: Logger;
-}): DeliveryQueue {
-  const tasks = createTaskQueue<DeliveryTask>({
-    name: DELIVERY_QUEUE,
-    connection: options.connection,
-    prefix: options.prefix,
-    tracerName: '@hireflow/jobs',
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+/** For a process without the delivery worker (the API's test and retry): a NOTIFY the workers LISTEN for. */
+export function createDeliveryQueue(options: { orm: MikroORM; log?: Logger }): DeliveryQueue {
   return {
-    tasks,
     async add(deliveryIds) {
-      for (const deliveryId of deliveryIds)
-        await tasks.add('deliver', { deliveryId }, { intentKey: intentKey(deliveryId) });
+      if (deliveryIds.length === 0) return;
+      await notifyDeliveriesDue(options.orm.em.fork()).catch((error: unknown) =>
+        options.log?.warn({ err: error }, 'webhook NOTIFY failed: the workers poll for the delivery'),
+      );
     },
-    async runNow(deliveryId) {
-      const key = intentKey(deliveryId);
-      const room = await tasks.makeRoom(key);
-      if (room === 'failed') await tasks.retryDeadLetter(key);
-      else if (room === 'free') await tasks.add('deliver', { deliveryId }, { intentKey: key });
-      else {
-        // Waiting for its next attempt (or for an open circuit): now.
-        const job = await tasks.queue.getJob(taskIdFor(key));
-        if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
-      }
-    },
-    close: () => tasks.close(),
   };
 }

@@ -1,21 +1,23 @@
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { enqueueEvent, type Logger } from '@hireflow/messaging';
-import type { ConcurrencySlots } from '@hireflow/runtime';
 import { signals } from '@hireflow/telemetry';
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { DelayedError, type Job } from 'bullmq';
-import type { DeliveryTask } from './deliveries.ts';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { circuitOpenUntil, nextAttemptAt, outcomeOf, type RetrySchedule } from './retry.ts';
-import { failureReason, type SendOptions, type SendResult, sendWebhook } from './sender.ts';
+import {
+  type EndpointAgents,
+  failureReason,
+  type SendOptions,
+  type SendResult,
+  sendWebhook,
+} from './sender.ts';
 import { webhookHeaders } from './signing.ts';
 import { DeliveryRefused } from './ssrf.ts';
 import {
+  type ClaimedDelivery,
   type DeliveryRow,
-  deliveryById,
   disableEndpoint,
   type EndpointRow,
-  endpointById,
   endpointFailed,
   recordAttempt,
   recordSuccess,
@@ -27,76 +29,44 @@ const tracer = trace.getTracer('@hireflow/jobs');
 export interface DeliveryProcessorOptions {
   orm: MikroORM;
   send: SendOptions;
+  /** Kept-alive connections per endpoint, each made to an address checked when it was made. */
+  agents: EndpointAgents;
   schedule: RetrySchedule;
-  /** Per-endpoint slots across every worker (Redis), `endpointConcurrency` of them per endpoint. */
-  slots: ConcurrencySlots;
-  /** One slot per endpoint: the probe of an endpoint whose circuit opened. */
-  probeSlots: ConcurrencySlots;
   log: Logger;
-  /** How long a task that found its endpoint's slots taken waits before it looks again. */
-  busyWaitMs?: number;
 }
 
 /**
- * One attempt of one delivery per run. The delivery's row decides: a
- * delivery no longer pending is done; a disabled endpoint fails it; an open
- * circuit or an endpoint at its concurrency puts the task back without an
- * attempt. After a failed attempt the task waits for its next one as a
- * delayed job (BullMQ's moveToDelayed: the wait spends none of the task's
- * own attempts, which are for errors of this code, a database away).
+ * One attempt of a claimed delivery (its slot is taken: the claim leased it),
+ * in the trace of the event that made it. A disabled endpoint fails it
+ * without an attempt. Recording the attempt gives the slot back. Returns when
+ * the delivery's next attempt is due, if it has one.
  */
-export function deliveryProcessor(options: DeliveryProcessorOptions) {
-  const busyWaitMs = options.busyWaitMs ?? 250;
-  return async (job: Job<DeliveryTask>, token?: string): Promise<string> => {
-    const em = options.orm.em.fork();
-    const delivery = await deliveryById(em, job.data.deliveryId);
-    if (delivery?.status !== 'pending') return 'done';
-    const endpoint = await endpointById(em, delivery.endpointId);
-    if (!endpoint) return 'done';
-    if (!endpoint.enabled) {
-      await finishWithoutAttempt(em, delivery, 'endpoint disabled');
-      return 'failed';
-    }
-    const now = Date.now();
-    if (endpoint.circuitOpenUntil && endpoint.circuitOpenUntil.getTime() > now) {
-      return later(job, token, endpoint.circuitOpenUntil.getTime() + Math.floor(Math.random() * 1000));
-    }
-    const slotId = `${job.id}:${now}`;
-    const probing = endpoint.consecutiveFailures > 0 && endpoint.circuitOpenUntil !== null;
-    const slots = probing ? options.probeSlots : options.slots;
-    if (!(await slots.acquire(endpoint.id, slotId))) {
-      return later(job, token, now + busyWaitMs + Math.floor(Math.random() * busyWaitMs));
-    }
-    let next: Date | undefined;
-    try {
-      next = await attempt(options, em, delivery, endpoint);
-    } finally {
-      await slots.release(endpoint.id, slotId);
-    }
-    if (next) return later(job, token, next.getTime());
-    return 'attempted';
-  };
-}
-
-/** Moves the task to delayed until `at` (not an attempt of the task's own). */
-async function later(job: Job<DeliveryTask>, token: string | undefined, at: number): Promise<never> {
-  await job.moveToDelayed(at, token);
-  throw new DelayedError();
+export async function deliverClaimed(
+  options: DeliveryProcessorOptions,
+  { delivery, endpoint }: ClaimedDelivery,
+): Promise<Date | undefined> {
+  const em = options.orm.em.fork();
+  if (!endpoint.enabled) {
+    await finishWithoutAttempt(em, delivery, 'endpoint disabled');
+    return undefined;
+  }
+  const parent = delivery.traceparent
+    ? propagation.extract(ROOT_CONTEXT, { traceparent: delivery.traceparent })
+    : ROOT_CONTEXT;
+  return context.with(parent, () => attempt(options, em, delivery, endpoint));
 }
 
 async function finishWithoutAttempt(em: EntityManager, delivery: DeliveryRow, reason: string): Promise<void> {
-  await em.transactional((tx) =>
-    recordAttempt(tx, {
-      deliveryId: delivery.id,
-      attemptedAt: new Date(),
-      statusCode: null,
-      latencyMs: 0,
-      error: reason,
-      responseBody: '',
-      status: 'failed',
-      nextAttemptAt: null,
-    }),
-  );
+  await recordAttempt(em, {
+    deliveryId: delivery.id,
+    attemptedAt: new Date(),
+    statusCode: null,
+    latencyMs: 0,
+    error: reason,
+    responseBody: '',
+    status: 'failed',
+    nextAttemptAt: null,
+  });
 }
 
 /** Sends once, records the attempt and its consequences; returns when to try again, if ever. */
@@ -136,7 +106,10 @@ async function attempt(
         const carrier: Record<string, string> = {};
         propagation.inject(context.active(), carrier);
         const traced = carrier.traceparent ? { ...headers, traceparent: carrier.traceparent } : headers;
-        const sent = await sendWebhook(endpoint.url, traced, delivery.body, options.send);
+        const sent = await sendWebhook(endpoint.url, traced, delivery.body, options.send, {
+          pool: options.agents,
+          endpointId: endpoint.id,
+        });
         span.setAttribute('http.response.status_code', sent.statusCode);
         if (outcomeOf(sent.statusCode) !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR });
         return { result: sent as SendResult | undefined, error: undefined };

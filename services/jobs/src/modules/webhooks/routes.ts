@@ -310,7 +310,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
       const { id, deliveryId } = request.params;
       if (!(await store.resetDelivery(orm.em.fork(), tenantId, id, deliveryId)))
         throw new HttpProblem(404, 'NOT_FOUND', `No delivery ${deliveryId}`);
-      await queue.runNow(deliveryId);
+      await queue.add([deliveryId]);
       reply.code(202).header('location', `/v1/webhooks/${id}/deliveries/${deliveryId}`);
       return { deliveryId, status: 'pending' as const };
     },

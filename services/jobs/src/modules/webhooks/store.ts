@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import { type EntityManager, executePrepared } from '@hireflow/db';
 import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
 
 // The webhooks module's data access: endpoints, deliveries, attempts.
@@ -108,12 +108,6 @@ export async function findEndpoint(
     'SELECT * FROM webhook_endpoint WHERE tenant_id = ? AND id = ?',
     [tenantId, id],
   );
-  return rows[0] ? toEndpoint(rows[0]) : null;
-}
-
-/** The endpoint of a delivery by id alone (the delivery worker's view: the tenant is the delivery's). */
-export async function endpointById(em: EntityManager, id: string): Promise<EndpointRow | null> {
-  const rows = await em.execute<EndpointRecord[]>('SELECT * FROM webhook_endpoint WHERE id = ?', [id]);
   return rows[0] ? toEndpoint(rows[0]) : null;
 }
 
@@ -284,11 +278,6 @@ const toDelivery = (r: DeliveryRecord): DeliveryRow => ({
   createdAt: at(r.created_at),
 });
 
-export async function deliveryById(em: EntityManager, id: string): Promise<DeliveryRow | null> {
-  const rows = await em.execute<DeliveryRecord[]>('SELECT * FROM webhook_delivery WHERE id = ?', [id]);
-  return rows[0] ? toDelivery(rows[0]) : null;
-}
-
 export async function findDelivery(
   em: EntityManager,
   tenantId: string,
@@ -361,11 +350,20 @@ export interface AttemptRecord extends AttemptRow {
   nextAttemptAt: Date | null;
 }
 
-/** Logs an attempt and moves its delivery on, in the caller's transaction. */
+/**
+ * Logs an attempt and moves its delivery on (its slot given back), in one
+ * statement: atomic on its own, or part of the caller's transaction.
+ */
 export async function recordAttempt(em: EntityManager, attempt: AttemptRecord): Promise<void> {
-  await em.execute(
-    `INSERT INTO webhook_attempt (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+  await executePrepared(
+    em,
+    `WITH logged AS (
+       INSERT INTO webhook_attempt (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
+       VALUES (?, ?, ?, ?, ?, ?)
+     )
+     UPDATE webhook_delivery SET status = ?, attempts = attempts + 1, last_status = ?, last_latency_ms = ?,
+        last_error = ?, next_attempt_at = ?, leased_until = NULL
+      WHERE id = ?`,
     [
       attempt.deliveryId,
       attempt.attemptedAt,
@@ -373,13 +371,6 @@ export async function recordAttempt(em: EntityManager, attempt: AttemptRecord): 
       attempt.latencyMs,
       attempt.error,
       attempt.responseBody,
-    ],
-  );
-  await em.execute(
-    `UPDATE webhook_delivery SET status = ?, attempts = attempts + 1, last_status = ?, last_latency_ms = ?,
-        last_error = ?, next_attempt_at = ?
-      WHERE id = ?`,
-    [
       attempt.status,
       attempt.statusCode,
       attempt.latencyMs,
@@ -393,7 +384,7 @@ export async function recordAttempt(em: EntityManager, attempt: AttemptRecord): 
 /**
  * A delivered attempt in one statement (atomic without a transaction: one
  * round trip instead of five on the path every delivery takes): the attempt
- * logged, its delivery delivered, and the endpoint's streak cleared when it
+ * logged, its delivery delivered (its slot given back), and the endpoint's streak cleared when it
  * had one: success closes the circuit (no row of a healthy endpoint is locked).
  */
 export async function recordSuccess(
@@ -401,13 +392,14 @@ export async function recordSuccess(
   attempt: Omit<AttemptRecord, 'status' | 'nextAttemptAt' | 'error'>,
   endpointId: string,
 ): Promise<void> {
-  await em.execute(
+  await executePrepared(
+    em,
     `WITH logged AS (
        INSERT INTO webhook_attempt (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
        VALUES (?, ?, ?, ?, NULL, ?)
      ), delivered AS (
        UPDATE webhook_delivery SET status = 'delivered', attempts = attempts + 1, last_status = ?,
-              last_latency_ms = ?, last_error = NULL, next_attempt_at = NULL
+              last_latency_ms = ?, last_error = NULL, next_attempt_at = NULL, leased_until = NULL
         WHERE id = ?
      )
      UPDATE webhook_endpoint SET consecutive_failures = 0, failing_since = NULL, circuit_open_until = NULL
@@ -493,15 +485,98 @@ export async function resetDelivery(
   return rows.length > 0;
 }
 
-/** Pending deliveries due before `before`: the sweep adds their tasks again (a lost add, a restart). */
-export async function overdueDeliveries(
-  em: EntityManager,
-  before: Date,
-  limit: number,
-): Promise<{ id: string; traceparent: string | null }[]> {
-  return em.execute<{ id: string; traceparent: string | null }[]>(
-    `SELECT id, traceparent FROM webhook_delivery WHERE status = 'pending' AND next_attempt_at < ?
-      ORDER BY next_attempt_at LIMIT ?`,
-    [before, limit],
-  );
+/** The channel a producer of due deliveries NOTIFYs (the API's test and retry); delivery workers LISTEN. */
+export const DELIVERY_CHANNEL = 'hireflow_webhook_deliveries';
+/** The advisory lock of a claim: one claim at a time across every worker, so the slot counts hold. */
+const CLAIM_LOCK = 7_364_227_001;
+
+/** Wakes the delivery workers (at the commit of the caller's transaction, if it is in one). */
+export async function notifyDeliveriesDue(em: EntityManager): Promise<void> {
+  await em.execute(`SELECT pg_notify('${DELIVERY_CHANNEL}', '')`);
+}
+
+/** On a delivery worker's own connection: it hears `notifyDeliveriesDue`. */
+export async function listenForDueDeliveries(client: {
+  query(text: string): Promise<unknown>;
+}): Promise<void> {
+  await client.query(`LISTEN ${DELIVERY_CHANNEL}`);
+}
+
+export interface ClaimedDelivery {
+  delivery: DeliveryRow;
+  endpoint: EndpointRow;
+}
+
+export interface ClaimLimits {
+  /** Deliveries to claim at most (the worker's free capacity). */
+  capacity: number;
+  /** Slots per endpoint: its deliveries in flight across every worker (1 while its circuit is half open). */
+  endpointLimit: number;
+  /** How long a claimed delivery holds its slot if its attempt is never recorded (its worker died). */
+  leaseMs: number;
+}
+
+/** The part of pg's pool and client a claim uses (the ORM's own pool: no connection of its own). */
+interface NativePool {
+  connect(): Promise<{ query(text: string): Promise<unknown>; release(destroy?: boolean): void }>;
+}
+
+/**
+ * Claims due deliveries, with their endpoints, in one round trip: for each
+ * endpoint with a free slot, its oldest due deliveries up to its free slots,
+ * oldest first across endpoints, up to `capacity`, each leased (a slot taken)
+ * for `leaseMs`. An endpoint whose circuit is open gets none; a half-open one
+ * only its probe; a disabled one all of its due deliveries (to fail them).
+ * One script, `BEGIN; lock; claim; COMMIT`: the advisory lock serialises
+ * claims across workers and, in READ COMMITTED, the claim's snapshot is taken
+ * after it, so it counts every slot another claim took.
+ */
+export async function claimDueDeliveries(em: EntityManager, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  for (const value of Object.values(limits))
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`bad claim limit ${value}`);
+  // Simple query protocol (several statements in one message): the integers are inlined, checked above.
+  const claim = `WITH clock AS (SELECT clock_timestamp() AS now),
+      slots AS (
+        SELECT e.id,
+               CASE WHEN NOT e.enabled THEN ${limits.capacity}
+                    WHEN e.circuit_open_until > clock.now THEN 0
+                    WHEN e.circuit_open_until IS NOT NULL AND e.consecutive_failures > 0 THEN 1
+                    ELSE ${limits.endpointLimit} END
+               - (SELECT count(*) FROM webhook_delivery l
+                   WHERE l.endpoint_id = e.id AND l.leased_until IS NOT NULL AND l.leased_until > clock.now
+                     AND e.enabled) AS free
+          FROM webhook_endpoint e, clock
+      ),
+      picked AS (
+        SELECT d.id FROM slots s, clock CROSS JOIN LATERAL (
+          SELECT id, next_attempt_at, created_at FROM webhook_delivery
+           WHERE endpoint_id = s.id AND status = 'pending' AND next_attempt_at <= clock.now
+             AND (leased_until IS NULL OR leased_until <= clock.now)
+           ORDER BY next_attempt_at, created_at
+           LIMIT greatest(s.free, 0)
+        ) d
+         WHERE s.free > 0
+         ORDER BY d.next_attempt_at, d.created_at
+         LIMIT ${limits.capacity}
+      )
+    UPDATE webhook_delivery d SET leased_until = clock.now + ${limits.leaseMs} * interval '1 millisecond'
+      FROM picked, clock, webhook_endpoint e
+     WHERE d.id = picked.id AND e.id = d.endpoint_id
+    RETURNING to_jsonb(d.*) AS delivery, to_jsonb(e.*) AS endpoint`;
+  const pool = (await em.getConnection().getNativeClient()) as NativePool;
+  const client = await pool.connect();
+  try {
+    const results = (await client.query(
+      `BEGIN; SELECT pg_advisory_xact_lock(${CLAIM_LOCK}); ${claim}; COMMIT`,
+    )) as { rows: { delivery: DeliveryRecord; endpoint: EndpointRecord }[] }[];
+    client.release();
+    return results[2]!.rows.map((r) => ({
+      delivery: toDelivery(r.delivery),
+      endpoint: toEndpoint(r.endpoint),
+    }));
+  } catch (error) {
+    // The script stops at its error with the transaction open: this connection goes.
+    client.release(true);
+    throw error;
+  }
 }
