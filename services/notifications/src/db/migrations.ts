@@ -129,9 +129,9 @@ export const notificationsMigrations = [
   defineSqlMigration('1008-notifications-send-claim-on-the-log', [
     // The email worker's claim on a send lives on the log row itself (docs/notifications.md,
     // "Exactly once"): claim and read in one statement, record and release in one.
-    // Sends claimed before this change are in processed_message: a redelivered task finds
-    // its row `sent` (nothing sent again) or `queued` with no holder here (sent now, as a
-    // retry after a crash before the record would be).
+    // Sends claimed before this change are in processed_message: the new claim counts a
+    // live one there as a holder and takes an expired one over with the grace (intents/store.ts).
+    // Old workers do not see the new claim: drain them first (docs/deploy.md).
     'ALTER TABLE notification_log ADD COLUMN send_token uuid, ADD COLUMN send_lease_until timestamptz',
   ]),
 ];

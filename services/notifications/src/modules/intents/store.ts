@@ -176,25 +176,38 @@ export async function findSendable(em: EntityManager, key: string): Promise<Send
  * (no token, or its lease ran out), `token` takes it until `leaseMs` from
  * now. It replaces a claim in processed_message followed by a read of the
  * row (two round trips and two commits).
+ *
+ * A claim the previous release made (an `in_progress` row in processed_message
+ * under the same key, while old and new workers run side by side in a rolling
+ * deploy) counts as a holder too: live, it is not taken; expired, it is taken
+ * over with the grace for the previous holder's record (docs/deploy.md,
+ * "Upgrading across notifications' migration 1008").
  */
 const CLAIM_SEND_SQL = `
 WITH target AS (
   SELECT key, tenant_id, status, recipient, template, params, message_id, provider_message_id,
          send_token, send_lease_until
     FROM notification_log WHERE key = ?::text FOR UPDATE
+), legacy AS (
+  SELECT max(lease_expires_at) AS lease_until
+    FROM processed_message WHERE key = ?::text AND status = 'in_progress'
+  HAVING count(*) > 0
 ), claimed AS (
   UPDATE notification_log n
      SET send_token = ?::uuid, send_lease_until = clock_timestamp() + ?::float8 * interval '1 millisecond'
     FROM target t
    WHERE n.key = t.key AND t.status IN ('queued', 'failed')
      AND (t.send_token IS NULL OR t.send_lease_until <= clock_timestamp())
+     AND NOT EXISTS (SELECT 1 FROM legacy l WHERE l.lease_until > clock_timestamp())
   RETURNING n.key
 )
 SELECT t.tenant_id, t.status, t.recipient, t.template, t.params, t.message_id, t.provider_message_id,
        EXISTS (SELECT 1 FROM suppression s WHERE s.address = lower(t.recipient)) AS suppressed,
        EXISTS (SELECT 1 FROM claimed) AS claimed,
-       t.send_token IS NOT NULL AS had_holder,
-       GREATEST(0, EXTRACT(EPOCH FROM (t.send_lease_until - clock_timestamp())) * 1000)::float8 AS remaining_ms
+       (t.send_token IS NOT NULL OR EXISTS (SELECT 1 FROM legacy)) AS had_holder,
+       GREATEST(0, EXTRACT(EPOCH FROM (
+         GREATEST(t.send_lease_until, (SELECT lease_until FROM legacy)) - clock_timestamp())) * 1000)::float8
+         AS remaining_ms
   FROM target t`;
 
 /** What claimSend found: the notification, and whether this call holds its send now. */
@@ -216,7 +229,7 @@ export async function claimSend(
 ): Promise<SendClaim | undefined> {
   const [row] = await executePrepared<
     SendableRow & { claimed: boolean; had_holder: boolean; remaining_ms: number | null }
-  >(em, CLAIM_SEND_SQL, [key, token, leaseMs]);
+  >(em, CLAIM_SEND_SQL, [key, key, token, leaseMs]);
   if (!row) return undefined;
   return {
     notification: sendableOf(row),
@@ -297,7 +310,7 @@ export async function markAttemptFailed(
   const rows = await em.execute<{ template: TemplateName }[]>(
     `UPDATE notification_log
         SET attempts = attempts + 1, error = ?, updated_at = now(),
-            status = CASE WHEN ? THEN 'failed' ELSE status END,
+            status = CASE WHEN ? AND status IN ('queued', 'failed') THEN 'failed' ELSE status END,
             send_lease_until = CASE WHEN send_token = ?::uuid THEN NULL ELSE send_lease_until END,
             send_token = CASE WHEN send_token = ?::uuid THEN NULL ELSE send_token END
       WHERE key = ? AND status <> 'sent'
