@@ -1,6 +1,6 @@
 import type { CaughtEmail } from '@hireflow/testing/smtp';
 import { describe, expect, it } from 'vitest';
-import { checkSmallTenant, digestOf } from './checker.ts';
+import { checkSmallTenant, digestOf, uploadOrGone } from './checker.ts';
 import type { SmallTenantRecord } from './workload.ts';
 
 const email = (key: string, acceptedAt: number, messageId = `<${digestOf(key)}@hireflow>`): CaughtEmail => ({
@@ -77,5 +77,20 @@ describe("the chaos checker's small tenant", () => {
     const result = checkSmallTenant([record, failed], emails);
     expect(result.roles).toEqual({ planned: 2, posted: 1, failed: 1 });
     expect(result.emails).toEqual({ expected: 5, seen: 5 });
+  });
+});
+
+describe("the chaos checker's uploads", () => {
+  it('counts an upload the API no longer knows (404) as gone, with no variants, instead of stopping', async () => {
+    const notFound = Object.assign(new Error('404 NOT_FOUND: No upload'), { status: 404 });
+    await expect(uploadOrGone(() => Promise.reject(notFound))).resolves.toEqual({
+      status: 'gone',
+      variants: [],
+    });
+  });
+
+  it('still stops on any other failure', async () => {
+    const down = Object.assign(new Error('503'), { status: 503 });
+    await expect(uploadOrGone(() => Promise.reject(down))).rejects.toBe(down);
   });
 });

@@ -197,6 +197,22 @@ async function drainQueue(sqs: SQSClient, name: string) {
   return messages;
 }
 
+/**
+ * An accepted upload as the API shows it, or `gone` when it answers 404 (media
+ * removed it): its variants count as lost and the report is still written,
+ * where a thrown 404 stopped the checker and the run left no report.
+ */
+export async function uploadOrGone(
+  read: () => Promise<{ status: string; variants: { name: string }[] }>,
+): Promise<{ status: string; variants: { name: string }[] }> {
+  try {
+    return await read();
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return { status: 'gone', variants: [] };
+    throw error;
+  }
+}
+
 /** Reads every sink and compares it with the history: lost, duplicated, dead-lettered, late. */
 export async function check(sources: CheckSources): Promise<CheckResult> {
   const { plan, records, faults } = sources;
@@ -306,7 +322,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
   for (let i = 0; i < uploadIds.length; i += 8) {
     await Promise.all(
       uploadIds.slice(i, i + 8).map(async (id) => {
-        const upload = await client.uploads.get(id);
+        const upload = await uploadOrGone(() => client.uploads.get(id));
         const names = upload.variants.map((v) => v.name);
         for (const name of ['thumb', 'medium']) {
           const n = names.filter((x) => x === name).length;

@@ -143,6 +143,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       MATCH_SWEEP_INTERVAL_MS: '15000',
       MATCH_SWEEP_AFTER_MS: '60000',
       RESIZE_SWEEP_AFTER_MS: '60000',
+      // Media removes an upload with no known owner after MEDIA_UNATTACHED_TTL_MS (1 h): a run
+      // under long cuts outlasts that, and the checker expects every accepted upload's variants.
+      MEDIA_UNATTACHED_TTL_MS: String(24 * 3600 * 1000),
       // Webhook retries within the run: the first after up to 2 s, none more than 20 s apart.
       WEBHOOK_RETRY_BASE_MS: '1000',
       WEBHOOK_RETRY_CAP_MS: '20000',
