@@ -1,6 +1,6 @@
 import type { CaughtEmail } from '@hireflow/testing/smtp';
 import { describe, expect, it } from 'vitest';
-import { checkSmallTenant, digestOf, uploadOrGone } from './checker.ts';
+import { checkSmallTenant, digestOf, queuesReached, uploadOrGone } from './checker.ts';
 import type { SmallTenantRecord } from './workload.ts';
 
 const email = (key: string, acceptedAt: number, messageId = `<${digestOf(key)}@hireflow>`): CaughtEmail => ({
@@ -92,5 +92,14 @@ describe("the chaos checker's uploads", () => {
   it('still stops on any other failure', async () => {
     const down = Object.assign(new Error('503'), { status: 503 });
     await expect(uploadOrGone(() => Promise.reject(down))).rejects.toBe(down);
+  });
+});
+
+describe('where the checker expects a poison event', () => {
+  it("in the interactive inbox of each subscriber, never the bulk lane's (the workload sets no lane)", () => {
+    const queues = queuesReached('jobs-events', 'candidate.registered.v1');
+    expect(queues).toContain('notifications-inbox');
+    expect(queues).toContain('matching-inbox');
+    expect(queues.filter((q) => q.endsWith('-bulk'))).toEqual([]);
   });
 });

@@ -97,6 +97,22 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string, para
 }
 
 /** What should have happened, from the history and the sources of truth (matching's table). */
+/**
+ * The queues an event the workload publishes reaches: those subscribed to its
+ * topic and type, and of a service's two inboxes only the interactive one (the
+ * workload's events carry no `lane` attribute; SNS's filter sends them there,
+ * docs/fairness.md), so a poison event is expected in those queues' DLQs only.
+ */
+export function queuesReached(topic: string, type: string): string[] {
+  return Object.entries(topology.queues)
+    .filter(
+      ([, def]) =>
+        def.lane !== 'bulk' &&
+        def.subscriptions.some((s) => s.topic === topic && (s.types as string[]).includes(type)),
+    )
+    .map(([name]) => name);
+}
+
 export async function expectedEffects(sources: CheckSources) {
   const { plan, records } = sources;
   const candidates = new Map<string, number>();
@@ -430,12 +446,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
   const poisonIds = new Map<string, string[]>();
   for (const op of plan.ops) {
     if (op.kind !== 'poison') continue;
-    const queues = Object.entries(topology.queues)
-      .filter(([, def]) =>
-        def.subscriptions.some((s) => s.topic === op.topic && (s.types as string[]).includes(op.type)),
-      )
-      .map(([name]) => name);
-    poisonIds.set(op.eventId, queues);
+    poisonIds.set(op.eventId, queuesReached(op.topic, op.type));
   }
   const sentPoison = new Set(
     records
