@@ -261,7 +261,12 @@ async function runInOwnedTransaction<T>(
   }
 }
 
-function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: () => void): () => void {
+/**
+ * Renews a lease every half lease while work runs; calls `lost` once a renewal
+ * says another holder has it. Returns the stop. Also the email worker's, for
+ * its claim on the log row.
+ */
+export function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: () => void): () => void {
   let stopped = false;
   const timer = setInterval(() => {
     renew().then(

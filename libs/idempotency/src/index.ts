@@ -9,7 +9,7 @@ export { HANDLER_LEASE_MS, handleOnce } from './handle-once.ts';
 export type { IdempotencyPluginOptions } from './http-plugin.ts';
 export { idempotencyPlugin } from './http-plugin.ts';
 export type { IdempotencyClaim, IdempotentOptions, IdempotentWork } from './idempotent.ts';
-export { idempotent } from './idempotent.ts';
+export { idempotent, startHeartbeat } from './idempotent.ts';
 export type { KeyPart } from './key.ts';
 export { idempotencyKey, idFromKey } from './key.ts';
 export { idempotencyMigrations, processedMessageTable } from './migrations.ts';

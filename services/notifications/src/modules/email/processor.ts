@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { IdempotencyInProgressError, IdempotencyLeaseLostError } from '@hireflow/idempotency';
+import { IdempotencyInProgressError, IdempotencyLeaseLostError, startHeartbeat } from '@hireflow/idempotency';
 import {
   createTaskWorker,
   fullJitter,
@@ -241,29 +241,6 @@ export function emailProcessor(
 /** What a send that sends nothing returns: the ids the log has. */
 function storedResult(notification: Sendable): SendResult {
   return { messageId: notification.messageId, providerMessageId: notification.providerMessageId ?? '' };
-}
-
-/** Renews the claim every half lease while the send runs; `lost` once another holder has it. */
-function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, lost: () => void): () => void {
-  let stopped = false;
-  const timer = setInterval(() => {
-    renew().then(
-      (stillHeld) => {
-        if (!stillHeld && !stopped) {
-          stopped = true;
-          clearInterval(timer);
-          lost();
-        }
-      },
-      // Postgres unreachable: the lease runs out unless a later renewal lands.
-      () => undefined,
-    );
-  }, leaseMs / 2);
-  timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
 }
 
 /** Not sent, not refused: `queued`, or `failed` (an operator retried the dead letter). */
