@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { countWebhooks, factOf, type WebhookArrival, type WebhookRow, webhookProblems } from './webhooks.ts';
+import {
+  countWebhooks,
+  ENDPOINT_TYPES,
+  factOf,
+  type WebhookArrival,
+  type WebhookRow,
+  webhookProblems,
+} from './webhooks.ts';
 
 const body = (type: string, data: Record<string, unknown>) => JSON.stringify({ type, timestamp: 't', data });
 const arrival = (
@@ -75,6 +82,18 @@ describe('countWebhooks', () => {
     expect(count.lost).toBe(3);
     expect(count.lostList.sort()).toEqual(['flaky candidate:c1', 'flaky upload:u1', 'slow upload:u1']);
     expect(webhookProblems(count)[0]).toMatch(/^3 lost webhook deliveries/);
+  });
+
+  it('expects a candidate the history accepted at the flaky endpoint only: the slow one does not subscribe to candidates', () => {
+    const count = countWebhooks({
+      rows: [],
+      expectedFacts: ['candidate:c9', 'upload:u9'],
+      arrivals: [arrival('flaky', 'msg_x', 'candidate:c9'), arrival('flaky', 'msg_y', 'upload:u9')],
+    });
+    expect(count.byEndpoint.flaky).toEqual({ expected: 2, delivered: 2, requests: 2 });
+    expect(count.byEndpoint.slow).toEqual({ expected: 1, delivered: 0, requests: 0 });
+    expect(count.lostList).toEqual(['slow upload:u9']);
+    expect(ENDPOINT_TYPES.slow).not.toContain('candidate.registered');
   });
 
   it('tells a redelivery under the same webhook-id from one event delivered under two ids', () => {
