@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { SERVICE_NAMES } from '@hireflow/contracts';
 import { dropDatabase } from '@hireflow/db';
 import { loadLauncherSettings, startPlatform } from '@hireflow/launcher';
+import { FREE_PORTS } from '@hireflow/launcher/free-ports';
 import { instanceNames } from '@hireflow/ops';
 import { readBody, startLocalServer } from '@hireflow/testing';
 import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
@@ -60,13 +61,9 @@ export async function startSystem(traced: boolean, sink: OtlpSink): Promise<Benc
     ...process.env,
     HIREFLOW_INSTANCE: instance,
     HIREFLOW_STATE_DIR: '.local/bench',
-    HIREFLOW_PORT_BASE: '0',
-    HIREFLOW_API_PORT: '0',
+    ...FREE_PORTS,
     // One worker per service in both systems, whatever the backlog: the same work, traced or not.
     HIREFLOW_SCALING: 'off',
-    EMULATOR_PORT: '0',
-    // The launcher's webhook receiver: a port of its own, as in test/launcher.ts's FREE_PORTS.
-    WEBHOOK_RECEIVER_PORT: '0',
     SMTP_URL: smtp.url,
     OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
     LOG_LEVEL: 'warn',

@@ -17,16 +17,7 @@ export async function freePort(): Promise<number> {
 
 /**
  * Every port a launched system (`pnpm start`, the launcher) listens on, free
- * ones: never the defaults, which a developer's `pnpm start` or another test
- * file may hold. Spread into the launcher's environment.
+ * ones: the launcher's own list, where its port settings are (the launcher
+ * must not depend on the test helpers).
  */
-export const FREE_PORTS = {
-  HIREFLOW_PORT_BASE: '0',
-  HIREFLOW_API_PORT: '0',
-  EMULATOR_PORT: '0',
-  MAIL_SMTP_PORT: '0',
-  MAIL_UI_PORT: '0',
-  WEBHOOK_RECEIVER_PORT: '0',
-  TRACE_OTLP_PORT: '0',
-  TRACE_UI_PORT: '0',
-} as const;
+export { FREE_PORTS } from '@hireflow/launcher/free-ports';

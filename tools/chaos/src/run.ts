@@ -6,6 +6,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadLauncherSettings, type RunningPlatform, startPlatform } from '@hireflow/launcher';
+import { FREE_PORTS } from '@hireflow/launcher/free-ports';
 import { instanceNames } from '@hireflow/ops';
 import { startSmtpCatcher } from '@hireflow/testing/smtp';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -115,11 +116,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       AWS_REGION: region,
       AWS_ENDPOINT_URL: `http://127.0.0.1:${emulator.proxy.port}`,
       SMTP_URL: smtp.url,
-      HIREFLOW_PORT_BASE: '0',
-      HIREFLOW_API_PORT: '0',
-      TRACE_OTLP_PORT: '0',
-      TRACE_UI_PORT: '0',
-      WEBHOOK_RECEIVER_PORT: '0',
+      ...FREE_PORTS,
       LOG_LEVEL: 'warn',
       HIREFLOW_SCALING: 'on',
     });

@@ -35,6 +35,7 @@ import { awsConfigSchema, awsSettings, createSnsClient } from '@hireflow/runtime
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { ScalingRecord } from '../autoscaler.ts';
+import { FREE_PORTS } from '../free-ports.ts';
 import { readTargets } from '../prometheus/targets.ts';
 import { scalingChart } from '../scaling/chart.ts';
 import { type BurstRun, compareRun } from '../scaling/predict.ts';
@@ -103,12 +104,7 @@ function startLauncher() {
       ...process.env,
       HIREFLOW_INSTANCE: instance,
       HIREFLOW_STATE_DIR: '.local',
-      HIREFLOW_PORT_BASE: '0',
-      HIREFLOW_API_PORT: '0',
-      EMULATOR_PORT: '0',
-      MAIL_SMTP_PORT: '0',
-      MAIL_UI_PORT: '0',
-      WEBHOOK_RECEIVER_PORT: '0',
+      ...FREE_PORTS,
       HIREFLOW_SCALING: 'on',
       SCALING_TIME_SCALE: String(TIME_SCALE),
       SCALING_INTERVAL_MS: '1000',
