@@ -16,5 +16,6 @@ export {
   redisUrl,
   role,
   smtpUrl,
+  tenantConcurrency,
   topologyPrefix,
 } from './variables.ts';

@@ -90,6 +90,20 @@ export const positiveInt = (what: string, fallback: number, max: number) =>
     .default(fallback)
     .describe(what);
 
+/**
+ * A fair queue's cap on one tenant's tasks running at once, all workers
+ * together (docs/fairness.md): 0 (the default) for no cap, at most 1000.
+ * `what` says what runs at once, e.g. 'Emails of one tenant sent at once'.
+ */
+export const tenantConcurrency = (what: string) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 (no limit) or more')
+    .max(1000, 'must be at most 1000')
+    .default(0)
+    .describe(`${what}, all workers together; 0: no limit (docs/fairness.md).`);
+
 /** A public base URL (http or https, no query or fragment), trailing slashes removed. */
 export const publicBaseUrl = (fallback: string, what: string) =>
   z

@@ -1,4 +1,4 @@
-import { eventLogRetentionDays, positiveInt } from '@hireflow/config';
+import { eventLogRetentionDays, positiveInt, tenantConcurrency } from '@hireflow/config';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { COSINE_WEIGHT, MATCH_LIMIT, MATCH_THRESHOLD } from './modules/scoring/score.ts';
@@ -39,15 +39,7 @@ export const configSchema = serviceConfigSchema('matching').extend({
     4,
     64,
   ),
-  MATCH_TENANT_CONCURRENCY: z.coerce
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(0, 'must be 0 (no limit) or more')
-    .max(1000, 'must be at most 1000')
-    .default(0)
-    .describe(
-      'Computations of one tenant running at once, all workers together; 0: no limit (docs/fairness.md).',
-    ),
+  MATCH_TENANT_CONCURRENCY: tenantConcurrency('Computations of one tenant running at once'),
   MATCH_ATTEMPTS: positiveInt('Attempts of a match computation before it is kept as a dead letter.', 8, 100),
   MATCH_TENANT_IDLE_MS: positiveInt(
     "A worker frees a tenant's in-memory vectors after this long without a computation (reloaded from Postgres on next use).",

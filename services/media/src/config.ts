@@ -1,4 +1,4 @@
-import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { eventLogRetentionDays, positiveInt, publicBaseUrl, tenantConcurrency } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import {
   PUBLIC_API_SECRETS,
@@ -49,15 +49,7 @@ export const configSchema = serviceConfigSchema('media').extend({
     8,
     256,
   ),
-  RESIZE_TENANT_CONCURRENCY: z.coerce
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(0, 'must be 0 (no limit) or more')
-    .max(1000, 'must be at most 1000')
-    .default(0)
-    .describe(
-      'Resize tasks of one tenant running at once, all workers together; 0: no limit (docs/fairness.md).',
-    ),
+  RESIZE_TENANT_CONCURRENCY: tenantConcurrency('Resize tasks of one tenant running at once'),
   RESIZE_ATTEMPTS: positiveInt(
     'Attempts of a resize task on transient failures (S3, Postgres); bad images fail at once.',
     8,

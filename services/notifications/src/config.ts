@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, positiveInt, smtpUrl } from '@hireflow/config';
+import { ConfigError, positiveInt, smtpUrl, tenantConcurrency } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
@@ -30,13 +30,7 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     .default('Hireflow <no-reply@hireflow.local>')
     .describe('From header of every email.'),
   EMAIL_CONCURRENCY: positiveInt('Emails one worker process sends at once.', 10, 1000),
-  EMAIL_TENANT_CONCURRENCY: z.coerce
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(0, 'must be 0 (no limit) or more')
-    .max(1000, 'must be at most 1000')
-    .default(0)
-    .describe('Emails of one tenant sent at once, all workers together; 0: no limit (docs/fairness.md).'),
+  EMAIL_TENANT_CONCURRENCY: tenantConcurrency('Emails of one tenant sent at once'),
   EMAIL_RATE_MAX: positiveInt(
     "Emails sent per EMAIL_RATE_DURATION_MS across all workers (the provider's rate limit).",
     50,
