@@ -227,21 +227,14 @@ export async function insertDeliveries(em: EntityManager, rows: NewDelivery[]): 
   return inserted;
 }
 
-export interface DeliveryRow {
-  id: string;
-  endpointId: string;
-  tenantId: string;
-  eventId: string;
-  type: string;
-  body: string;
-  traceparent: string | null;
+/** A delivery as stored: what was inserted, and how its attempts went. */
+export interface DeliveryRow extends NewDelivery {
   status: 'pending' | 'delivered' | 'failed';
   attempts: number;
   lastStatus: number | null;
   lastLatencyMs: number | null;
   lastError: string | null;
   nextAttemptAt: Date | null;
-  createdAt: Date;
 }
 
 interface DeliveryRecord {
