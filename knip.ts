@@ -45,8 +45,8 @@ const config: KnipConfig = {
       project: sources,
     },
     'tools/launcher': {
-      // Spawned by path: the local Prometheus runs under the tether.
-      entry: ['src/cli/*.ts', 'src/prometheus/tether.ts', ...tests],
+      // Spawned by path: the local Prometheus runs under the tether; test/fixtures/*.ts, a test's launcher in miniature.
+      entry: ['src/cli/*.ts', 'src/prometheus/tether.ts', 'test/fixtures/*.ts', ...tests],
       project: sources,
     },
     'tools/api-docs': {

@@ -13,6 +13,7 @@ import { createLogger } from './logger.ts';
 import { deadLetterAlarms } from './metrics/alarms.ts';
 import { samplerLease } from './metrics/lease.ts';
 import { type OutboxStats, startQueueSampler } from './metrics/sampler.ts';
+import { watchParent } from './parent.ts';
 import { adminPortOf, type ServiceConfig, samplesQueues } from './service-config.ts';
 import type { AppState } from './service-server.ts';
 import { withTimeout } from './timeout.ts';
@@ -162,9 +163,13 @@ export async function runService<C extends ServiceConfig>(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  // Spawned by a launcher with an IPC channel: if the launcher dies, stop too.
-  const onParentGone = () => onSignal('SIGHUP');
-  if (process.connected) process.once('disconnect', onParentGone);
+  // Spawned by a launcher or a test with an IPC channel: when it is gone, stop
+  // too, even when it died before this ran (then nothing is started at all).
+  watchParent((reason) => {
+    log.warn({ reason }, 'the process that started this one is gone');
+    onSignal('SIGHUP');
+  });
+  if (stopping) return;
 
   try {
     deps = await connectDeps(config, {

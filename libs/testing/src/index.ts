@@ -6,6 +6,7 @@ export { FREE_PORTS, freePort, uniqueName } from './names.ts';
 export type { WebhookReceiver } from './observe.ts';
 export { metricValue, scrapeMetric, startWebhookReceiver } from './observe.ts';
 export { percentile } from './percentile.ts';
+export { isRunning } from './processes.ts';
 export type { TcpProxy } from './tcp-proxy.ts';
 export { startTcpProxy } from './tcp-proxy.ts';
 export type { ProvisionedQueue, ProvisionedTopology, TestAws } from './topology.ts';

@@ -19,7 +19,34 @@ export interface Child {
   started: Promise<{ port: number; adminPort: number }>;
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Signals the child's process group (the child and anything it started), if it still runs. */
+  kill(signal: NodeJS.Signals): void;
 }
+
+/** The children of this process still running: killed when it exits, however it exits. */
+const running = new Set<ChildProcess>();
+
+/** Signals a child's process group (a detached child leads one), else the child alone. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+// A launcher that exits (its stop, a failed start's process.exit, an uncaught
+// error) takes every child still running with it, one that is still starting
+// included. A launcher SIGKILLed runs no code: its children see their IPC
+// channel close and stop themselves (@hireflow/runtime/parent).
+process.on('exit', () => {
+  for (const child of running) signalGroup(child, 'SIGKILL');
+});
 
 /** A compact line from a pino JSON log line; other lines pass through. */
 export function formatLogLine(line: string): string {
@@ -58,8 +85,12 @@ export function spawnService(options: {
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => options.write(prefix + formatLogLine(line)));
   }
+  running.add(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+    });
   });
   const started = new Promise<{ port: number; adminPort: number }>((resolve, reject) => {
     child.on('message', (message: { type?: string; port?: number; adminPort?: number }) => {
@@ -72,7 +103,13 @@ export function spawnService(options: {
     );
   });
   started.catch(() => undefined);
-  return { name: options.name, process: child, started, exited };
+  return {
+    name: options.name,
+    process: child,
+    started,
+    exited,
+    kill: (signal) => signalGroup(child, signal),
+  };
 }
 
 /** Polls `url` until it answers 2xx or the deadline passes. */

@@ -70,8 +70,8 @@ export function createWorkerPool(options: {
   const retire = async (member: Member): Promise<void> => {
     member.retiring = true;
     changed();
-    member.child.process.kill('SIGTERM');
-    const timer = setTimeout(() => member.child.process.kill('SIGKILL'), 30_000);
+    member.child.kill('SIGTERM');
+    const timer = setTimeout(() => member.child.kill('SIGKILL'), 30_000);
     await member.child.exited;
     clearTimeout(timer);
   };

@@ -138,13 +138,11 @@ export async function startServices(options: {
   const stop = async (): Promise<number> => {
     stopping = true;
     await autoscaler?.stop();
-    for (const child of front) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
-    }
+    for (const child of front) child.kill('SIGTERM');
     const [exits, poolExits] = await Promise.all([
       Promise.all(
         front.map(async (child) => {
-          const timer = setTimeout(() => child.process.kill('SIGKILL'), 30_000);
+          const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
           const result = await child.exited;
           clearTimeout(timer);
           return { name: child.name, ...result };
@@ -225,7 +223,7 @@ export async function startServices(options: {
           return watch(next, index);
         } catch (error) {
           log(`${child.name}: restart ${attempt} failed: ${(error as Error).message}`);
-          next.process.kill('SIGKILL');
+          next.kill('SIGKILL');
           await next.exited;
         }
       }

@@ -1,12 +1,14 @@
 // Runs a command (the local Prometheus, the own Postgres and Redis) for as
 // long as the launcher lives: the launcher holds this process's IPC channel,
-// and when the channel closes (the launcher exited, even by SIGKILL) the
-// command is stopped too. The services do the same themselves; these cannot.
+// and when the channel closes (the launcher exited, even by SIGKILL, and even
+// before this ran) the command is stopped too. The services do the same
+// themselves (@hireflow/runtime/parent); these cannot.
 //   tether.ts [--signal=SIGINT] [--pid-file=<file>] <command> [args…]
 // --signal: what stops the command (default SIGTERM); --pid-file: signal the
 // pid written there instead of the spawned one (Postgres under runuser: the postmaster).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { watchParent } from '@hireflow/runtime/parent';
 
 const argv = process.argv.slice(2);
 let signal: NodeJS.Signals = 'SIGTERM';
@@ -40,7 +42,7 @@ const stop = () => {
     // Gone already.
   }
 };
-process.on('disconnect', stop);
+watchParent(stop);
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 child.on('exit', (code, sig) => process.exit(code ?? (sig ? 1 : 0)));
