@@ -7,7 +7,7 @@
 // after, on a prefix of its own, deleted afterwards. The other ceilings of
 // docs/capacity.md come from the benches named there.
 import { randomBytes } from 'node:crypto';
-import { createTaskQueue } from '@hireflow/messaging';
+import { createTaskQueue } from '@hireflow/messaging/tasks';
 import { Redis } from 'ioredis';
 import { type BenchReport, median, round } from './report.ts';
 

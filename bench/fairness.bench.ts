@@ -12,7 +12,7 @@
 // do), each against a FIFO queue fed the same way.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { createTaskQueue, createTaskWorker, type TaskQueue } from '@hireflow/messaging';
+import { createTaskQueue, createTaskWorker, type TaskQueue } from '@hireflow/messaging/tasks';
 import { percentile } from '@hireflow/testing';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { type BenchReport, median } from './report.ts';

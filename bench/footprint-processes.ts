@@ -25,8 +25,16 @@ export interface Measure {
   rssMb: number;
   /** From spawn to the `started` message, in ms. */
   readyMs: number;
-  /** RSS after each load phase and `idleMs` more, in MB, in the order given. */
-  phases: { name: string; rssMb: number }[];
+  /**
+   * CPU time (user + system, all threads) the process used from spawn to
+   * ready, in ms: the work of a start, which a loaded machine stretches in
+   * wall-clock time but not in CPU time.
+   */
+  readyCpuMs: number;
+  /** A service's own account of its start (the `started` message's `startMs`: imports, connect, worker, servers, listen). */
+  startMs?: Record<string, number>;
+  /** RSS after each load phase and `idleMs` more, in MB, and the CPU time the phase took, in the order given. */
+  phases: { name: string; rssMb: number; cpuMs: number }[];
 }
 
 /** Work given to a ready process (requests, events), after which its RSS is read again. */
@@ -97,14 +105,16 @@ export async function measure(kind: ProcessKind, idleMs: number, load: LoadPhase
   );
   try {
     let port = 0;
+    let startMs: Record<string, number> | undefined;
     const readyMs = await new Promise<number>((ready, fail) => {
       const timer = setTimeout(
         () => fail(new Error(`${kind.name}: not ready in ${READY_TIMEOUT_MS} ms`)),
         READY_TIMEOUT_MS,
       );
-      child.on('message', (message: { type?: string; port?: number }) => {
+      child.on('message', (message: { type?: string; port?: number; startMs?: Record<string, number> }) => {
         if (message?.type !== 'started') return;
         port = message.port ?? 0;
+        startMs = message.startMs;
         clearTimeout(timer);
         ready(performance.now() - started);
       });
@@ -113,22 +123,34 @@ export async function measure(kind: ProcessKind, idleMs: number, load: LoadPhase
         fail(new Error(`${kind.name} exited (${code}) before it was ready:\n${stderr}`));
       });
     });
+    const readyCpuMs = await cpuMs(child.pid!);
     // An idle process: what it holds once started, not the garbage of starting (the same wait for every kind).
     await delay(idleMs);
     const idle = await rssMb(child.pid!);
     const phases: Measure['phases'] = [];
     for (const phase of load) {
+      const before = await cpuMs(child.pid!);
       await phase.run({ port });
+      const cpu = (await cpuMs(child.pid!)) - before;
       await delay(idleMs);
-      phases.push({ name: phase.name, rssMb: await rssMb(child.pid!) });
+      phases.push({ name: phase.name, rssMb: await rssMb(child.pid!), cpuMs: cpu });
     }
-    return { rssMb: idle, readyMs, phases };
+    return { rssMb: idle, readyMs, readyCpuMs, ...(startMs ? { startMs } : {}), phases };
   } finally {
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
     await exited;
     clearTimeout(timer);
   }
+}
+
+/** User + system CPU time of the process, all its threads, from /proc/<pid>/stat (Linux), in ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (in parentheses, which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // In clock ticks: USER_HZ, 100 on Linux.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** VmRSS from /proc/<pid>/status (Linux), in MB. */

@@ -4,7 +4,8 @@
 // module recorder until it is ready, and stopped. A role must not carry what
 // it never uses: no tooling or test servers anywhere in production code, no
 // image library or S3 client outside media, no mailer outside notifications,
-// no API document UI in a worker, no gRPC.
+// no API document UI in a worker, no gRPC, no BullMQ in a service that queues
+// no task.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,9 @@ function notIn(service: ServiceName, role: Role): string[] {
   if (service !== 'notifications') out.push('nodemailer');
   if (service !== 'media') out.push('@aws-sdk/client-s3');
   if (role === 'worker') out.push('@fastify/swagger-ui');
+  // jobs queues no task: its processes import @hireflow/messaging's index, not
+  // its BullMQ task queues (`@hireflow/messaging/tasks`), and make no queue handles.
+  if (service === 'jobs') out.push('bullmq', 'bullmq-otel');
   return out;
 }
 

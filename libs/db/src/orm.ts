@@ -82,8 +82,16 @@ function retireConnectionsEndedByServer(pool: pg.Pool): void {
   });
 }
 
-/** Applies pending migrations. Concurrent starters serialise on an advisory lock. */
+/**
+ * Applies pending migrations. Concurrent starters serialise on an advisory
+ * lock. A database that has every migration already (every start but the
+ * first of a version) is answered by one query on the ORM's pool, without
+ * the lock's own connection or the Migrator's probes (issue 31: a share of a
+ * process's start; migrations are only ever added, so a name found applied
+ * stays applied).
+ */
 export async function migrate(orm: MikroORM): Promise<string[]> {
+  if (await upToDate(orm)) return [];
   // A session-level lock must be taken and released on one connection, so it
   // lives on a dedicated client rather than on the ORM's pool.
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
@@ -98,3 +106,19 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
 }
 
 const MIGRATION_LOCK = 0x68666d67; // "hfmg"
+
+/** Whether `schema_migrations` names every migration of the ORM's list (false when the table is missing). */
+async function upToDate(orm: MikroORM): Promise<boolean> {
+  const { migrationsList = [], tableName = 'schema_migrations' } = orm.config.get('migrations');
+  if (migrationsList.length === 0) return false;
+  let rows: { name: string }[];
+  try {
+    rows = await orm.em.getConnection().execute<{ name: string }[]>(`SELECT name FROM ${tableName}`);
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return false; // undefined_table: a new database
+    throw error;
+  }
+  // The Migrator records a name without a .js/.ts extension.
+  const applied = new Set(rows.map((row) => row.name.replace(/\.[jt]s$/, '')));
+  return migrationsList.every((migration) => applied.has(migration.name.replace(/\.[jt]s$/, '')));
+}

@@ -1,28 +1,15 @@
+// BullMQ's task queues and workers are `@hireflow/messaging/tasks` (src/tasks.ts):
+// this index loads no BullMQ, so a process that never queues a task does not
+// carry it (issue 31).
 export type { StringAttribute } from './attributes.ts';
 export { eventAttributes } from './attributes.ts';
 export type { BackoffOptions, RandomSource } from './backoff.ts';
 export { backoffBound, fullJitter } from './backoff.ts';
 export type { RedisConnection } from './bullmq/connection.ts';
-export {
-  DEFAULT_REMOVE_ON_COMPLETE,
-  DEFAULT_REMOVE_ON_FAIL,
-  DEFAULT_TASK_ATTEMPTS,
-  DEFAULT_TASK_BACKOFF,
-  FULL_JITTER,
-} from './bullmq/defaults.ts';
 export type { Fairness, FairnessOptions, FairTask, Lane } from './bullmq/fair.ts';
 export { LANE_SPAN, LANES, laneOfPriority, priorityOf, tenantBacklogs } from './bullmq/fair.ts';
-export type { BulkTask, DeadLetter, TaskQueue, TaskQueueOptions } from './bullmq/queue.ts';
-export { createTaskQueue } from './bullmq/queue.ts';
 export { dropRetiredQueue } from './bullmq/retired.ts';
 export { taskIdFor } from './bullmq/task-id.ts';
-export type { TenantLimit } from './bullmq/tenant-limit.ts';
-export type { TaskWorker, TaskWorkerOptions } from './bullmq/worker.ts';
-export {
-  createTaskWorker,
-  DEFAULT_WORKER_CLOSE_TIMEOUT_MS,
-  DEFAULT_WORKER_CONCURRENCY,
-} from './bullmq/worker.ts';
 export { isDependencyUnavailable, isPermanent, MessagingError, PermanentError } from './errors.ts';
 export {
   DEFAULT_EVENT_LOG_RETENTION_DAYS,

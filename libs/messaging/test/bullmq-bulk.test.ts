@@ -2,7 +2,8 @@ import { startTestTracing } from '@hireflow/telemetry/testing';
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskQueue, createTaskWorker, taskIdFor } from '../src/index.ts';
+import { taskIdFor } from '../src/index.ts';
+import { createTaskQueue, createTaskWorker } from '../src/tasks.ts';
 
 const REDIS = 'redis://127.0.0.1:6379';
 let tracing: ReturnType<typeof startTestTracing>;

@@ -1,6 +1,7 @@
 import { waitFor } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
-import { createTaskWorker, retryLater } from '../src/index.ts';
+import { retryLater } from '../src/index.ts';
+import { createTaskWorker } from '../src/tasks.ts';
 import { REDIS, useTaskQueues } from './task-queues.ts';
 
 // The retry-later rule on the BullMQ side: a task that asks to come back

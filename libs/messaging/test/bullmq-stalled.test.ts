@@ -1,6 +1,6 @@
 import { waitFor } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
-import { createTaskWorker } from '../src/index.ts';
+import { createTaskWorker } from '../src/tasks.ts';
 import { REDIS, useTaskQueues } from './task-queues.ts';
 
 const { setup, cleanups } = useTaskQueues();

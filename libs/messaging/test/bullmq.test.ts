@@ -2,7 +2,8 @@ import { waitFor } from '@hireflow/testing';
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { backoffBound } from '../src/backoff.ts';
-import { createTaskWorker, PermanentError, taskIdFor } from '../src/index.ts';
+import { PermanentError, taskIdFor } from '../src/index.ts';
+import { createTaskWorker } from '../src/tasks.ts';
 import { REDIS, useTaskQueues } from './task-queues.ts';
 
 const { setup, cleanups } = useTaskQueues();

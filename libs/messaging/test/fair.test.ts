@@ -5,15 +5,8 @@ import { uniqueName, waitFor } from '@hireflow/testing';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type BulkTask,
-  createTaskQueue,
-  createTaskWorker,
-  LANE_SPAN,
-  type Lane,
-  PermanentError,
-  type TaskQueue,
-} from '../src/index.ts';
+import { LANE_SPAN, type Lane, PermanentError } from '../src/index.ts';
+import { type BulkTask, createTaskQueue, createTaskWorker, type TaskQueue } from '../src/tasks.ts';
 import { REDIS } from './task-queues.ts';
 
 interface Work {

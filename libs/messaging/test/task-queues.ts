@@ -1,6 +1,6 @@
 import { uniqueName } from '@hireflow/testing';
 import { afterEach } from 'vitest';
-import { createTaskQueue, type TaskQueueOptions } from '../src/index.ts';
+import { createTaskQueue, type TaskQueueOptions } from '../src/tasks.ts';
 
 export const REDIS = 'redis://127.0.0.1:6379';
 

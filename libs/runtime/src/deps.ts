@@ -3,7 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type ConsumerName, serviceChannels } from '@hireflow/contracts';
 import { createOrm, ensureDatabase, type MikroORM, migrate, type SqlMigration } from '@hireflow/db';
 import type { EntitySchema } from '@mikro-orm/core';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type AwsSettings, awsSettings, createSnsClient, createSqsClient } from './aws.ts';
 import type { Logger } from './logger.ts';
@@ -79,9 +79,7 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
   const channels = serviceChannels(options.service);
   const prefix = config.HIREFLOW_TOPOLOGY_PREFIX;
   const metrics = createMetrics(options.service);
-  const queues = (options.queues ?? []).map(
-    (name) => new Queue(name, { connection: redis, prefix: config.REDIS_PREFIX }),
-  );
+  const queues = await queueHandles(options.queues ?? [], redis, config.REDIS_PREFIX);
   for (const queue of queues) {
     queue.on('error', (error) =>
       options.log.warn({ err: error, queue: queue.name }, 'queue connection error'),
@@ -112,4 +110,15 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
       await orm.close();
     },
   };
+}
+
+/**
+ * Handles on the service's BullMQ queues. BullMQ is imported only by a
+ * service that has queues: jobs has none, and its processes do not load it
+ * (~8 MB of RSS; issue 31, test/role-modules.test.ts).
+ */
+async function queueHandles(names: string[], redis: Redis, prefix: string): Promise<Queue[]> {
+  if (names.length === 0) return [];
+  const { Queue } = await import('bullmq');
+  return names.map((name) => new Queue(name, { connection: redis, prefix }));
 }

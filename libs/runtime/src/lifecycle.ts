@@ -99,6 +99,16 @@ export async function runService<C extends ServiceConfig>(
   definition: ServiceDefinition<C>,
   env: Record<string, string | undefined>,
 ): Promise<void> {
+  // Where a start's time goes (issue 31), in the `started` log line and message:
+  // from the process's start to here (Node, the telemetry preload, the
+  // imports), then each step below.
+  const startMs: Record<string, number> = { imports: Math.round(performance.now()) };
+  let lastMark = performance.now();
+  const mark = (name: string) => {
+    const now = performance.now();
+    startMs[name] = Math.round(now - lastMark);
+    lastMark = now;
+  };
   let config: C;
   try {
     config = definition.loadConfig(env);
@@ -180,8 +190,10 @@ export async function runService<C extends ServiceConfig>(
       log,
       queues: definition.queues ?? [],
     });
+    mark('connect');
     if (samplesQueues(config)) sampler = await startSampler(definition, config, deps);
     if (config.ROLE !== 'api') workers = await definition.startWorker(config, deps);
+    mark('worker');
     // Every role listens: a worker serves /health for its orchestrator, the
     // app registers public routes only when the role includes the API.
     app = await definition.buildApp(config, deps, { accepting: () => accepting });
@@ -190,13 +202,22 @@ export async function runService<C extends ServiceConfig>(
       : createAdminServer(config, deps);
     await adminApp.ready();
     admin = adminApp;
+    mark('servers');
     await app.listen({ host: config.HOST, port: config.PORT });
     await adminApp.listen({ host: config.ADMIN_HOST, port: adminPortOf(config) });
+    mark('listen');
     const port = portOf(app);
     const adminPort = portOf(adminApp);
-    log.info({ role: config.ROLE, port, adminPort, workers: workers.map((w) => w.name) }, 'started');
+    log.info({ role: config.ROLE, port, adminPort, workers: workers.map((w) => w.name), startMs }, 'started');
     // A launcher that spawned us with an IPC channel learns the bound ports.
-    process.send?.({ type: 'started', service: definition.name, port, adminPort, role: config.ROLE });
+    process.send?.({
+      type: 'started',
+      service: definition.name,
+      port,
+      adminPort,
+      role: config.ROLE,
+      startMs,
+    });
   } catch (error) {
     log.fatal({ err: error }, 'start failed');
     await shutdown('start failed');

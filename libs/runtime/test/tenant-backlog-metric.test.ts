@@ -1,13 +1,8 @@
 // The fair queues' backlog signal (@hireflow/messaging publishes it) as the
 // process's metric: a histogram per lane of how many tasks each tenant has
 // waiting, with no tenant ids (docs/fairness.md).
-import {
-  type BulkTask,
-  createTaskQueue,
-  type Lane,
-  type TaskQueue,
-  tenantBacklogs,
-} from '@hireflow/messaging';
+import { type Lane, tenantBacklogs } from '@hireflow/messaging';
+import { type BulkTask, createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { Redis } from 'ioredis';

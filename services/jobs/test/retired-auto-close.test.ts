@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTaskQueue } from '@hireflow/messaging';
+import { createTaskQueue } from '@hireflow/messaging/tasks';
 import { uniqueName } from '@hireflow/testing';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';

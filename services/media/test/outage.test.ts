@@ -1,6 +1,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { createMediaStore } from '@hireflow/media/storage';
-import type { TaskWorker } from '@hireflow/messaging';
+import type { TaskWorker } from '@hireflow/messaging/tasks';
 import { createS3Client } from '@hireflow/runtime/s3';
 import { startTcpProxy, type TcpProxy, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

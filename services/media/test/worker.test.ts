@@ -1,5 +1,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createTaskWorker, PermanentError, taskIdFor } from '@hireflow/messaging';
+import { PermanentError, taskIdFor } from '@hireflow/messaging';
+import { createTaskWorker } from '@hireflow/messaging/tasks';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import { waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';

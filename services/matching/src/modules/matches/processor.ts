@@ -1,12 +1,6 @@
 // The `match` BullMQ worker: one computation per task (service.ts).
-import {
-  createTaskWorker,
-  type Logger,
-  laneOfPriority,
-  PermanentError,
-  type RedisConnection,
-  type TaskWorker,
-} from '@hireflow/messaging';
+import { type Logger, laneOfPriority, PermanentError, type RedisConnection } from '@hireflow/messaging';
+import { createTaskWorker, type TaskWorker } from '@hireflow/messaging/tasks';
 import { fromStoredTask, MATCH_QUEUE, type StoredMatchTask } from './queue.ts';
 import { type Computation, computeCandidate, computePosting, type MatchingContext } from './service.ts';
 

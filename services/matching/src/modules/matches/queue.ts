@@ -3,13 +3,8 @@
 // adds nothing, and a later event (another trigger) is never swallowed by an
 // earlier one's completed task, which BullMQ keeps for a day.
 import { idempotencyKey } from '@hireflow/idempotency';
-import {
-  createTaskQueue,
-  type Lane,
-  type Logger,
-  type RedisConnection,
-  type TaskQueue,
-} from '@hireflow/messaging';
+import type { Lane, Logger, RedisConnection } from '@hireflow/messaging';
+import { createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
 
 export const MATCH_QUEUE = 'match';
 

@@ -1,11 +1,6 @@
 import type { MikroORM } from '@hireflow/db';
-import {
-  createTaskWorker,
-  type Logger,
-  PermanentError,
-  type TaskWorker,
-  type TaskWorkerOptions,
-} from '@hireflow/messaging';
+import { type Logger, PermanentError } from '@hireflow/messaging';
+import { createTaskWorker, type TaskWorker, type TaskWorkerOptions } from '@hireflow/messaging/tasks';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { StoredVariant } from '../../db/entities.ts';
 import {

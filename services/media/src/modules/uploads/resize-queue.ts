@@ -2,7 +2,8 @@
 // with the uploads (they enqueue); the resize module, which takes the tasks,
 // depends on uploads and not the other way round (no folder cycle).
 import { idempotencyKey } from '@hireflow/idempotency';
-import { createTaskQueue, type RedisConnection, type TaskQueue } from '@hireflow/messaging';
+import type { RedisConnection } from '@hireflow/messaging';
+import { createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
 import { withTimeout } from '@hireflow/runtime';
 
 export const RESIZE_QUEUE = 'resize';

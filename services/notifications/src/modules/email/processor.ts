@@ -2,16 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError, startHeartbeat } from '@hireflow/idempotency';
-import {
-  createTaskWorker,
-  fullJitter,
-  isPermanent,
-  type Logger,
-  PermanentError,
-  retryLaterOf,
-  type TaskWorker,
-  type TaskWorkerOptions,
-} from '@hireflow/messaging';
+import { fullJitter, isPermanent, type Logger, PermanentError, retryLaterOf } from '@hireflow/messaging';
+import { createTaskWorker, type TaskWorker, type TaskWorkerOptions } from '@hireflow/messaging/tasks';
 import { signals } from '@hireflow/telemetry';
 import type { TemplateName } from '../../db/entities.ts';
 import { EMAIL_QUEUE, type EmailTask } from '../intents/email-queue.ts';

@@ -1,11 +1,5 @@
-import {
-  type BulkTask,
-  createTaskQueue,
-  type Lane,
-  type Logger,
-  type RedisConnection,
-  type TaskQueue,
-} from '@hireflow/messaging';
+import type { Lane, Logger, RedisConnection } from '@hireflow/messaging';
+import { type BulkTask, createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
 import { context } from '@opentelemetry/api';
 import type { TemplateName } from '../../db/entities.ts';
 
