@@ -53,6 +53,8 @@ export { SqsConsumer } from './sqs/consumer.ts';
 export { deadLetter } from './sqs/dead-letter.ts';
 export type { DeferOptions } from './sqs/defer.ts';
 export { DEFAULT_MAX_DEFER_MS, deferMessage } from './sqs/defer.ts';
+export type { SqsFairnessOptions } from './sqs/fair-intake.ts';
+export { interactiveReserve, SharedSlots } from './sqs/slots.ts';
 export type { SupersededMarks } from './sqs/superseded.ts';
 export { redisSupersededMarks } from './sqs/superseded.ts';
 export type {

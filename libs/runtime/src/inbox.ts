@@ -1,8 +1,11 @@
 import { pruneExpired } from '@hireflow/idempotency';
 import {
+  DEFAULT_CONCURRENCY,
   type EventHandlers,
+  interactiveReserve,
   OutboxRelay,
   redisSupersededMarks,
+  SharedSlots,
   SnsPublisher,
   SqsConsumer,
   type SqsConsumerOptions,
@@ -22,7 +25,7 @@ export interface InboxOptions {
   /** The service's handlers, one per event type its inbox receives. */
   handlers: EventHandlers;
   /** The consumer's settings a service may change (defaults: docs/messaging.md). */
-  consumer?: Pick<SqsConsumerOptions, 'concurrency' | 'maxDeferMs' | 'onMessage'>;
+  consumer?: Pick<SqsConsumerOptions, 'concurrency' | 'maxDeferMs' | 'onMessage' | 'fairness'>;
   /** How long the relay keeps what it published for replays (EVENT_LOG_RETENTION_DAYS); services that publish. */
   eventLogRetentionDays?: number;
   /** The service's own periodic tasks, run beside the inbox's (pruning, the visibility resize). */
@@ -73,7 +76,12 @@ export async function startInbox(deps: ServiceDeps, options: InboxOptions): Prom
         })
       : undefined;
   const superseded = redisSupersededMarks(deps.redis, `hf:${deps.service}`);
-  const consume = (queue: NonNullable<typeof channels.inbox>) =>
+  // With fairness, the two lanes' consumers share the process's slots
+  // (docs/fairness.md): at most `concurrency` handlers in all, the bulk lane
+  // leaving a tenth to the interactive one, which is offered freed slots first.
+  const concurrency = options.consumer?.concurrency ?? DEFAULT_CONCURRENCY;
+  const shared = options.consumer?.fairness ? new SharedSlots(concurrency) : undefined;
+  const consume = (queue: NonNullable<typeof channels.inbox>, reserve: number) =>
     new SqsConsumer({
       sqs: deps.sqs,
       queue,
@@ -81,9 +89,13 @@ export async function startInbox(deps: ServiceDeps, options: InboxOptions): Prom
       logger: log,
       superseded,
       ...options.consumer,
+      concurrency,
+      ...(shared ? { slots: { shared, reserve } } : {}),
     });
-  const consumer = consume(channels.inbox);
-  const bulkConsumer = channels.bulkInbox ? consume(channels.bulkInbox) : undefined;
+  const consumer = consume(channels.inbox, 0);
+  const bulkConsumer = channels.bulkInbox
+    ? consume(channels.bulkInbox, interactiveReserve(concurrency))
+    : undefined;
   const consumers = [consumer, ...(bulkConsumer ? [bulkConsumer] : [])];
   await relay?.start();
   try {

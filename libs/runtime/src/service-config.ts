@@ -117,6 +117,12 @@ export function serviceConfigSchema(service: ConsumerName) {
       .describe(
         'Receives a JSON POST when a dead-letter set becomes non-empty (firing) and when it is emptied (resolved).',
       ),
+    INBOX_FAIRNESS: z
+      .enum(['on', 'off'], { message: 'must be one of on, off' })
+      .default('on')
+      .describe(
+        "Fairness by tenant in each inbox queue (docs/fairness.md): events started by tenant in turn, a flood's surplus hidden until its turn. off: first in, first out.",
+      ),
     ROLE: role(),
     LOG_LEVEL: logLevel(),
     SHUTDOWN_TIMEOUT_MS: z.coerce

@@ -21,6 +21,7 @@ export async function startWorker(config: Config, deps: ServiceDeps): Promise<Cl
       mediaPublicUrl: config.MEDIA_PUBLIC_URL,
       deliveries: webhooks.queue,
     }),
+    consumer: { fairness: config.INBOX_FAIRNESS === 'on' },
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
     housekeeping: [
       {

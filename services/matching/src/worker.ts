@@ -67,6 +67,7 @@ export async function startWorker(
     handlers: matchingHandlers({ orm: deps.orm, queue }),
     consumer: {
       concurrency: config.INBOX_CONCURRENCY,
+      fairness: config.INBOX_FAIRNESS === 'on',
       ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
     },
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,

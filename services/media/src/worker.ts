@@ -60,7 +60,10 @@ export async function startWorker(
       ...apiKeyHandlers(deps.orm, { eventKey: config.APIKEY_EVENT_KEY }),
       ...ownerHandlers(deps.orm, config.MEDIA_PUBLIC_URL),
     },
-    consumer: hooks.onMessage ? { onMessage: hooks.onMessage } : {},
+    consumer: {
+      fairness: config.INBOX_FAIRNESS === 'on',
+      ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
+    },
     eventLogRetentionDays: config.EVENT_LOG_RETENTION_DAYS,
     housekeeping: [
       {

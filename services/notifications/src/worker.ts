@@ -82,6 +82,7 @@ export async function startWorker(
     consumer: {
       concurrency: config.INBOX_CONCURRENCY,
       maxDeferMs: config.DEPENDENCY_WAIT_MAX_MS,
+      fairness: config.INBOX_FAIRNESS === 'on',
       ...(hooks.onMessage ? { onMessage: hooks.onMessage } : {}),
     },
     housekeeping: [

@@ -1,4 +1,9 @@
-import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { type AnyEvent, type EventType, InvalidEventError } from '@hireflow/contracts';
 import { signals } from '@hireflow/contracts/signals';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
@@ -14,6 +19,7 @@ import { deadLetter } from './dead-letter.ts';
 import { DEFAULT_MAX_DEFER_MS, deferMessage } from './defer.ts';
 import { BatchDeleter } from './deleter.ts';
 import { DurationWindow } from './durations.ts';
+import { DEFAULT_HANDLER_MS, FairIntake, tenantOfBody } from './fair-intake.ts';
 import { Heartbeat, type Lease } from './heartbeat.ts';
 import { type DecodedMessage, decodeMessage } from './message.ts';
 import { resendMessage } from './resend.ts';
@@ -35,9 +41,13 @@ import {
 
 interface InFlight extends Lease {
   message: Message;
+  /** Its event's tenant, with fairness on (fair-intake.ts). */
+  tenant?: string;
 }
 
 const tracer = trace.getTracer('@hireflow/messaging');
+/** Receives at once while a consumer with fairness looks ahead past a flood. */
+const LOOKAHEAD_POLLS = 3;
 
 /**
  * Long-polls an SQS queue and runs typed handlers: validation (poison goes to
@@ -66,9 +76,10 @@ export class SqsConsumer {
   readonly #deleter: BatchDeleter;
   readonly #heartbeat: Heartbeat;
   readonly #decode: EventDecoder;
+  readonly #fair: FairIntake<InFlight> | undefined;
   #visibilitySeconds = 0;
   #loop: Promise<void> | undefined;
-  #poll: AbortController | undefined;
+  readonly #polls = new Set<AbortController>();
   #closing = false;
 
   constructor(options: SqsConsumerOptions) {
@@ -77,11 +88,23 @@ export class SqsConsumer {
     this.#deleter = new BatchDeleter(options.sqs, options.queue.url, this.#log);
     this.#heartbeat = new Heartbeat(options.sqs, options.queue.url, this.#log, () => this.#inFlight.values());
     this.#decode = eventDecoder(options);
+    if (options.fairness) {
+      this.#fair = new FairIntake(
+        options.concurrency ?? DEFAULT_CONCURRENCY,
+        options.fairness === true ? {} : options.fairness,
+      );
+      options.slots?.shared.subscribe(() => this.#startHeld());
+    }
   }
 
-  /** Messages received and not yet settled. */
+  /** Messages received and not yet settled (with fairness on, the held ones too). */
   get inFlightCount(): number {
     return this.#inFlight.size;
+  }
+
+  /** Messages hidden for fairness so far (0 without fairness). */
+  get fairnessHiddenCount(): number {
+    return this.#fair?.hidden ?? 0;
   }
 
   get visibilityTimeoutSeconds(): number {
@@ -99,10 +122,11 @@ export class SqsConsumer {
   /** Stops polling, lets running handlers finish and settle, then returns. */
   async close(): Promise<void> {
     this.#closing = true;
-    this.#poll?.abort();
+    for (const poll of this.#polls) poll.abort();
     this.#capacity.signal();
     await this.#loop;
     this.#loop = undefined;
+    await this.#giveBackHeld();
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
     await this.#deleter.flush();
     this.#heartbeat.stop();
@@ -146,6 +170,7 @@ export class SqsConsumer {
   }
 
   async #run(): Promise<void> {
+    if (this.#fair) return this.#runFair(this.#fair);
     const concurrency = this.#options.concurrency ?? DEFAULT_CONCURRENCY;
     while (!this.#closing) {
       const free = concurrency - this.#inFlight.size;
@@ -166,12 +191,133 @@ export class SqsConsumer {
     }
   }
 
+  /**
+   * The receive loop with fairness: receives while the hand has room, and
+   * while it looks ahead past a flood (fair-intake.ts, `receiveLimit`) up to
+   * three receives at once, so the flood is swept past at three receives'
+   * pace, not one's.
+   */
+  async #runFair(fair: FairIntake<InFlight>): Promise<void> {
+    const polls = new Set<Promise<void>>();
+    let asked = 0;
+    while (!this.#closing) {
+      const free = fair.receiveLimit - this.#inFlight.size - asked;
+      const most = fair.lookingAhead ? LOOKAHEAD_POLLS : 1;
+      if (free <= 0 || polls.size >= most) {
+        await Promise.race([this.#capacity.wait(1000), ...polls]);
+        continue;
+      }
+      const max = Math.min(10, free);
+      asked += max;
+      const poll: Promise<void> = this.#receive(max)
+        .then(
+          (messages) => this.#admit(messages),
+          async (error: unknown) => {
+            if (this.#closing) return;
+            this.#log.error({ err: error }, 'receive failed; retrying');
+            await this.#capacity.wait(1000);
+          },
+        )
+        .finally(() => {
+          asked -= max;
+          polls.delete(poll);
+        });
+      polls.add(poll);
+    }
+    await Promise.allSettled([...polls]);
+  }
+
+  /**
+   * Fairness by tenant (fair-intake.ts): each received message is held for a
+   * slot or hidden until about its tenant's turn; the free slots then take
+   * the held ones, the tenant with the fewest running first. A hidden message
+   * is the same message, untouched: its receive count is one more (bounded by
+   * `maxHides`), its failed count, trace context and sent time are as they were.
+   */
+  #admit(messages: Message[]): void {
+    const fair = this.#fair!;
+    const now = Date.now();
+    const handlerMs = this.#durations.percentile(50) ?? DEFAULT_HANDLER_MS;
+    const hide: { entry: InFlight; seconds: number }[] = [];
+    for (const message of messages) {
+      const entry = this.#entry(message);
+      entry.tenant = tenantOfBody(decodeMessage(message).body);
+      const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? 1) || 1;
+      const placed = fair.place(entry, entry.tenant, receiveCount, now, handlerMs);
+      // Whole seconds, rounded down: back a little early, the hand absorbs it.
+      if (!placed.hold) hide.push({ entry, seconds: Math.max(1, Math.floor(placed.hideMs / 1000)) });
+    }
+    if (hide.length > 0) {
+      const call = this.#hide(hide).finally(() => this.#running.delete(call));
+      this.#running.add(call);
+    }
+    this.#startHeld();
+  }
+
+  /** Starts held messages while slots are free (its own, and the process's shared ones). */
+  #startHeld(): void {
+    const fair = this.#fair;
+    if (!fair || this.#closing) return;
+    const slots = this.#options.slots;
+    while (!slots || slots.shared.available(slots.reserve) > 0) {
+      const next = fair.next();
+      if (!next) return;
+      slots?.shared.take();
+      this.#launch(next.item);
+    }
+  }
+
+  /**
+   * Hides messages for fairness: their visibility set to when they are due
+   * back, in one call per 10. They leave the hand at once, so the next
+   * receive goes on looking past them while the calls are under way (the
+   * visibility of the receive covers them until then). A failed change leaves
+   * the message invisible until that visibility ends: it comes back later,
+   * never lost.
+   */
+  async #hide(hidden: { entry: InFlight; seconds: number }[]): Promise<void> {
+    for (const { entry } of hidden) {
+      entry.settled = true;
+      if (this.#inFlight.delete(entry.receiptHandle)) this.#capacity.signal();
+    }
+    await Promise.all(hidden.map(({ entry }) => entry.pending));
+    for (let i = 0; i < hidden.length; i += 10) {
+      const chunk = hidden.slice(i, i + 10);
+      try {
+        const result = await untraced(() =>
+          this.#options.sqs.send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: this.#options.queue.url,
+              Entries: chunk.map(({ entry, seconds }, j) => ({
+                Id: String(j),
+                ReceiptHandle: entry.receiptHandle,
+                VisibilityTimeout: seconds,
+              })),
+            }),
+          ),
+        );
+        if ((result.Failed ?? []).length > 0) {
+          this.#log.warn({ failed: result.Failed!.length }, 'fairness: could not hide some messages');
+        }
+      } catch (error) {
+        this.#log.warn({ err: error }, 'fairness: hiding messages failed; they come back after the timeout');
+      }
+    }
+  }
+
+  /** On close: held messages, never started, go back to the queue at once (visibility 0). */
+  async #giveBackHeld(): Promise<void> {
+    const held = this.#fair?.drain() ?? [];
+    if (held.length > 0) await this.#hide(held.map((entry) => ({ entry, seconds: 0 })));
+  }
+
   async #receive(max: number): Promise<Message[]> {
-    this.#poll = new AbortController();
+    const poll = new AbortController();
+    this.#polls.add(poll);
     try {
       // An empty long poll is no story: the receive records no span. Each
       // message's process span continues its producer's trace instead.
-      const signal = this.#poll.signal;
+      const signal = poll.signal;
       const result = await untraced(() =>
         this.#options.sqs.send(
           new ReceiveMessageCommand({
@@ -186,11 +332,11 @@ export class SqsConsumer {
       );
       return result.Messages ?? [];
     } finally {
-      this.#poll = undefined;
+      this.#polls.delete(poll);
     }
   }
 
-  #dispatch(message: Message): void {
+  #entry(message: Message): InFlight {
     const entry: InFlight = {
       message,
       receiptHandle: message.ReceiptHandle!,
@@ -198,6 +344,15 @@ export class SqsConsumer {
       settled: false,
     };
     this.#inFlight.set(entry.receiptHandle, entry);
+    return entry;
+  }
+
+  #dispatch(message: Message): void {
+    this.#launch(this.#entry(message));
+  }
+
+  #launch(entry: InFlight): void {
+    const { message } = entry;
     const run = this.#process(entry)
       .catch((error) =>
         this.#log.error({ err: error, messageId: message.MessageId }, 'settling a message failed'),
@@ -209,9 +364,15 @@ export class SqsConsumer {
     this.#running.add(run);
   }
 
-  /** Frees the message's concurrency slot (idempotent). */
+  /** Frees the message's concurrency slot (idempotent); with fairness, a held message takes it. */
   #release(entry: InFlight): void {
-    if (this.#inFlight.delete(entry.receiptHandle)) this.#capacity.signal();
+    if (!this.#inFlight.delete(entry.receiptHandle)) return;
+    if (this.#fair && entry.tenant !== undefined) {
+      this.#fair.done(entry.tenant);
+      if (this.#options.slots) this.#options.slots.shared.give();
+      else this.#startHeld();
+    }
+    this.#capacity.signal();
   }
 
   async #process(entry: InFlight): Promise<void> {

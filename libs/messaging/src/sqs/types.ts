@@ -2,6 +2,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { CloudEvent, EventContractsView, EventType } from '@hireflow/contracts';
 import type { BackoffOptions, RandomSource } from '../backoff.ts';
 import type { Logger } from '../logger.ts';
+import type { SqsFairnessOptions } from './fair-intake.ts';
+import type { SharedSlots } from './slots.ts';
 import type { SupersededMarks } from './superseded.ts';
 
 export interface MessageContext {
@@ -90,6 +92,22 @@ export interface SqsConsumerOptions {
   contracts?: EventContractsView;
   /** Handlers running at once (default 10); receives ask only for free slots. */
   concurrency?: number;
+  /**
+   * Fairness by tenant inside the queue (docs/fairness.md, fair-intake.ts):
+   * the consumer also holds up to `hold` received messages (default: the
+   * concurrency) and starts them by tenant, the fewest running first; what it
+   * receives of a tenant beyond its share of the hand is hidden
+   * (ChangeMessageVisibility) until about its turn, so other tenants' messages
+   * behind a flood are reached. Off by default; `startInbox` turns it on
+   * (INBOX_FAIRNESS).
+   */
+  fairness?: boolean | SqsFairnessOptions;
+  /**
+   * With fairness: handler slots shared with the process's other consumers
+   * (the inbox's other lane, slots.ts), leaving `reserve` of them to the
+   * others. Without it, `concurrency` is this consumer's alone.
+   */
+  slots?: { shared: SharedSlots; reserve?: number };
   waitTimeSeconds?: number;
   /** Default: the queue's VisibilityTimeout attribute, read on start. */
   visibilityTimeoutSeconds?: number;
