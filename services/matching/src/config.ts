@@ -1,4 +1,4 @@
-import { eventLogRetentionDays, positiveInt } from '@hireflow/config';
+import { eventLogRetentionDays, headroom, positiveInt } from '@hireflow/config';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { COSINE_WEIGHT, MATCH_LIMIT, MATCH_THRESHOLD } from './modules/scoring/score.ts';
@@ -48,6 +48,7 @@ export const configSchema = serviceConfigSchema('matching').extend({
     .describe(
       'Computations of one tenant running at once, all workers together; 0: no limit (docs/fairness.md).',
     ),
+  MATCH_HEADROOM: headroom('Match computations'),
   MATCH_ATTEMPTS: positiveInt('Attempts of a match computation before it is kept as a dead letter.', 8, 100),
   MATCH_TENANT_IDLE_MS: positiveInt(
     "A worker frees a tenant's in-memory vectors after this long without a computation (reloaded from Postgres on next use).",

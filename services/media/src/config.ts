@@ -1,4 +1,4 @@
-import { eventLogRetentionDays, positiveInt, publicBaseUrl } from '@hireflow/config';
+import { eventLogRetentionDays, headroom, positiveInt, publicBaseUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import {
   PUBLIC_API_SECRETS,
@@ -49,6 +49,7 @@ export const configSchema = serviceConfigSchema('media').extend({
     8,
     256,
   ),
+  RESIZE_HEADROOM: headroom('Resize tasks'),
   RESIZE_TENANT_CONCURRENCY: z.coerce
     .number({ message: 'must be a number' })
     .int('must be a whole number')

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, positiveInt, smtpUrl } from '@hireflow/config';
+import { ConfigError, headroom, positiveInt, smtpUrl } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
@@ -30,6 +30,7 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     .default('Hireflow <no-reply@hireflow.local>')
     .describe('From header of every email.'),
   EMAIL_CONCURRENCY: positiveInt('Emails one worker process sends at once.', 10, 1000),
+  EMAIL_HEADROOM: headroom('Emails'),
   EMAIL_TENANT_CONCURRENCY: z.coerce
     .number({ message: 'must be a number' })
     .int('must be a whole number')
