@@ -9,9 +9,22 @@
 // on the shared machine is larger than the difference measured. A's flood
 // arrives two ways: in addBulk chunks of 500 (an import), and as single adds
 // 16 at a time (a consumer's handlers, one task per event: what the services
-// do), each against a FIFO queue fed the same way.
+// do), each against a FIFO queue fed the same way. A's flood is in B's lane
+// (interactive: tenants take turns within it), or in the bulk lane, as an
+// import is (docs/fairness.md, "Lanes").
+//
+// B's time is cut in two: its wait (add called → taken by a worker, BullMQ's
+// processedOn), of which its add (call → added, as the producer sees it), and
+// its run (taken → done: the processor's 2 ms on an event loop shared with
+// A's tasks); beside them, the event loop's
+// delay (p99) while the variant ran, and the most tasks the worker ran at
+// once. The worker has the headroom of the services' workers (one slot for a
+// task that jumps a line, docs/fairness.md); a variant without it shows what
+// it is worth.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Lane } from '@hireflow/messaging';
 import { createTaskQueue, createTaskWorker, type TaskQueue } from '@hireflow/messaging/tasks';
 import { percentile } from '@hireflow/testing';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
@@ -20,12 +33,17 @@ import { type BenchReport, median } from './report.ts';
 const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FLOOD = Number(process.env.BENCH_FAIRNESS_FLOOD ?? 2000);
 const B_TASKS = 20;
-const B_EVERY_MS = 25;
-const TASK_MS = 2;
-const CONCURRENCY = 8;
+/** B's tasks come this far apart (BENCH_FAIRNESS_B_EVERY_MS): a burst at 25, one person at a time at 500. */
+const B_EVERY_MS = Number(process.env.BENCH_FAIRNESS_B_EVERY_MS ?? 25);
+/** How long each task holds its slot (BENCH_FAIRNESS_TASK_MS: 2, a short send; 20 or more, a computation). */
+const TASK_MS = Number(process.env.BENCH_FAIRNESS_TASK_MS ?? 2);
+/** The worker's slots (BENCH_FAIRNESS_CONCURRENCY). */
+const CONCURRENCY = Number(process.env.BENCH_FAIRNESS_CONCURRENCY ?? 8);
 const ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3);
 /** Single adds in flight at once, as a consumer's handlers. */
 const ADDERS = 16;
+/** The worker's headroom (the services' default). */
+const HEADROOM = 1;
 
 interface Work {
   tenant: string;
@@ -35,8 +53,16 @@ interface Work {
 
 interface Run {
   bLatencies: number[];
-  /** B's wait in the queue alone: add → taken by a worker (BullMQ's processedOn). */
+  /** B's add: call → added (the ordering script and BullMQ's add). */
+  bAdds: number[];
+  /** B's wait: its add called → taken by a worker (BullMQ's processedOn; the add is part of it). */
   bWaits: number[];
+  /** B's run: taken → done. */
+  bRuns: number[];
+  /** The event loop's delay while the variant ran, p99 (ms). */
+  loopDelayP99: number;
+  /** The most tasks the worker ran at once. */
+  peakRunning: number;
   drainMs: number;
 }
 
@@ -44,12 +70,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Feed = 'bulk' | 'single';
 
-async function run(fair: boolean, flood: number, feed: Feed = 'bulk'): Promise<Run> {
+interface Setup {
+  fair: boolean;
+  flood: number;
+  feed?: Feed;
+  /** The lane of A's flood (B's tasks are interactive). */
+  aLane?: Lane;
+  headroom?: number;
+}
+
+async function run({
+  fair,
+  flood,
+  feed = 'bulk',
+  aLane = 'interactive',
+  headroom = HEADROOM,
+}: Setup): Promise<Run> {
   const name = `bench-fair-${randomUUID().slice(0, 8)}`;
   const prefix = 'hfbench';
   const queue: TaskQueue<Work> = createTaskQueue<Work>({ name, prefix, connection: REDIS, fair });
   const bLatencies: number[] = [];
+  const bAdds: number[] = [];
   const bWaits: number[] = [];
+  const bRuns: number[] = [];
+  const addedAt = new Map<number, number>();
+  let running = 0;
+  let peakRunning = 0;
   let done = 0;
   const total = flood + B_TASKS;
   let allDone: () => void = () => undefined;
@@ -61,17 +107,28 @@ async function run(fair: boolean, flood: number, feed: Feed = 'bulk'): Promise<R
     prefix,
     connection: REDIS,
     concurrency: CONCURRENCY,
+    headroom: fair ? headroom : 0,
     processor: async (job) => {
+      running += 1;
+      peakRunning = Math.max(peakRunning, running);
       await sleep(TASK_MS);
+      running -= 1;
       if (job.data.tenant === 'b') {
-        bLatencies.push(Date.now() - job.data.addedAt);
-        bWaits.push((job.processedOn ?? Date.now()) - job.data.addedAt);
+        const now = Date.now();
+        const taken = job.processedOn ?? now;
+        const added = addedAt.get(job.data.n) ?? taken;
+        bLatencies.push(now - job.data.addedAt);
+        bAdds.push(added - job.data.addedAt);
+        bWaits.push(taken - job.data.addedAt);
+        bRuns.push(now - taken);
       }
       done += 1;
       if (done === total) allDone();
     },
   });
   await worker.worker.waitUntilReady();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const started = Date.now();
   if (feed === 'bulk') {
     for (let i = 0; i < flood; i += 500) {
@@ -82,6 +139,7 @@ async function run(fair: boolean, flood: number, feed: Feed = 'bulk'): Promise<R
           intentKey: `a:${i + k}`,
           context: ROOT_CONTEXT,
           tenantId: 'tenant-a',
+          lane: aLane,
         })),
       );
     }
@@ -94,7 +152,7 @@ async function run(fair: boolean, flood: number, feed: Feed = 'bulk'): Promise<R
           await queue.add(
             'work',
             { tenant: 'a', n, addedAt: Date.now() },
-            { intentKey: `a:${n}`, tenantId: 'tenant-a' },
+            { intentKey: `a:${n}`, tenantId: 'tenant-a', lane: aLane },
           );
         }
       }),
@@ -106,28 +164,40 @@ async function run(fair: boolean, flood: number, feed: Feed = 'bulk'): Promise<R
       { tenant: 'b', n, addedAt: Date.now() },
       { intentKey: `b:${n}`, tenantId: 'tenant-b' },
     );
+    addedAt.set(n, Date.now());
     await sleep(B_EVERY_MS);
   }
   await finished;
   const drainMs = Date.now() - started;
+  loop.disable();
   await worker.close();
   await queue.queue.obliterate({ force: true });
   await queue.close();
-  return { bLatencies, bWaits, drainMs };
+  return {
+    bLatencies,
+    bAdds,
+    bWaits,
+    bRuns,
+    loopDelayP99: loop.percentile(99) / 1e6,
+    peakRunning,
+    drainMs,
+  };
 }
 
 const VARIANTS = {
-  fifo: () => run(false, FLOOD),
-  fair: () => run(true, FLOOD),
-  idle: () => run(true, 0),
-  fifoSingle: () => run(false, FLOOD, 'single'),
-  fairSingle: () => run(true, FLOOD, 'single'),
+  fifo: () => run({ fair: false, flood: FLOOD }),
+  fair: () => run({ fair: true, flood: FLOOD }),
+  fairNoHeadroom: () => run({ fair: true, flood: FLOOD, headroom: 0 }),
+  fairBulkLane: () => run({ fair: true, flood: FLOOD, aLane: 'bulk' }),
+  idle: () => run({ fair: true, flood: 0 }),
+  fifoSingle: () => run({ fair: false, flood: FLOOD, feed: 'single' }),
+  fairSingle: () => run({ fair: true, flood: FLOOD, feed: 'single' }),
 } as const;
 type Variant = keyof typeof VARIANTS;
 
 export default async function fairness(): Promise<BenchReport> {
   const names = Object.keys(VARIANTS) as Variant[];
-  await run(true, 200); // warm-up: code paths, connections, the script in Redis
+  await run({ fair: true, flood: 200 }); // warm-up: code paths, connections, the script in Redis
   const rounds: Record<Variant, Run>[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const round = {} as Record<Variant, Run>;
@@ -145,14 +215,19 @@ export default async function fairness(): Promise<BenchReport> {
     variant: label,
     'B p50 ms': median(each((r) => p(r[v], 50))),
     'B p99 ms': median(each((r) => p(r[v], 99))),
-    // Where B's time goes: its wait to be taken (the ordering's part); the rest is its run,
-    // which shares the worker and the machine with A's tasks under the flood.
-    'B wait p50 ms': median(each((r) => percentile(r[v].bWaits, 50))),
+    // Where B's time goes: its add, its wait to be taken (the ordering's and the slots' part),
+    // its run (which shares the worker's event loop and the machine with A's tasks under the flood).
+    'B add p50': median(each((r) => percentile(r[v].bAdds, 50))),
+    'B wait p50': median(each((r) => percentile(r[v].bWaits, 50))),
+    'B run p50': median(each((r) => percentile(r[v].bRuns, 50))),
+    'loop delay p99': Math.round(median(each((r) => r[v].loopDelayP99))),
+    'peak running': Math.max(...each((r) => r[v].peakRunning)),
     'drain ms': median(each((r) => r[v].drainMs)),
     'tasks/s': Math.round(tasks(v) / (median(each((r) => r[v].drainMs)) / 1000)),
   });
-  const p50Ratios = each((r) => p(r.fair, 50) / Math.max(1, p(r.idle, 50)));
-  const p99Ratios = each((r) => p(r.fair, 99) / Math.max(1, p(r.idle, 99)));
+  const ratio = (v: Variant, q: number) => each((r) => p(r[v], q) / Math.max(1, p(r.idle, q)));
+  const p50Ratios = ratio('fair', 50);
+  const p99Ratios = ratio('fair', 99);
   const bulkThroughput = each((r) => r.fifo.drainMs / r.fair.drainMs);
   const singleThroughput = each((r) => r.fifoSingle.drainMs / r.fairSingle.drainMs);
   return {
@@ -166,6 +241,8 @@ export default async function fairness(): Promise<BenchReport> {
     rows: [
       row('FIFO (baseline), A flooding', 'fifo'),
       row('fair, A flooding', 'fair'),
+      row('fair without headroom, A flooding', 'fairNoHeadroom'),
+      row('fair, A flooding the bulk lane', 'fairBulkLane'),
       row('fair, A idle', 'idle'),
       row('FIFO (baseline), A single adds', 'fifoSingle'),
       row('fair, A single adds', 'fairSingle'),
@@ -173,6 +250,17 @@ export default async function fairness(): Promise<BenchReport> {
     ratios: {
       'B p50 under flood ÷ A idle': median(p50Ratios),
       'B p99 under flood ÷ A idle': median(p99Ratios),
+      'B p50 under flood ÷ A idle, without headroom': median(ratio('fairNoHeadroom', 50)),
+      'B p99 under flood ÷ A idle, without headroom': median(ratio('fairNoHeadroom', 99)),
+      // Paired in each round: the two variants differ only by the headroom.
+      'B p50 with headroom ÷ without': median(
+        each((r) => p(r.fair, 50) / Math.max(1, p(r.fairNoHeadroom, 50))),
+      ),
+      'B wait p50 with headroom ÷ without': median(
+        each((r) => percentile(r.fair.bWaits, 50) / Math.max(1, percentile(r.fairNoHeadroom.bWaits, 50))),
+      ),
+      'B p50 under a bulk-lane flood ÷ A idle': median(ratio('fairBulkLane', 50)),
+      'B p99 under a bulk-lane flood ÷ A idle': median(ratio('fairBulkLane', 99)),
       'throughput fair ÷ FIFO (addBulk)': median(bulkThroughput),
       'throughput fair ÷ FIFO (single adds)': median(singleThroughput),
     },
@@ -185,6 +273,20 @@ export default async function fairness(): Promise<BenchReport> {
         unit: 'ratio',
       },
       { row: 'fairness: B p99 under flood ÷ idle', values: p99Ratios, kind: 'max', target: 3, unit: 'ratio' },
+      {
+        row: 'fairness: B p50 under a bulk-lane flood ÷ idle',
+        values: ratio('fairBulkLane', 50),
+        kind: 'max',
+        target: 1.5,
+        unit: 'ratio',
+      },
+      {
+        row: 'fairness: B p99 under a bulk-lane flood ÷ idle',
+        values: ratio('fairBulkLane', 99),
+        kind: 'max',
+        target: 3,
+        unit: 'ratio',
+      },
       {
         row: 'fairness: throughput fair ÷ FIFO (addBulk)',
         values: bulkThroughput,

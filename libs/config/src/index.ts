@@ -8,6 +8,7 @@ export {
   awsRegion,
   databaseUrl,
   eventLogRetentionDays,
+  headroom,
   logLevel,
   otelEndpoint,
   port,

@@ -104,6 +104,21 @@ export const tenantConcurrency = (what: string) =>
     .default(0)
     .describe(`${what}, all workers together; 0: no limit (docs/fairness.md).`);
 
+/**
+ * A worker's headroom (docs/fairness.md): slots beyond its concurrency, taken
+ * only by a task that jumps a line of its fair queue, with a default of 1.
+ */
+export const headroom = (tasks: string) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 (none) or more')
+    .max(16, 'must be at most 16')
+    .default(1)
+    .describe(
+      `${tasks} a worker process may run beyond its concurrency, only for one that jumps a line while every slot is busy; 0: none (docs/fairness.md).`,
+    );
+
 /** A public base URL (http or https, no query or fragment), trailing slashes removed. */
 export const publicBaseUrl = (fallback: string, what: string) =>
   z

@@ -5,7 +5,7 @@ import { uniqueName, waitFor } from '@hireflow/testing';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LANE_SPAN, type Lane, PermanentError } from '../src/index.ts';
+import { LANE_SPAN, type Lane, PermanentError, priorityOf } from '../src/index.ts';
 import { type BulkTask, createTaskQueue, createTaskWorker, type TaskQueue } from '../src/tasks.ts';
 import { REDIS } from './task-queues.ts';
 
@@ -80,7 +80,7 @@ async function addFlood(queue: TaskQueue<Work>, tasks: BulkTask<Work>[]) {
 const position = (taken: Work[], tenant: string) => taken.findIndex((w) => w.tenant === tenant);
 
 describe('fair queues', () => {
-  it("takes tenant B's one task within the first few, not after tenant A's flood (plain FIFO: after it)", async () => {
+  it("takes tenant B's one task first, not after tenant A's flood (plain FIFO: after it)", async () => {
     const fair = setup('fair-flood');
     await addFlood(fair.queue, flood('tenant-a', 500));
     await fair.queue.add(
@@ -89,7 +89,8 @@ describe('fair queues', () => {
       { intentKey: 'work:b:0', tenantId: 'tenant-b' },
     );
     const taken = await drain(fair.name, fair.prefix, 501);
-    expect(position(taken, 'tenant-b')).toBeLessThanOrEqual(2);
+    // A newcomer wins the tie with the head of the lane: it is the very next task.
+    expect(position(taken, 'tenant-b')).toBe(0);
     // A's own tasks keep their order.
     const ofA = taken.filter((w) => w.tenant === 'tenant-a').map((w) => w.n);
     expect(ofA).toEqual([...ofA].sort((x, y) => x - y));
@@ -197,7 +198,7 @@ describe('fair queues', () => {
     await cleanups.pop()!();
     await queue.add('work', { tenant: 'tenant-a', n: 99 }, { intentKey: 'again', tenantId: 'tenant-a' });
     const job = await queue.queue.getJob((await queue.queue.getPrioritized())[0]!.id!);
-    expect(job!.opts.priority).toBe(1);
+    expect(job!.opts.priority).toBe(priorityOf('interactive', 0));
   });
 
   it("limits a tenant's running tasks across workers, without spending attempts, and lets other tenants through", async () => {
@@ -236,5 +237,87 @@ describe('fair queues', () => {
     expect(peak.get('tenant-b')).toBeLessThanOrEqual(2);
     // attempts: 1, yet every task completed: being put back spent none.
     expect(await queue.deadLetterCount()).toBe(0);
+  });
+
+  describe('headroom: a task that jumps a line is taken at once, not when a slot frees', () => {
+    /** A worker whose tasks of tenant A hold their slot until `release`; B's run at once. */
+    function gatedWorker(name: string, prefix: string, headroom: number) {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const started: Work[] = [];
+      const completed: Work[] = [];
+      let running = 0;
+      let peak = 0;
+      const worker = createTaskWorker<Work>({
+        name,
+        prefix,
+        connection: REDIS,
+        concurrency: 2,
+        headroom,
+        processor: async (job) => {
+          started.push(job.data);
+          running += 1;
+          peak = Math.max(peak, running);
+          if (job.data.tenant === 'tenant-a') await gate;
+          running -= 1;
+          completed.push(job.data);
+        },
+      });
+      cleanups.push(async () => {
+        release();
+        await worker.close();
+      });
+      return { worker, started, completed, release, peak: () => peak };
+    }
+
+    /** The announcements on the queue's jump channel (fair.ts). */
+    async function listen(prefix: string, name: string) {
+      const subscriber = new Redis(REDIS);
+      cleanups.push(() => subscriber.quit());
+      const heard: string[] = [];
+      subscriber.on('message', (_channel: string, message: string) => heard.push(message));
+      await subscriber.subscribe(`${prefix}:${name}:fair:jump`);
+      return heard;
+    }
+
+    for (const lane of ['interactive', 'bulk'] as const) {
+      it(`starts B's task while both slots run A's ${lane} flood, then shrinks back to its concurrency`, async () => {
+        const { name, prefix, queue } = setup(`fair-headroom-${lane}`);
+        const heard = await listen(prefix, name);
+        const { started, completed, peak } = gatedWorker(name, prefix, 1);
+        await addFlood(queue, flood('tenant-a', 10, lane));
+        await waitFor(() => started.length === 2, { message: "two of A's tasks running" });
+        // A's flood jumped nothing: it announced nothing, and the worker kept to its two slots.
+        expect(heard).toEqual([]);
+        await queue.add('work', { tenant: 'tenant-b', n: 0 }, { intentKey: 'b:0', tenantId: 'tenant-b' });
+        // Both slots still hold A's tasks (gated): B runs in the headroom.
+        await waitFor(() => completed.some((w) => w.tenant === 'tenant-b'), {
+          timeoutMs: 5000,
+          message: "B's task done while A's hold every slot",
+        });
+        expect(heard).toEqual(['1']);
+        expect(started.map((w) => w.tenant)).toEqual(['tenant-a', 'tenant-a', 'tenant-b']);
+        expect(peak()).toBe(3);
+        // B's slot is not handed on to A: the worker is back to its two.
+        await waitFor(async () => (await queue.queue.getJobCounts('completed')).completed === 1);
+        expect(await queue.queue.getActiveCount()).toBe(2);
+        expect(started.length).toBe(3);
+      });
+    }
+
+    it('without headroom, B waits for a slot (and is then the next task taken)', async () => {
+      const { name, prefix, queue } = setup('fair-no-headroom');
+      const { started, completed, release } = gatedWorker(name, prefix, 0);
+      await addFlood(queue, flood('tenant-a', 10));
+      await waitFor(() => started.length === 2, { message: "two of A's tasks running" });
+      await queue.add('work', { tenant: 'tenant-b', n: 0 }, { intentKey: 'b:0', tenantId: 'tenant-b' });
+      await waitFor(async () => (await queue.queue.getPrioritizedCount()) === 9);
+      expect(started.length).toBe(2);
+      release();
+      await waitFor(() => completed.length === 11, { timeoutMs: 30_000, message: 'all 11 done' });
+      expect(started[2]!.tenant).toBe('tenant-b');
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { eventLogRetentionDays, positiveInt, tenantConcurrency } from '@hireflow/config';
+import { eventLogRetentionDays, headroom, positiveInt, tenantConcurrency } from '@hireflow/config';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { COSINE_WEIGHT, MATCH_LIMIT, MATCH_THRESHOLD } from './modules/scoring/score.ts';
@@ -40,6 +40,7 @@ export const configSchema = serviceConfigSchema('matching').extend({
     64,
   ),
   MATCH_TENANT_CONCURRENCY: tenantConcurrency('Computations of one tenant running at once'),
+  MATCH_HEADROOM: headroom('Match computations'),
   MATCH_ATTEMPTS: positiveInt('Attempts of a match computation before it is kept as a dead letter.', 8, 100),
   MATCH_TENANT_IDLE_MS: positiveInt(
     "A worker frees a tenant's in-memory vectors after this long without a computation (reloaded from Postgres on next use).",

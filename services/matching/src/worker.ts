@@ -60,6 +60,7 @@ export async function startWorker(
     prefix: config.REDIS_PREFIX,
     concurrency: config.MATCH_CONCURRENCY,
     tenantConcurrency: config.MATCH_TENANT_CONCURRENCY,
+    headroom: config.MATCH_HEADROOM,
     log,
     ...(hooks.onComputed ? { onComputed: hooks.onComputed } : {}),
   });

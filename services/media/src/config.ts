@@ -1,4 +1,4 @@
-import { eventLogRetentionDays, positiveInt, publicBaseUrl, tenantConcurrency } from '@hireflow/config';
+import { eventLogRetentionDays, headroom, positiveInt, publicBaseUrl, tenantConcurrency } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import {
   PUBLIC_API_SECRETS,
@@ -50,6 +50,7 @@ export const configSchema = serviceConfigSchema('media').extend({
     256,
   ),
   RESIZE_TENANT_CONCURRENCY: tenantConcurrency('Resize tasks of one tenant running at once'),
+  RESIZE_HEADROOM: headroom('Resize tasks'),
   RESIZE_ATTEMPTS: positiveInt(
     'Attempts of a resize task on transient failures (S3, Postgres); bad images fail at once.',
     8,

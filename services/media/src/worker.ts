@@ -46,6 +46,7 @@ export async function startWorker(
     prefix: config.REDIS_PREFIX,
     concurrency: config.RESIZE_CONCURRENCY,
     tenantConcurrency: config.RESIZE_TENANT_CONCURRENCY,
+    headroom: config.RESIZE_HEADROOM,
     backoff,
     ...(hooks.onResized ? { onFinished: hooks.onResized } : {}),
   });

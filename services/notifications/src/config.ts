@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, positiveInt, smtpUrl, tenantConcurrency } from '@hireflow/config';
+import { ConfigError, headroom, positiveInt, smtpUrl, tenantConcurrency } from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import { parseServiceConfig, serviceConfigSchema } from '@hireflow/runtime';
 import { z } from 'zod';
@@ -31,6 +31,7 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     .describe('From header of every email.'),
   EMAIL_CONCURRENCY: positiveInt('Emails one worker process sends at once.', 10, 1000),
   EMAIL_TENANT_CONCURRENCY: tenantConcurrency('Emails of one tenant sent at once'),
+  EMAIL_HEADROOM: headroom('Emails'),
   EMAIL_RATE_MAX: positiveInt(
     "Emails sent per EMAIL_RATE_DURATION_MS across all workers (the provider's rate limit).",
     50,

@@ -51,6 +51,7 @@ export async function startWorker(
     prefix: config.REDIS_PREFIX,
     concurrency: config.EMAIL_CONCURRENCY,
     tenantConcurrency: config.EMAIL_TENANT_CONCURRENCY,
+    headroom: config.EMAIL_HEADROOM,
     rateLimit: { max: config.EMAIL_RATE_MAX, duration: config.EMAIL_RATE_DURATION_MS },
     stalledCheckMs: config.EMAIL_STALLED_CHECK_MS,
     lockDurationMs: config.EMAIL_LOCK_MS,

@@ -9,7 +9,14 @@
 // adds one task a moment later gets V: it is taken next. Two floods interleave
 // one for one. BullMQ takes the lowest priority first (FIFO among equals), so
 // the priority is the tag, offset by the lane: interactive priorities lie
-// below every bulk priority.
+// below every bulk priority. A tenant with nothing waiting in the lane (a
+// newcomer) starts one below the lane's position: it wins the tie with the
+// task at the head, and is the very next task taken.
+//
+// Such a task jumps a line: every worker may be busy with the work it jumped.
+// The add then announces it (a Redis publish on `<queue>:fair:jump`), and a
+// worker with headroom (worker.ts) takes one task more than its concurrency
+// at once, instead of waiting for one of its running tasks to finish.
 //
 // State per queue and lane: one small hash (the epoch), and one hash per
 // tenant (its epoch and last tag), expiring unused. Losing any of it (a Redis
@@ -29,7 +36,9 @@ export const LANES: readonly Lane[] = ['interactive', 'bulk'];
 /** Width of a lane's priority range: BullMQ allows priorities 1 … 2^21 − 1. */
 export const LANE_SPAN = 2 ** 20;
 /** A tag past this is clamped: a lane busy for a million tasks without a pause is FIFO until it idles. */
-export const MAX_TAG = LANE_SPAN - 2;
+export const MAX_TAG = LANE_SPAN - 3;
+/** The lowest tag: a newcomer's when the head of the lane has tag 0. */
+const MIN_TAG = -1;
 /** A tenant's last tag is forgotten after this long without an add (it is only an ordering hint). */
 export const DEFAULT_TENANT_TAG_TTL_S = 24 * 3600;
 /** The tenant of tasks added without one (a sweep's, an operator's). */
@@ -39,8 +48,11 @@ const laneBase = (lane: Lane) => (lane === 'interactive' ? 0 : LANE_SPAN);
 
 /** The BullMQ priority of a tag in a lane. */
 export function priorityOf(lane: Lane, tag: number): number {
-  return laneBase(lane) + 1 + Math.min(Math.max(tag, 0), MAX_TAG);
+  return laneBase(lane) + 1 - MIN_TAG + Math.min(Math.max(tag, MIN_TAG), MAX_TAG);
 }
+
+/** The channel an add announces a task that jumped a line on (worker.ts's headroom listens). */
+export const jumpChannel = (queueKey: (type: string) => string) => queueKey('fair:jump');
 
 /** The lane a BullMQ priority belongs to (0, no priority, counts as interactive). */
 export function laneOfPriority(priority: number | undefined): Lane {
@@ -53,24 +65,29 @@ export interface FairTask {
 }
 
 // KEYS: [1] lane clock hash, [2] the queue's prioritized zset, [3…] one tenant hash per group.
-// ARGV: [1] lane base, [2] [3] the lane's score range in the zset (BullMQ's score is
-// priority × 2^32 + a counter), [4] tenant ttl (s), [5…] count per group.
-// Returns the first tag of each group; a group's tasks take first … first + count − 1.
+// ARGV: [1] the priority of the lane's tag 0, [2] [3] the lane's score range in the zset (BullMQ's
+// score is priority × 2^32 + a counter), [4] tenant ttl (s), [5…] count per group.
+// Returns two numbers per group: its first tag (its tasks take first … first + count − 1), and
+// 1 if it jumped a line (its tenant had nothing waiting in the lane, and other work of the queue
+// waits), else 0.
 const TAGS_SCRIPT = `
-local base = tonumber(ARGV[1])
+local zero = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[4])
 local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '0')
 local top = tonumber(redis.call('HGET', KEYS[1], 'top') or '0')
 local v = 0
+local busy = false
 local first = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[2], ARGV[3], 'WITHSCORES', 'LIMIT', 0, 1)
 if first[2] then
-  v = math.floor(tonumber(first[2]) / 4294967296) - base - 1
+  v = math.floor(tonumber(first[2]) / 4294967296) - zero
+  busy = true
 elseif top > 0 then
   -- Nothing of the lane waits: every tenant's tags are spent; start again from 0.
   epoch = epoch + 1
   top = 0
 end
-local starts = {}
+local waiting = busy or redis.call('ZCARD', KEYS[2]) > 0
+local result = {}
 for i = 5, #ARGV do
   local count = tonumber(ARGV[i])
   local tenant = KEYS[i - 2]
@@ -78,13 +95,16 @@ for i = 5, #ARGV do
   local last = 0
   if tonumber(t[1]) == epoch then last = tonumber(t[2]) or 0 end
   local start = math.max(v, last)
+  -- A newcomer wins the tie with the head of a busy lane.
+  if busy and last <= v then start = math.max(v - 1, ${MIN_TAG}) end
   redis.call('HSET', tenant, 'epoch', epoch, 'last', start + count)
   redis.call('EXPIRE', tenant, ttl)
   if start + count > top then top = start + count end
-  starts[#starts + 1] = start
+  result[#result + 1] = start
+  result[#result + 1] = (last <= v and waiting) and 1 or 0
 end
 redis.call('HSET', KEYS[1], 'epoch', epoch, 'top', top)
-return starts
+return result
 `;
 
 const TAGS_SHA = createHash('sha1').update(TAGS_SCRIPT).digest('hex');
@@ -112,17 +132,29 @@ export interface FairnessOptions {
 
 export const DEFAULT_BACKLOG_SAMPLE_MS = 15_000;
 
+/** A task's place: its BullMQ priority, and whether it jumps a line (to announce once added). */
+export interface Placement {
+  priority: number;
+  jumps: boolean;
+}
+
 /** Computes the priorities of tasks about to be added to one BullMQ queue. */
 export interface Fairness {
-  /** One priority per task, in order. */
-  priorities(tasks: readonly FairTask[]): Promise<number[]>;
+  /** One placement per task, in order. */
+  priorities(tasks: readonly FairTask[]): Promise<Placement[]>;
   /**
-   * One task's priority. Calls made while a script call is under way are
+   * One task's placement. Calls made while a script call is under way are
    * sent together when it returns (one script per lane for all of them):
    * under load, the handlers that each add one task share the round trips;
    * alone, a call goes out at once.
    */
-  priority(task: FairTask): Promise<number>;
+  priority(task: FairTask): Promise<Placement>;
+  /**
+   * Tells the queue's workers that `count` tasks just added jumped a line
+   * (one publish, not awaited: a lost announcement costs a task its
+   * headroom, never its place).
+   */
+  announce(count: number): void;
 }
 
 /** A tenant id as a key part (ids, not personal data; escaped so no id can reach into another key). */
@@ -133,8 +165,8 @@ export function createFairness(queue: Queue, redis: Redis, options: FairnessOpti
   const ttl = options.tenantTagTtlSeconds ?? DEFAULT_TENANT_TAG_TTL_S;
   const laneKey = (lane: Lane) => queue.toKey(`fair:${lane}`);
   const tenantKey = (lane: Lane, tenantId: string) => queue.toKey(`fair:${lane}:t:${keyPart(tenantId)}`);
-  const priorities = async (tasks: readonly FairTask[]): Promise<number[]> => {
-    const result = new Array<number>(tasks.length);
+  const priorities = async (tasks: readonly FairTask[]): Promise<Placement[]> => {
+    const result = new Array<Placement>(tasks.length);
     for (const lane of LANES) {
       // Groups of this lane by tenant, in order of first appearance.
       const groups = new Map<string, number[]>();
@@ -147,11 +179,11 @@ export function createFairness(queue: Queue, redis: Redis, options: FairnessOpti
       });
       if (groups.size === 0) continue;
       const tenants = [...groups.keys()];
-      const starts = await runTagsScript(
+      const placed = await runTagsScript(
         redis,
         [laneKey(lane), queue.keys.prioritized!, ...tenants.map((t) => tenantKey(lane, t))],
         [
-          laneBase(lane),
+          priorityOf(lane, 0),
           String((laneBase(lane) + 1) * 2 ** 32),
           String((laneBase(lane) + LANE_SPAN) * 2 ** 32 - 1),
           ttl,
@@ -159,15 +191,18 @@ export function createFairness(queue: Queue, redis: Redis, options: FairnessOpti
         ],
       );
       tenants.forEach((tenant, g) => {
+        const start = placed[2 * g]!;
+        const jumped = placed[2 * g + 1] === 1;
         groups.get(tenant)!.forEach((index, i) => {
-          result[index] = priorityOf(lane, starts[g]! + i);
+          // The group's first task is the one at the head of the line it jumped.
+          result[index] = { priority: priorityOf(lane, start + i), jumps: jumped && i === 0 };
         });
       });
     }
     return result;
   };
   // Group commit of single adds: the calls waiting while one is under way.
-  let waiting: { task: FairTask; resolve: (p: number) => void; reject: (e: unknown) => void }[] = [];
+  let waiting: { task: FairTask; resolve: (p: Placement) => void; reject: (e: unknown) => void }[] = [];
   let running = false;
   const flush = () => {
     const batch = waiting;
@@ -187,13 +222,17 @@ export function createFairness(queue: Queue, redis: Redis, options: FairnessOpti
         if (waiting.length > 0) flush();
       });
   };
+  const channel = jumpChannel((type) => queue.toKey(type));
   return {
     priorities,
     priority: (task) =>
-      new Promise<number>((resolve, reject) => {
+      new Promise<Placement>((resolve, reject) => {
         waiting.push({ task, resolve, reject });
         if (!running) flush();
       }),
+    announce(count) {
+      if (count > 0) redis.publish(channel, String(count)).catch(() => undefined);
+    },
   };
 }
 
@@ -219,7 +258,7 @@ export async function tenantBacklogs(queue: Queue, redis: Redis): Promise<Record
       redis.hget(queue.toKey(`fair:${lane}`), 'epoch'),
     ]);
     if (first.length < 2) continue; // nothing of the lane waits
-    const position = Math.floor(Number(first[1]) / 2 ** 32) - base - 1;
+    const position = Math.floor(Number(first[1]) / 2 ** 32) - priorityOf(lane, 0);
     const epoch = epochText ?? '0';
     let cursor = '0';
     do {

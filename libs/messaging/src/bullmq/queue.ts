@@ -123,23 +123,25 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
   return {
     queue,
     async add(name, data, { intentKey, tenantId, lane, ...rest }) {
-      const priority = fairness
+      const placement = fairness
         ? await withTimeout(fairness.priority({ tenantId, lane }), addTimeoutMs, `ordering ${name}`)
         : undefined;
       // biome-ignore lint/suspicious/noExplicitAny: BullMQ's name/data generics do not narrow here
       const adding = (queue as Queue<any>).add(name, data, {
-        priority,
+        priority: placement?.priority,
         ...rest,
         jobId: taskIdFor(intentKey),
       });
       // Should Redis come back later, the queued add still lands: harmless, the job id is the intent's.
       adding.catch(() => undefined);
       const job = await withTimeout(adding, addTimeoutMs, `adding job ${name} to ${options.name}`);
+      // Once it is in the queue (a worker's headroom takes the head of the queue).
+      if (placement?.jumps) fairness?.announce(1);
       return job.id!;
     },
     async addBulk(jobs) {
       if (jobs.length === 0) return [];
-      const priorities = fairness
+      const placements = fairness
         ? await withTimeout(fairness.priorities(jobs), addTimeoutMs, `ordering ${jobs.length} jobs`)
         : [];
       const traced = jobs.map((job) => {
@@ -162,7 +164,7 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
           traced.map(({ job, jobId, metadata }, i) => ({
             name: job.name,
             data: job.data,
-            opts: { jobId, priority: priorities[i], telemetry: { metadata } },
+            opts: { jobId, priority: placements[i]?.priority, telemetry: { metadata } },
           })),
         ),
       );
@@ -173,6 +175,7 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
           addTimeoutMs,
           `adding ${jobs.length} jobs to ${options.name}`,
         );
+        fairness?.announce(placements.filter((p) => p.jumps).length);
         return added.map((job) => job.id!);
       } catch (error) {
         for (const { span } of traced) span.recordException(error as Error);

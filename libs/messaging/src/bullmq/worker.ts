@@ -7,6 +7,7 @@ import { type Logger, resolveLogger } from '../logger.ts';
 import { retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
+import { type Headroom, openHeadroom } from './headroom.ts';
 import { limitTenants, type TenantLimit } from './tenant-limit.ts';
 import {
   clearUnavailable,
@@ -60,6 +61,15 @@ export interface TaskWorkerOptions<Data, Result> {
   maxUnavailableMs?: number;
   /** At most this many running tasks per tenant across the queue's workers (tenant-limit.ts). */
   tenantLimit?: TenantLimit<Data>;
+  /**
+   * Slots beyond `concurrency` for a task that jumps a line of a fair queue
+   * (a newcomer's, an interactive one while bulk work waits: fair.ts): when
+   * every slot is busy and such a task is announced, the worker takes up to
+   * this many more tasks at once instead of waiting for one of its own to
+   * finish, then shrinks back to `concurrency` as they end (headroom.ts).
+   * Default 0. Shut while nothing jumps: it costs nothing then.
+   */
+  headroom?: number;
   tracerName?: string;
   logger?: Logger;
 }
@@ -84,9 +94,14 @@ export function createTaskWorker<Data, Result = unknown>(
   const connection = openConnection(options.connection, true);
   const log = resolveLogger(options.logger, 'job-worker').child({ queue: options.name });
   const cap = options.backoff?.cap ?? DEFAULT_TASK_BACKOFF.cap;
-  const processor = options.tenantLimit
+  const limited = options.tenantLimit
     ? limitTenants(options.processor, options.tenantLimit, options, connection.redis)
     : options.processor;
+  const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
+  // Opened once the worker exists; counts the tasks running in this worker.
+  let headroom: Headroom | undefined;
+  const processor: Processor<Data, Result> = (job, token, signal) =>
+    headroom ? headroom.run(() => limited(job, token, signal)) : limited(job, token, signal);
   // The processor needs the worker's keys; it runs only once the worker exists.
   let keyOf: (id: string) => string = () => {
     throw new Error('worker not built yet');
@@ -95,7 +110,7 @@ export function createTaskWorker<Data, Result = unknown>(
   const worker = new Worker<Data, Result>(options.name, comingBackLater({ ...options, processor }, rules), {
     connection: connection.redis,
     prefix: options.prefix,
-    concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+    concurrency,
     ...(options.limiter ? { limiter: options.limiter } : {}),
     ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
@@ -108,6 +123,8 @@ export function createTaskWorker<Data, Result = unknown>(
     },
   });
   keyOf = (id) => worker.toKey(id);
+  if ((options.headroom ?? 0) > 0)
+    headroom = openHeadroom(worker, connection.redis, { concurrency, slots: options.headroom!, log });
   const durationOf = (job: Job | undefined) =>
     job?.processedOn && job.finishedOn ? job.finishedOn - job.processedOn : undefined;
   worker.on('completed', (job) => {
@@ -151,6 +168,7 @@ export function createTaskWorker<Data, Result = unknown>(
       if (!drained)
         log.warn({ timeoutMs }, 'jobs still running at close: forcing; they will be retried as stalled');
       await worker.close(!drained);
+      await headroom?.close();
       await connection.release();
       return { forced: !drained };
     },

@@ -12,6 +12,8 @@ export interface MatchWorkerOptions {
   concurrency: number;
   /** Computations of one tenant running at once across all workers (0: no limit; docs/fairness.md). */
   tenantConcurrency?: number;
+  /** Slots beyond `concurrency` for a computation that jumps a line (docs/fairness.md). */
+  headroom?: number;
   log: Logger;
   /** Observer of every finished computation (tests wait on it). */
   onComputed?: (computation: Computation) => void;
@@ -24,6 +26,7 @@ export function startMatchWorker(options: MatchWorkerOptions): TaskWorker<Stored
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
+    headroom: options.headroom ?? 0,
     tracerName: '@hireflow/matching',
     logger: options.log,
     ...(options.tenantConcurrency

@@ -25,6 +25,8 @@ export interface ResizeOutcome {
 export interface ResizeOptions {
   /** Resizes of one tenant running at once across all workers (0: no limit; docs/fairness.md). */
   tenantConcurrency?: number;
+  /** Slots beyond the concurrency for a resize that jumps a line (docs/fairness.md). */
+  headroom?: number;
   orm: MikroORM;
   store: MediaStore;
   limiter: ImageLimiter;
@@ -141,6 +143,7 @@ export function startResizeWorker(options: ResizeWorkerOptions): TaskWorker<Resi
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
+    headroom: options.headroom ?? 0,
     backoff: options.backoff,
     logger: options.log,
     tracerName: '@hireflow/media',

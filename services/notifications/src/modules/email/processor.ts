@@ -54,6 +54,8 @@ export interface SentEmail {
 export interface EmailWorkerOptions {
   /** Emails of one tenant sent at once across all workers (0: no limit; docs/fairness.md). */
   tenantConcurrency?: number;
+  /** Slots beyond `concurrency` for an email that jumps a line (docs/fairness.md). */
+  headroom?: number;
   orm: MikroORM;
   mailer: Mailer;
   /** Redis URL: the worker opens (and quits) its own blocking connection. */
@@ -299,6 +301,7 @@ export function startEmailWorker(options: EmailWorkerOptions): TaskWorker<EmailT
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
+    headroom: options.headroom ?? 0,
     backoff: options.backoff,
     limiter: options.rateLimit,
     stalledIntervalMs: options.stalledCheckMs,
