@@ -67,11 +67,15 @@ export const measured = {
     'MiB',
     'pnpm bench footprint, the traced jobs API after 10,000 POST /v1/jobs: 194–214 MB (docs/performance.md, Footprint)',
   ),
-  /** A worker process under work; not a ceiling: its RSS still grew from 1,000 to 10,000 events. */
+  /**
+   * A worker process under work. Was 255 MiB (the jobs worker's saw-tooth top
+   * after 10,000 events, before --heap-growing-percent=20). Re-read it after
+   * the RSS work of 2026-12-02 (helper `rss`) merges.
+   */
   workerProcessRssMiB: m(
-    255,
+    195,
     'MiB',
-    'pnpm bench footprint, the traced jobs worker after 10,000 relayed events: 248–264 MB (docs/performance.md, Footprint)',
+    'the largest worker RSS measured under work since --heap-growing-percent=20: 195–202 MB in the relay harness (docs/performance.md); pnpm burst 2026-12-02 05:35, every worker of the four services: 142–170 MiB first seen, 146–174 MiB at most',
   ),
   /** sharp's working set for one image in flight (decode + three encodes). */
   resizeWorkingSetMiB: m(

@@ -29,6 +29,12 @@ describe('the capacity model', () => {
       minTasks: 2,
       maxTasks: 6,
     });
+    // A worker plans at its measured RSS (195 MiB) × 1.3 + the collector's 128 MiB = 382 MiB: 0.5 vCPU's 1 GB.
+    expect(plan.services.notifications.worker).toMatchObject({
+      cpu: 512,
+      memoryMiB: 1024,
+      expectedRssMiB: 195,
+    });
     expect(plan.database.class.name).toBe('db.t4g.medium');
     expect(plan.cache.class.name).toBe('cache.t4g.small');
     // README: Fargate 207 at the minimum counts, about 775 at the maximum, about 450 in all.

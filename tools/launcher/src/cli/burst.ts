@@ -36,9 +36,12 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { ScalingRecord } from '../autoscaler.ts';
 import { FREE_PORTS } from '../free-ports.ts';
+import { readLocalSecrets } from '../local-secrets.ts';
 import { readTargets } from '../prometheus/targets.ts';
 import { scalingChart } from '../scaling/chart.ts';
+import { phaseReport, residentMemory } from '../scaling/costs.ts';
 import { type BurstRun, compareRun } from '../scaling/predict.ts';
+import { type BurstProbe, burstCounters, readProcStat } from '../scaling/probe.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
 const { values: args } = parseArgs({
@@ -57,6 +60,8 @@ const { values: args } = parseArgs({
 const EVENTS = Number(args.events);
 const TIME_SCALE = Number(args['time-scale']);
 const TENANTS = 20;
+const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const instance = `burst${randomBytes(3).toString('hex')}`;
 const stateDir = `.local/${instance}`;
 const SKILLS = [
@@ -173,12 +178,12 @@ async function tearDown(child: ReturnType<typeof startLauncher>['child']) {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   }
-  const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   for (const service of SERVICE_NAMES)
     await client.query(`DROP DATABASE IF EXISTS hireflow_${instance}_${service} WITH (FORCE)`);
   await client.end();
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redis = new Redis(REDIS_URL);
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `hf-${instance}:*`, 'COUNT', 1000);
@@ -191,14 +196,35 @@ async function tearDown(child: ReturnType<typeof startLauncher>['child']) {
 /**
  * Each pool's workers' CPU time and time waiting for a core (Linux
  * /proc/<pid>/task/<tid>/schedstat, all threads), summed per pool; a worker
- * that has exited keeps what it was last seen with. Elsewhere: nothing.
+ * that has exited keeps what it was last seen with. Beside it the probe
+ * (scaling/probe.ts): every process of the instance, the launcher's (the
+ * emulator and the mail catcher run in it) and the Postgres backends of its
+ * databases too, with CPU and RSS; each database's commits, rollbacks,
+ * deadlocks and lock waits; every other sample, the services' counters.
+ * Elsewhere than Linux: nothing from /proc.
  */
-function workerCpu() {
+function workerCpu(launcherPid: number | undefined, adminToken: string | undefined) {
   const seen = new Map<number, { service: string; cpu: number; wait: number }>();
   const series: NonNullable<BurstRun['cpu']> = {};
+  const probe: BurstProbe = { processes: {}, databases: {}, counters: {} };
+  const counters = new Map<number, { service: string; values: Record<string, number> }>();
+  const database = new pg.Client({ connectionString: DATABASE_URL });
+  const connected = database.connect().then(
+    () => true,
+    () => false,
+  );
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  let round = 0;
+  const record = async (name: string, service: string, role: string, pid: number, t: number) => {
+    const stat = await readProcStat(pid);
+    if (!stat) return;
+    probe.processes[name] ??= { service, role, samples: [] };
+    probe.processes[name].samples.push([t, stat.cpuSeconds, stat.rssMiB]);
+  };
   const sample = async (t: number) => {
-    const workers = await readTargets(join(root, stateDir)).catch(() => []);
-    for (const w of workers.filter((p) => p.role === 'worker')) {
+    const processes = await readTargets(join(root, stateDir)).catch(() => []);
+    const workers = processes.filter((p) => p.role === 'worker');
+    for (const w of workers) {
       const tasks = await readdir(`/proc/${w.pid}/task`).catch(() => [] as string[]);
       let cpu = 0;
       let wait = 0;
@@ -220,8 +246,81 @@ function workerCpu() {
     }
     for (const [service, [cpu, wait]] of totals)
       series[service] = [...(series[service] ?? []), [t, cpu, wait]];
+
+    if (launcherPid) await record('launcher', 'launcher', 'launcher', launcherPid, t);
+    for (const p of processes) await record(p.name, p.service, p.role, p.pid, t);
+    const info = await redis.info('server').catch(() => '');
+    const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+    if (redisPid) await record('redis', 'redis', 'shared', redisPid, t);
+    if (await connected) {
+      const prefix = `hireflow_${instance}_`;
+      const backends = await database
+        .query<{ pid: number; datname: string; lock: boolean }>(
+          `SELECT pid, datname, wait_event_type = 'Lock' AS lock FROM pg_stat_activity WHERE starts_with(datname, $1)`,
+          [prefix],
+        )
+        .then(
+          (r) => r.rows,
+          () => [],
+        );
+      for (const b of backends) {
+        const service = b.datname.slice(prefix.length);
+        await record(`postgres:${service}:${b.pid}`, service, 'postgres', b.pid, t);
+      }
+      const stats = await database
+        .query<{ datname: string; commits: string; rollbacks: string; deadlocks: string }>(
+          `SELECT datname, xact_commit AS commits, xact_rollback AS rollbacks, deadlocks
+             FROM pg_stat_database WHERE starts_with(datname, $1)`,
+          [prefix],
+        )
+        .then(
+          (r) => r.rows,
+          () => [],
+        );
+      for (const s of stats) {
+        const service = s.datname.slice(prefix.length);
+        const lockWaits = backends.filter((b) => b.datname === s.datname && b.lock).length;
+        probe.databases[service] ??= [];
+        probe.databases[service].push([
+          t,
+          Number(s.commits),
+          Number(s.rollbacks),
+          Number(s.deadlocks),
+          lockWaits,
+        ]);
+      }
+    }
+    // The services' counters every other sample: a scrape costs each process a little CPU.
+    if (round++ % 2 === 0) {
+      await Promise.all(
+        processes.map(async (p) => {
+          const text = await fetch(`${p.admin}/metrics`, {
+            signal: AbortSignal.timeout(2000),
+            headers: adminToken ? { authorization: `Bearer ${adminToken}` } : {},
+          }).then(
+            (res) => (res.ok ? res.text() : undefined),
+            () => undefined,
+          );
+          if (text) counters.set(p.pid, { service: p.service, values: burstCounters(text) });
+        }),
+      );
+      const byService: Record<string, Record<string, number>> = {};
+      for (const { service, values } of counters.values()) {
+        byService[service] ??= {};
+        const sum = byService[service];
+        for (const [key, value] of Object.entries(values)) sum[key] = (sum[key] ?? 0) + value;
+      }
+      for (const [service, values] of Object.entries(byService)) {
+        probe.counters[service] ??= [];
+        probe.counters[service].push([t, values]);
+      }
+    }
   };
-  return { sample, series };
+  const close = async () => {
+    redis.disconnect();
+    if (await connected) await database.end().catch(() => undefined);
+  };
+  return { sample, series, probe, close };
 }
 
 /** Runs the burst on an instance of its own and records it (then tears the instance down). */
@@ -244,56 +343,76 @@ async function runBurst(): Promise<BurstRun> {
       await readFile(join(root, stateDir, 'scaling-policies.json'), 'utf8'),
     ) as Record<string, WorkerScalingPolicy>;
     const loadAverage = [loadavg()[0]!];
+    const adminToken = process.env.ADMIN_TOKEN || (await readLocalSecrets(join(root, stateDir))).ADMIN_TOKEN;
+    const cpu = workerCpu(launcher.child.pid, adminToken);
     const startedAt = Date.now();
     const at = new Date(startedAt).toISOString();
-    const events = burstEvents(EVENTS);
-    const published: [number, number][] = [[0, 0]];
-    await publishBurst(running.urls['sns/sqs']!, events, (count) =>
-      published.push([(Date.now() - startedAt) / 1000, count]),
-    );
-    const publishSeconds = (Date.now() - startedAt) / 1000;
-    console.log(`published ${events.length} events in ${publishSeconds.toFixed(1)} s`);
-
-    // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
-    const deadline = startedAt + Number(args.deadline) * 1000;
+    // Every 2 s from the first publish to the end (publishing included: the workers start on the first events).
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const next = Date.now() + 2000;
+        await cpu.sample((Date.now() - startedAt) / 1000);
+        await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+      }
+    })();
     let records: ScalingRecord[] = [];
-    const cpu = workerCpu();
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 2000));
-      loadAverage.push(loadavg()[0]!);
-      await cpu.sample((Date.now() - startedAt) / 1000);
-      records = (await readRecords()).filter((r) => Date.parse(r.at) >= startedAt);
-      const last = new Map(records.map((r) => [r.service, r]));
-      const seen = records.some((r) => r.inbox + r.jobs > 0);
-      const settled = [...last.values()].every(
-        (r) => r.workers === policies[r.service]!.minWorkers && r.inbox + r.jobs === 0,
+    try {
+      const events = burstEvents(EVENTS);
+      const published: [number, number][] = [[0, 0]];
+      await publishBurst(running.urls['sns/sqs']!, events, (count) =>
+        published.push([(Date.now() - startedAt) / 1000, count]),
       );
-      if ((seen && settled) || Date.now() > deadline || interrupted) break;
+      const publishSeconds = (Date.now() - startedAt) / 1000;
+      console.log(`published ${events.length} events in ${publishSeconds.toFixed(1)} s`);
+
+      // Done once the burst was seen and every pool is back at its minimum with nothing waiting.
+      const deadline = startedAt + Number(args.deadline) * 1000;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 2000));
+        loadAverage.push(loadavg()[0]!);
+        records = (await readRecords()).filter((r) => Date.parse(r.at) >= startedAt);
+        const last = new Map(records.map((r) => [r.service, r]));
+        const seen = records.some((r) => r.inbox + r.jobs > 0);
+        const settled = [...last.values()].every(
+          (r) => r.workers === policies[r.service]!.minWorkers && r.inbox + r.jobs === 0,
+        );
+        if ((seen && settled) || Date.now() > deadline || interrupted) break;
+      }
+      sampling = false;
+      await sampler;
+      const pools: BurstRun['pools'] = {};
+      for (const r of records) {
+        pools[r.service] ??= [];
+        pools[r.service]!.push({
+          t: (Date.parse(r.at) - startedAt) / 1000,
+          backlog: r.inbox + r.jobs,
+          inbox: r.inbox,
+          jobs: r.jobs,
+          oldestAgeSeconds: r.oldestAgeSeconds,
+          workers: r.workers,
+          ready: r.ready ?? r.workers,
+          ...(r.reason ? { reason: r.reason } : {}),
+        });
+      }
+      return {
+        at,
+        events: EVENTS,
+        timeScale: TIME_SCALE,
+        publishSeconds,
+        published,
+        pools,
+        policies,
+        cores: cpus().length,
+        loadAverage,
+        cpu: cpu.series,
+        probe: cpu.probe,
+      };
+    } finally {
+      sampling = false;
+      await sampler;
+      await cpu.close();
     }
-    const pools: BurstRun['pools'] = {};
-    for (const r of records) {
-      pools[r.service] ??= [];
-      pools[r.service]!.push({
-        t: (Date.parse(r.at) - startedAt) / 1000,
-        backlog: r.inbox + r.jobs,
-        oldestAgeSeconds: r.oldestAgeSeconds,
-        workers: r.workers,
-        ready: r.ready ?? r.workers,
-        ...(r.reason ? { reason: r.reason } : {}),
-      });
-    }
-    return {
-      at,
-      events: EVENTS,
-      timeScale: TIME_SCALE,
-      publishSeconds,
-      published,
-      pools,
-      policies,
-      cores: cpus().length,
-      loadAverage,
-      cpu: cpu.series,
-    };
   } finally {
     await tearDown(launcher.child);
     await rm(join(root, stateDir), { recursive: true, force: true });
@@ -304,13 +423,14 @@ async function runBurst(): Promise<BurstRun> {
 async function showRun(run: BurstRun) {
   const series = run.pools;
   const active = Object.keys(series).filter((svc) => series[svc]!.some((p) => p.backlog > 0));
-  console.log(`\n   t  ${active.map((svc) => `${svc} (backlog, oldest, workers)`.padEnd(36)).join('')}`);
+  console.log(`\n   t  ${active.map((svc) => `${svc} (inbox+tasks, oldest, workers)`.padEnd(40)).join('')}`);
   const end = Math.max(...active.flatMap((svc) => series[svc]!.map((p) => p.t)));
   for (let t = 0; t <= end; t += 5) {
     const cells = active.map((svc) => {
       const p = series[svc]!.findLast((point) => point.t <= t) ?? series[svc]![0]!;
-      return `${String(p.backlog).padStart(6)} ${p.oldestAgeSeconds.toFixed(0).padStart(4)} s ${String(p.workers).padStart(3)}`.padEnd(
-        36,
+      const backlog = p.inbox === undefined ? String(p.backlog) : `${p.inbox}+${p.jobs}`;
+      return `${backlog.padStart(10)} ${p.oldestAgeSeconds.toFixed(0).padStart(4)} s ${String(p.workers).padStart(3)}`.padEnd(
+        40,
       );
     });
     console.log(`${String(t).padStart(4)}  ${cells.join('')}`);
@@ -347,6 +467,16 @@ function report(run: BurstRun) {
   );
   for (const line of compareRun(run, { defaultStartSeconds: Number(args['worker-start']) }))
     console.log(line);
+  if (run.probe) {
+    console.log(
+      '\nwhere the CPU went, phase by phase (cut where publishing ends and where each pool drains):',
+    );
+    for (const line of phaseReport(run)) console.log(line);
+    const rss = Object.entries(residentMemory(run))
+      .map(([name, r]) => `${name} ${r.firstMiB.toFixed(0)} → ${r.peakMiB.toFixed(0)} MiB (${r.processes})`)
+      .join('; ');
+    console.log(`RSS, the first seen of a process → the largest (processes): ${rss}`);
+  }
 }
 
 const run = args.replay

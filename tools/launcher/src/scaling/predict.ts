@@ -7,6 +7,7 @@
 import type { WorkerScalingPolicy } from '@hireflow/contracts';
 import { measured, searchMs } from '@hireflow/contracts/capacity';
 import { decideWorkers, type ScalingState } from './decide.ts';
+import type { BurstProbe } from './probe.ts';
 
 /** A burst of candidate registrations: what `pnpm burst` publishes. */
 export interface BurstLoad {
@@ -189,6 +190,9 @@ export interface RunSample {
   workers: number;
   /** Workers started and taking work. */
   ready: number;
+  /** The backlog's two parts (runs since 2026-12-02 05:00): SQS messages visible in the inbox, BullMQ tasks waiting. */
+  inbox?: number;
+  jobs?: number;
   reason?: string;
 }
 
@@ -209,6 +213,8 @@ export interface BurstRun {
   loadAverage: number[];
   /** Per pool, every 2 s: [t, its workers' CPU seconds, their seconds waiting for a core] so far (Linux schedstat). */
   cpu?: Record<string, [number, number, number][]>;
+  /** Where the CPU went, every process of the instance, its databases and counters (scaling/probe.ts). */
+  probe?: BurstProbe;
 }
 
 /**
