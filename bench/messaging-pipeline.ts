@@ -4,9 +4,11 @@
 // "production shape" variant: the producers commit in the bench's process,
 // the emulator runs in a third one. Forked by messaging.bench.ts with IPC;
 // it counts the events its handler sees and says when a phase has seen all.
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { createOrm, type EntityManager } from '@hireflow/db';
 import { OutboxMessage, OutboxRelay, outboxMigrations, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
-import { createSnsClient, createSqsClient } from '@hireflow/runtime';
+import { benchClientConfig } from './messaging-split.ts';
 
 export interface PipelineSetup {
   databaseUrl: string;
@@ -28,9 +30,8 @@ export type PipelineReply = { kind: 'ready' } | { kind: 'done' } | { kind: 'stop
 const setup = JSON.parse(process.env.BENCH_PIPELINE_SETUP ?? '{}') as PipelineSetup;
 const send = (reply: PipelineReply) => process.send?.(reply);
 
-const settings = { region: setup.region, endpoint: setup.endpoint, dummyCredentials: true };
-const sns = createSnsClient(settings);
-const sqs = createSqsClient(settings);
+const sns = new SNSClient(benchClientConfig(setup.region, setup.endpoint));
+const sqs = new SQSClient(benchClientConfig(setup.region, setup.endpoint));
 // The bench's process migrated the database already.
 const orm = await createOrm({
   url: setup.databaseUrl,

@@ -7,11 +7,10 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { SNSClient } from '@aws-sdk/client-sns';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Topology } from '@hireflow/contracts';
 import { provisionTopology } from '@hireflow/ops';
-import { createSnsClient, createSqsClient } from '@hireflow/runtime';
 import { freePort } from '@hireflow/testing';
 import type { PipelineCommand, PipelineReply, PipelineSetup } from './messaging-pipeline.ts';
 
@@ -43,9 +42,8 @@ export async function startSplitPipeline(options: {
   let sns: SNSClient | undefined;
   let sqs: SQSClient | undefined;
   try {
-    const settings = { region: options.region, endpoint: emulator.endpoint, dummyCredentials: true };
-    sns = createSnsClient(settings);
-    sqs = createSqsClient(settings);
+    sns = new SNSClient(benchClientConfig(options.region, emulator.endpoint));
+    sqs = new SQSClient(benchClientConfig(options.region, emulator.endpoint));
     const topo = await provisionTopology(options.topology, { sns, sqs, prefix: 'bench-split-' });
     const baseline = await provisionTopology(options.topology, { sns, sqs, prefix: 'bench-split-base-' });
     const setup: PipelineSetup = {
@@ -96,6 +94,22 @@ export async function startSplitPipeline(options: {
     await emulator.stop();
     throw error;
   }
+}
+
+/**
+ * The clients of the production shape (this process's and the pipeline
+ * process's): the services' settings (libs/runtime/src/aws.ts) but a connect
+ * timeout of 30 s, not 3 s. At a load average of 40 on two cores a process
+ * of its own may not accept a connection within 3 s, and a bench run died of
+ * it; a service retries that call, the bench would not.
+ */
+export function benchClientConfig(region: string, endpoint: string) {
+  return {
+    region,
+    endpoint,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    requestHandler: { connectionTimeout: 30_000, requestTimeout: 30_000, throwOnRequestTimeout: true },
+  };
 }
 
 /** The emulator's own CLI in a child process, on a free loopback port. */

@@ -21,7 +21,7 @@ import { type BenchReport, type LatencyRound, latencyChecks, median, percentile,
 
 const REGION = 'eu-west-1';
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const THROUGHPUT_EVENTS = 2000;
 const PRODUCERS = 10;
 const LATENCY_RATE_PER_S = 200;
