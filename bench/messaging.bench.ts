@@ -2,6 +2,8 @@
 // send → receive → delete throughput, interleaved in one run. The ratio is
 // the figure: absolute numbers on this machine drift 2x within an hour.
 import { randomUUID } from 'node:crypto';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { createEvent, type Topology } from '@hireflow/contracts';
 import { createOrm, dropDatabase, type EntityManager, ensureDatabase, migrate } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
@@ -14,9 +16,8 @@ import {
   SqsConsumer,
 } from '@hireflow/messaging';
 import { provisionTopology } from '@hireflow/ops';
-import { createSnsClient, createSqsClient } from '@hireflow/runtime';
 import { sqsBaseline, sqsLatencyBaseline } from './baselines/sqs.ts';
-import { type SplitPipeline, startSplitPipeline } from './messaging-split.ts';
+import { benchClientConfig, type SplitPipeline, startSplitPipeline } from './messaging-split.ts';
 import { type BenchReport, type LatencyRound, latencyChecks, median, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
@@ -149,9 +150,9 @@ async function pipelineLatency(em: EntityManager, probe: Pipeline): Promise<numb
 
 export default async function bench(): Promise<BenchReport> {
   const emulator = await startEmulator({ region: REGION });
-  const settings = { region: REGION, endpoint: emulator.endpoint, dummyCredentials: true };
-  const sns = createSnsClient(settings);
-  const sqs = createSqsClient(settings);
+  // A 30 s connect timeout, as the production shape's: two runs at load 44–57 died on the 3 s one.
+  const sns = new SNSClient(benchClientConfig(REGION, emulator.endpoint));
+  const sqs = new SQSClient(benchClientConfig(REGION, emulator.endpoint));
   const dbName = `hfbench_messaging_${randomUUID().slice(0, 8)}`;
   const url = `${SERVER}/${dbName}`;
   await ensureDatabase(url);
