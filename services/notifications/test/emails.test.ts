@@ -1,17 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { idempotencyKey } from '@hireflow/idempotency';
 import { isPermanent, taskIdFor } from '@hireflow/messaging';
-import { createLogger } from '@hireflow/runtime';
 import { waitFor } from '@hireflow/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../src/modules/email/mailer.ts';
-import { emailProcessor } from '../src/modules/email/processor.ts';
 import { render } from '../src/modules/email/templates.ts';
 import {
   candidateRegistered,
   jobMatched,
   jobPosted,
   matchFound,
+  testEmailProcessor,
   useNotificationsHarness,
   waitForSent,
 } from './harness.ts';
@@ -110,14 +109,7 @@ describe('duplicates', () => {
       poolSize: 1,
       timeoutMs: 5000,
     });
-    const process = emailProcessor({
-      orm: h.deps.orm,
-      mailer,
-      recordRetryMs: 1000,
-      unsubscribeUrl: () => 'http://127.0.0.1/v1/unsubscribe?token=t',
-      confirmUrl: () => 'http://127.0.0.1/v1/contacts/confirm?token=t',
-      log: createLogger('notifications', 'silent'),
-    });
+    const process = testEmailProcessor(h, mailer);
     const task = { data: { key }, attemptsMade: 0, opts: { attempts: 3 } } as Parameters<typeof process>[0];
     try {
       // BullMQ retrying a task whose first run sent (a stalled task, a lost completion).

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { Topology } from '@hireflow/contracts';
 import { type CloudEvent, type EventType, topicOf } from '@hireflow/contracts';
+import { idempotencyKey } from '@hireflow/idempotency';
 import { SnsPublisher, taskIdFor } from '@hireflow/messaging';
 import { HandlerSpy } from '@hireflow/messaging/testing';
 import { buildAdmin, buildApp } from '@hireflow/notifications';
@@ -20,8 +22,10 @@ import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { entities, migrations } from '../src/db/schema.ts';
-import type { SentEmail } from '../src/modules/email/processor.ts';
+import type { Mailer } from '../src/modules/email/mailer.ts';
+import { emailProcessor, type SentEmail } from '../src/modules/email/processor.ts';
 import { createEmailQueue, type EmailQueue } from '../src/modules/intents/email-queue.ts';
+import { recordIntent } from '../src/modules/intents/store.ts';
 import { startWorker } from '../src/worker.ts';
 
 export { candidateRegistered, jobMatched, jobPosted, matchFound } from '@hireflow/testing/events';
@@ -230,6 +234,33 @@ export function useNotificationsHarness(
       if (!current) throw new Error('the harness starts in beforeAll: use it in tests and hooks');
       return current[property as keyof NotificationsHarness];
     },
+  });
+}
+
+/** A welcome email's intent recorded `queued` under a key of its own (no task added); returns the key. */
+export async function queuedWelcome(h: NotificationsHarness, name: string): Promise<string> {
+  const key = idempotencyKey('welcome-email', `${name}-${randomUUID()}`);
+  await recordIntent(h.deps.orm.em.fork(), {
+    key,
+    tenantId: randomUUID(),
+    eventId: randomUUID(),
+    recipient: `${name}-${randomUUID().slice(0, 8)}@example.test`,
+    template: 'welcome',
+    params: { name: 'Ada' },
+    keepUntil: new Date(Date.now() + 86_400_000),
+  });
+  return key;
+}
+
+/** The email worker's processor on the harness's database, called directly (no BullMQ), with test links. */
+export function testEmailProcessor(h: NotificationsHarness, mailer: Mailer, recordRetryMs = 1000) {
+  return emailProcessor({
+    orm: h.deps.orm,
+    mailer,
+    recordRetryMs,
+    unsubscribeUrl: () => 'http://127.0.0.1/v1/unsubscribe?token=t',
+    confirmUrl: () => 'http://127.0.0.1/v1/contacts/confirm?token=t',
+    log: createLogger('notifications', 'silent'),
   });
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { idempotencyKey, idempotent } from '@hireflow/idempotency';
+import { idempotent } from '@hireflow/idempotency';
 import { describe, expect, it } from 'vitest';
-import { claimSend, recordIntent } from '../src/modules/intents/store.ts';
-import { useNotificationsHarness } from './harness.ts';
+import { claimSend } from '../src/modules/intents/store.ts';
+import { queuedWelcome, useNotificationsHarness } from './harness.ts';
 
 // A rolling deploy across migration 1008 runs old and new email workers side by
 // side. The old one claims a send with the idempotency wrapper (an
@@ -12,19 +12,7 @@ import { useNotificationsHarness } from './harness.ts';
 
 const h = useNotificationsHarness('notif-claim-upgrade', { worker: false });
 
-async function queued(name: string) {
-  const key = idempotencyKey('welcome-email', `${name}-${randomUUID()}`);
-  await recordIntent(h.deps.orm.em.fork(), {
-    key,
-    tenantId: randomUUID(),
-    eventId: randomUUID(),
-    recipient: `${name}@example.test`,
-    template: 'welcome',
-    params: { name: 'Ada' },
-    keepUntil: new Date(Date.now() + 86_400_000),
-  });
-  return key;
-}
+const queued = (name: string) => queuedWelcome(h, name);
 
 describe("the send claim beside the previous release's claim", () => {
   it('is not taken while an old worker holds the send', async () => {

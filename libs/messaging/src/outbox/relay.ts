@@ -176,7 +176,11 @@ export class OutboxRelay {
    */
   #chunks(rows: PendingRow[]): PendingRow[][] {
     const byTopic = new Map<string, PendingRow[]>();
-    for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
+    for (const row of rows) {
+      const group = byTopic.get(row.topic);
+      if (group) group.push(row);
+      else byTopic.set(row.topic, [row]);
+    }
     const chunks: PendingRow[][] = [];
     for (const group of byTopic.values()) {
       let chunk: PendingRow[] = [];
@@ -204,7 +208,8 @@ export class OutboxRelay {
     if (!arn)
       return { sent: [], failures: chunk.map((r) => ({ id: r.id, error: `no ARN for topic ${topic}` })) };
     const items = chunk.map((row) => ({
-      event: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AnyEvent,
+      event: JSON.parse(row.payload) as AnyEvent,
+      json: row.payload,
       trace: {
         ...(row.traceparent ? { traceparent: row.traceparent } : {}),
         ...(row.tracestate ? { tracestate: row.tracestate } : {}),
@@ -338,7 +343,7 @@ export const SNS_MAX_BATCH_BYTES = 240 * 1024;
 
 /** Bytes an outbox row takes in a PublishBatch entry (message, trace attributes, a margin). */
 function entryBytes(row: PendingRow): number {
-  const payload = typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload);
+  const payload = row.payload;
   const trace = (row.traceparent?.length ?? 0) + (row.tracestate?.length ?? 0) + (row.baggage?.length ?? 0);
   return Buffer.byteLength(payload) + trace + 512;
 }

@@ -51,7 +51,12 @@ const REPUBLISH = `
 export interface PendingRow {
   id: string;
   topic: string;
-  payload: AnyEvent | string;
+  /**
+   * The event as JSON text, as Postgres prints the jsonb: the relay parses it
+   * once and publishes this text, where `pg` would parse the jsonb and the
+   * relay serialise the object again (twice: its size, its message).
+   */
+  payload: string;
   traceparent: string | null;
   tracestate: string | null;
   baggage: string | null;
@@ -71,7 +76,7 @@ export async function claimPending(client: pg.PoolClient, limit: number): Promis
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`batch size must be a positive integer`);
   const results = (await client.query(
     `BEGIN;
-     SELECT id, topic, payload, traceparent, tracestate, baggage FROM outbox
+     SELECT id, topic, payload::text AS payload, traceparent, tracestate, baggage FROM outbox
      WHERE sent_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
      ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
   )) as unknown as pg.QueryResult<PendingRow>[];

@@ -10,6 +10,12 @@ export const SNS_MAX_BATCH = 10;
 
 export interface OutgoingEvent {
   event: CloudEvent | AnyEvent;
+  /**
+   * `event` as JSON text when the caller has it already (the outbox row's
+   * payload): published as it is instead of serialising `event` again. It
+   * must be that event's JSON.
+   */
+  json?: string;
   /** The trace the event belongs to (from the outbox row); defaults to the active context. */
   trace?: TraceCarrier;
 }
@@ -87,7 +93,7 @@ export class SnsPublisher {
       assertAttributeBudget(attributes);
       return {
         Id: String(i),
-        Message: escapeForSqs(JSON.stringify(item.event)),
+        Message: escapeForSqs(item.json ?? JSON.stringify(item.event)),
         MessageAttributes: attributes,
       };
     });

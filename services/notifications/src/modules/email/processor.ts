@@ -100,7 +100,8 @@ type EmailTaskOf = Parameters<Processor>[0];
  *    renewed every half while it runs; a holder that died is taken over
  *    once its lease runs out; a row already `sent` (or refused, or held)
  *    returns its stored ids and sends nothing; a row held by a live holder
- *    is retried later (IdempotencyInProgressError);
+ *    is retried later (IdempotencyInProgressError), as is one whose row
+ *    another transaction has locked (claimSend takes the lock NOWAIT);
  * 2. SMTP, then at once one autocommitted UPDATE to `sent` that also ends
  *    the claim (markSent).
  *
@@ -144,7 +145,11 @@ export function emailProcessor(
       if (!claim) throw new PermanentError(`no notification is recorded under ${key}`);
       let notification: Sendable | undefined = claim.notification;
       // Sent by an earlier holder, or refused (suppressed) or held: nothing to send now.
-      if (!isUnsent(notification.status)) return storedResult(notification);
+      if (!isUnsent(notification.status)) {
+        // What the idempotency wrapper counted when it held this claim: a send not run again.
+        if (notification.status === 'sent') signals.idempotency.publish({ outcome: 'duplicate' });
+        return storedResult(notification);
+      }
       if (!claim.claimed) throw new IdempotencyInProgressError(key, claim.remainingMs);
       held = true;
       const lease = new AbortController();
@@ -204,6 +209,9 @@ export function emailProcessor(
         stopHeartbeat();
       }
     } catch (error) {
+      // A live holder has the send, or its row is locked by another transaction (claimSend).
+      if (error instanceof IdempotencyInProgressError)
+        signals.idempotency.publish({ outcome: 'in-progress' });
       // Another holder is sending this key, or took it over: not an attempt of
       // ours, nothing to record. The worker's retry-later rule brings it back.
       if (retryLaterOf(error)) {

@@ -1,5 +1,6 @@
 // The notification log's data access: every statement on notification_log.
 import { type EntityManager, executePrepared } from '@hireflow/db';
+import { IdempotencyInProgressError } from '@hireflow/idempotency';
 import type { NotificationStatus, TemplateName } from '../../db/entities.ts';
 import { type AcceptedEmail, messageIdFor } from './message-id.ts';
 import type { TemplateParams } from './template-params.ts';
@@ -182,12 +183,18 @@ export async function findSendable(em: EntityManager, key: string): Promise<Send
  * deploy) counts as a holder too: live, it is not taken; expired, it is taken
  * over with the grace for the previous holder's record (docs/deploy.md,
  * "Upgrading across notifications' migration 1008").
+ *
+ * The row's lock is taken NOWAIT: a row locked by another transaction (an
+ * inbox batch recording or updating the intent, a holder recording its send)
+ * is held for now, and the claim says so at once (SEND_ROW_LOCKED_RETRY_MS)
+ * instead of waiting out that transaction on a worker slot and a pooled
+ * connection.
  */
 const CLAIM_SEND_SQL = `
 WITH target AS (
   SELECT key, tenant_id, status, recipient, template, params, message_id, provider_message_id,
          send_token, send_lease_until
-    FROM notification_log WHERE key = ?::text FOR UPDATE
+    FROM notification_log WHERE key = ?::text FOR UPDATE NOWAIT
 ), legacy AS (
   SELECT max(lease_expires_at) AS lease_until
     FROM processed_message WHERE key = ?::text AND status = 'in_progress'
@@ -221,15 +228,37 @@ export interface SendClaim {
   remainingMs: number;
 }
 
+/**
+ * How soon a send whose row was locked comes back (the bound of the
+ * retry-later rule's wait, which is never under 250 ms): the transactions
+ * that lock the row are an inbox batch's or a single statement's, a few ms.
+ */
+export const SEND_ROW_LOCKED_RETRY_MS = 250;
+
+/** Postgres' lock_not_available: a NOWAIT lock found the row locked. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * Claims the send (CLAIM_SEND_SQL); undefined when the key has no row.
+ * Throws IdempotencyInProgressError, as for a live holder, when another
+ * transaction has the row locked: held, come back later (not an attempt).
+ */
 export async function claimSend(
   em: EntityManager,
   key: string,
   token: string,
   leaseMs: number,
 ): Promise<SendClaim | undefined> {
-  const [row] = await executePrepared<
-    SendableRow & { claimed: boolean; had_holder: boolean; remaining_ms: number | null }
-  >(em, CLAIM_SEND_SQL, [key, key, token, leaseMs]);
+  let row: (SendableRow & { claimed: boolean; had_holder: boolean; remaining_ms: number | null }) | undefined;
+  try {
+    [row] = await executePrepared<
+      SendableRow & { claimed: boolean; had_holder: boolean; remaining_ms: number | null }
+    >(em, CLAIM_SEND_SQL, [key, key, token, leaseMs]);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE)
+      throw new IdempotencyInProgressError(key, SEND_ROW_LOCKED_RETRY_MS);
+    throw error;
+  }
   if (!row) return undefined;
   return {
     notification: sendableOf(row),
