@@ -15,6 +15,7 @@ import {
  * statements do not, and made a fifth of every story's spans.
  */
 const FRAMING = /^pg\.query:(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET)\b/;
+const PG_QUERY = 'pg.query:';
 
 /**
  * Records no span for a statement that only frames a transaction; every
@@ -37,7 +38,10 @@ export class QuietStatementsSampler implements Sampler {
     attributes: Attributes,
     links: Link[],
   ): SamplingResult {
-    if (FRAMING.test(spanName)) return { decision: SamplingDecision.NOT_RECORD };
+    // Most spans are no statement: a prefix check before the pattern.
+    if (spanName.startsWith(PG_QUERY) && FRAMING.test(spanName)) {
+      return { decision: SamplingDecision.NOT_RECORD };
+    }
     return this.delegate.shouldSample(context, traceId, spanName, spanKind, attributes, links);
   }
 
