@@ -1,8 +1,7 @@
 import type { EntityManager } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
 import { type AdmissionCheck, returnDailyQuota } from '../quotas/store.ts';
-import { recordAndCheck } from './record.ts';
-import type { EmailIntent } from './store.ts';
+import { type EmailIntent, recordAndCheck } from './store.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
