@@ -37,7 +37,7 @@ import {
   SubscribeCommand,
 } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type CloudEvent, parseEvent, topology } from '@hireflow/contracts';
+import { type CloudEvent, parseEvent, type Topology, topology } from '@hireflow/contracts';
 import { dropDatabase, ensureDatabase } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
 import { idempotencyKey } from '@hireflow/idempotency';
@@ -71,6 +71,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 600);
 const LATENCY_RATE_PER_S = 50;
 const LATENCY_EMAILS = Number(process.env.BENCH_LATENCY_EMAILS ?? 200);
+/** `1`: every service's inbox subscribes, as before (to measure what the emulator's fan-out cost this side). */
+const FULL_TOPOLOGY = process.env.BENCH_FULL_TOPOLOGY === '1';
 const CONCURRENCY = 10;
 const POOL = 5;
 const TIMEOUT_MS = 180_000;
@@ -95,6 +97,8 @@ interface PhaseCost {
   redisCommands: number;
   redisUsec: number;
   commits: number;
+  /** Redis calls per email by command (INFO commandstats: a script's own calls count under their command). */
+  redisByCommand: Map<string, number>;
 }
 
 export default async function peersEmailBench(): Promise<BenchReport> {
@@ -111,7 +115,19 @@ export default async function peersEmailBench(): Promise<BenchReport> {
   const closers: (() => Promise<unknown>)[] = [];
   try {
     // ---- Hireflow: the notifications worker role, as the bench of notifications starts it.
-    const provisioned = await provisionTopology(topology, { sns, sqs, prefix: `bench-pe-${suffix}-` });
+    // Only notifications' inboxes subscribe: the other services' inboxes would get a copy of
+    // every event too, and the in-process emulator's work for those copies (SNS → SQS for
+    // queues nobody reads here) would count in this side's CPU per email. In production that
+    // fan-out is SNS's, not the email path's; the peer's topic has one subscriber.
+    const emailPathOnly: Topology = {
+      ...topology,
+      queues: Object.fromEntries(
+        Object.entries(topology.queues).filter(
+          ([, queue]) => FULL_TOPOLOGY || queue.consumer === 'notifications',
+        ),
+      ),
+    };
+    const provisioned = await provisionTopology(emailPathOnly, { sns, sqs, prefix: `bench-pe-${suffix}-` });
     await ensureDatabase(`${SERVER}/${dbName}`);
     closers.push(() => dropDatabase(`${SERVER}/${dbName}`));
     const config = notificationsService.loadConfig({
@@ -246,6 +262,7 @@ function report(
   });
   const a = costs.get(ours)!;
   const b = costs.get(theirs)!;
+  printCommandBreakdown(a, b);
   const throughput = a.map((x, i) => x.emailsPerS / b[i]!.emailsPerS);
   // CPU per email that the machine spends for the path: this process and Postgres (the peer has none).
   const cpu = (p: PhaseCost) => p.processCpuMs + p.postgresCpuMs;
@@ -285,7 +302,7 @@ function report(
     description:
       `${ROUNDS} rounds, each a ${EMAILS}-event burst per side (alternating first) and ${LATENCY_EMAILS} events at ` +
       `${LATENCY_RATE_PER_S}/s per side; worker concurrency ${CONCURRENCY}, SMTP pool ${POOL}, inbox ${CONCURRENCY}; ` +
-      `one process runs both pipelines, the emulator and the SMTP server. Duplicates seen: ${duplicates}. ` +
+      `one process runs both pipelines, the emulator and the SMTP server; ${FULL_TOPOLOGY ? 'every inbox of the topology' : "notifications' inboxes only"} subscribed. Duplicates seen: ${duplicates}. ` +
       `Per round: ${per(throughput, 2)} (throughput ratio), ${per(cpuRatio, 2)} (CPU ratio).`,
     rows,
     ratios: {
@@ -296,6 +313,25 @@ function report(
     },
     checks,
   };
+}
+
+/** Redis calls per email by command, median of rounds, each side: where the two differ. */
+function printCommandBreakdown(ours: PhaseCost[], theirs: PhaseCost[]): void {
+  const commands = new Set([...ours, ...theirs].flatMap((p) => [...p.redisByCommand.keys()]));
+  const of = (side: PhaseCost[], command: string) =>
+    median(side.map((p) => p.redisByCommand.get(command) ?? 0));
+  const rows = [...commands]
+    .map((command) => ({ command, hireflow: of(ours, command), peer: of(theirs, command) }))
+    .filter((r) => Math.max(r.hireflow, r.peer) >= 0.05)
+    .sort((x, y) => Math.abs(y.hireflow - y.peer) - Math.abs(x.hireflow - x.peer))
+    .map((r) => ({
+      command: r.command,
+      'Hireflow /email': round(r.hireflow, 2),
+      'peer /email': round(r.peer, 2),
+      difference: round(r.hireflow - r.peer, 2),
+    }));
+  console.log("\nRedis calls per email by command (median of rounds; a script's calls under their command)");
+  console.table(rows);
 }
 
 // ---------------------------------------------------------------- the peer pipeline
@@ -496,6 +532,7 @@ interface Snapshot {
   redisCpuMs: number;
   redisCalls: number;
   redisUsec: number;
+  redisByCommand: Map<string, number>;
 }
 
 async function snapshot(admin: pg.Client, dbName: string, redis: LocalRedis): Promise<Snapshot> {
@@ -512,7 +549,7 @@ async function snapshot(admin: pg.Client, dbName: string, redis: LocalRedis): Pr
     'SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = $1',
     [dbName],
   );
-  const { calls, usec } = await redis.commandStats();
+  const { calls, usec, byCommand } = await redis.commandStats();
   return {
     cpu: process.cpuUsage(),
     backends,
@@ -520,6 +557,7 @@ async function snapshot(admin: pg.Client, dbName: string, redis: LocalRedis): Pr
     redisCpuMs: (await processCpuMs(redis.pid)) ?? 0,
     redisCalls: calls,
     redisUsec: usec,
+    redisByCommand: byCommand,
   };
 }
 
@@ -536,6 +574,12 @@ function costOf(before: Snapshot, after: Snapshot, emails: number, seconds: numb
     redisCommands: (after.redisCalls - before.redisCalls - 1) / emails,
     redisUsec: (after.redisUsec - before.redisUsec) / emails,
     commits: (after.commits - before.commits) / emails,
+    redisByCommand: new Map(
+      [...after.redisByCommand].map(([command, calls]) => [
+        command,
+        (calls - (before.redisByCommand.get(command) ?? 0) - (command === 'info' ? 1 : 0)) / emails,
+      ]),
+    ),
   };
 }
 
@@ -556,7 +600,7 @@ async function processCpuMs(pid: number): Promise<number | undefined> {
 interface LocalRedis {
   url: string;
   pid: number;
-  commandStats(): Promise<{ calls: number; usec: number }>;
+  commandStats(): Promise<{ calls: number; usec: number; byCommand: Map<string, number> }>;
   stop(): Promise<void>;
 }
 
@@ -591,11 +635,13 @@ async function startRedis(): Promise<LocalRedis> {
       const text = await client.info('commandstats');
       let calls = 0;
       let usec = 0;
-      for (const match of text.matchAll(/calls=(\d+),usec=(\d+)/g)) {
-        calls += Number(match[1]);
-        usec += Number(match[2]);
+      const byCommand = new Map<string, number>();
+      for (const match of text.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) {
+        calls += Number(match[2]);
+        usec += Number(match[3]);
+        byCommand.set(match[1]!, Number(match[2]));
       }
-      return { calls, usec };
+      return { calls, usec, byCommand };
     },
     async stop() {
       client.disconnect();

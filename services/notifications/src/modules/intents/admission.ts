@@ -1,7 +1,7 @@
 import type { EntityManager } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
-import { admissionCheck, returnDailyQuota } from '../quotas/store.ts';
-import type { EmailIntent } from './store.ts';
+import { type AdmissionCheck, returnDailyQuota } from '../quotas/store.ts';
+import { type EmailIntent, recordAndCheck } from './store.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -18,30 +18,46 @@ export interface AdmissionPolicy {
 /** `capped`: held over the address's daily cap (a metric outcome of its own). */
 export type Refusal = { status: 'suppressed' | 'held'; reason: string; outcome?: 'capped' };
 
+/** The admission limits of a policy, as the check takes them. */
+const admissionLimits = (policy: AdmissionPolicy) => ({
+  welcomeWithinMs: DAY_MS,
+  welcomeCap: policy.welcomePerAddressPerDay,
+  quota: policy.tenantDailyQuota,
+  recipientCap: policy.recipientDailyCap,
+});
+
 /**
- * Whether a newly recorded intent may go out now: not to an address that
- * unsubscribed, not a welcome email beyond the per-address cap (a tenant
- * registering strangers' addresses cannot make Hireflow mail them), and
- * within its tenant's daily quota and its address's daily cap across all
- * tenants and templates (an intent beyond either is held, counted and
- * logged, and goes out once a later day allows: a tenant, or several, cannot
- * make Hireflow flood one address). Runs in the handler's transaction, in
- * one statement (admissionCheck), after recordIntent took the address's lock
- * for a welcome email; an intent admitted takes one email of each.
+ * Records a new email intent and decides whether it may go out now: not to
+ * an address that unsubscribed, not a welcome email beyond the per-address
+ * cap (a tenant registering strangers' addresses cannot make Hireflow mail
+ * them), and within its tenant's daily quota and its address's daily cap
+ * across all tenants and templates (an intent beyond either is held,
+ * counted and logged, and goes out once a later day allows: a tenant, or
+ * several, cannot make Hireflow flood one address). Runs in the handler's
+ * transaction: the record and the check are one statement (recordAndCheck),
+ * after the address's lock for a welcome email; an intent admitted takes one
+ * email of each. `recorded` false: the key was recorded before, nothing was
+ * decided now.
  */
-export async function admit(
+export async function recordAndAdmit(
   em: EntityManager,
-  intent: Pick<EmailIntent, 'key' | 'tenantId' | 'recipient' | 'template'>,
+  intent: EmailIntent,
+  policy: AdmissionPolicy,
+  log: Logger,
+  options: { addressLocked?: boolean } = {},
+): Promise<{ recorded: false } | { recorded: true; refusal: Refusal | undefined }> {
+  const { recorded, check } = await recordAndCheck(em, intent, admissionLimits(policy), options);
+  if (!recorded || !check) return { recorded: false };
+  return { recorded: true, refusal: await refusalOf(em, intent, check, policy, log) };
+}
+
+async function refusalOf(
+  em: EntityManager,
+  intent: Pick<EmailIntent, 'key' | 'tenantId' | 'template'>,
+  check: AdmissionCheck,
   policy: AdmissionPolicy,
   log: Logger,
 ): Promise<Refusal | undefined> {
-  // One statement; for a welcome email, after recordIntent took the address's lock.
-  const check = await admissionCheck(em, intent, {
-    welcomeWithinMs: DAY_MS,
-    welcomeCap: policy.welcomePerAddressPerDay,
-    quota: policy.tenantDailyQuota,
-    recipientCap: policy.recipientDailyCap,
-  });
   if (check.suppressed) {
     return { status: 'suppressed', reason: 'the recipient unsubscribed' };
   }

@@ -17,10 +17,10 @@ import {
   findCandidate,
   findPosting,
   isConfirmedContact,
-  upsertCandidate,
+  upsertCandidateLockingAddress,
   upsertPosting,
 } from '../projections/store.ts';
-import { type AdmissionPolicy, admit } from './admission.ts';
+import { type AdmissionPolicy, recordAndAdmit } from './admission.ts';
 import type { EmailQueue, EmailRequest } from './email-queue.ts';
 import { intentKeepUntil } from './retention.ts';
 import { type EmailIntent, intentStatus, recordIntent, setIntentStatus } from './store.ts';
@@ -93,6 +93,8 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     refused: Decided['refused'],
     intent: Omit<EmailIntent, 'keepUntil'>,
     postedAt?: Date,
+    /** An earlier statement of this transaction took the recipient's lock (a welcome email's). */
+    addressLocked = false,
   ): Promise<EmailRequest[]> => {
     const keepUntil = intentKeepUntil(intent.template, {
       recordedAt: new Date(),
@@ -100,8 +102,11 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
       replayHorizonMs: options.replayHorizonMs,
     });
     const request = [{ key: intent.key, template: intent.template, tenantId: intent.tenantId }];
-    if (await recordIntent(em, { ...intent, keepUntil })) {
-      const refusal = await admit(em, intent, options.admission, options.log);
+    const admitted = await recordAndAdmit(em, { ...intent, keepUntil }, options.admission, options.log, {
+      addressLocked,
+    });
+    if (admitted.recorded) {
+      const { refusal } = admitted;
       if (!refusal) return request; // recorded `queued` by this transaction and admitted
       await setIntentStatus(em, intent.key, refusal.status, refusal.reason);
       refused.push({ outcome: refusal.outcome ?? refusal.status, template: intent.template });
@@ -150,15 +155,22 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
     'candidate.registered.v1': (event, context) =>
       handle(event, context, async (em, refused) => {
         const { candidateId, tenantId, name, email } = event.data;
-        await upsertCandidate(em, event.data);
-        return intend(em, refused, {
-          key: idempotencyKey('welcome-email', candidateId),
-          tenantId,
-          eventId: event.id,
-          recipient: email,
-          template: 'welcome',
-          params: { name },
-        });
+        // Two statements: the upsert with the address's lock, then the intent with its admission.
+        await upsertCandidateLockingAddress(em, event.data);
+        return intend(
+          em,
+          refused,
+          {
+            key: idempotencyKey('welcome-email', candidateId),
+            tenantId,
+            eventId: event.id,
+            recipient: email,
+            template: 'welcome',
+            params: { name },
+          },
+          undefined,
+          true,
+        );
       }),
 
     'match.found.v1': (event, context) =>

@@ -2,6 +2,14 @@
 import { type EntityManager, executePrepared } from '@hireflow/db';
 import { IdempotencyInProgressError } from '@hireflow/idempotency';
 import type { NotificationStatus, TemplateName } from '../../db/entities.ts';
+import {
+  ADDRESS_LOCK,
+  ADMISSION_COLUMNS,
+  type AdmissionCheck,
+  type AdmissionRow,
+  admissionCtes,
+  admissionOf,
+} from '../quotas/store.ts';
 import { type AcceptedEmail, messageIdFor } from './message-id.ts';
 import type { TemplateParams } from './template-params.ts';
 
@@ -18,44 +26,99 @@ export interface EmailIntent<T extends TemplateName = TemplateName> {
 }
 
 /**
- * Records the intent as `queued`; a key already recorded keeps its row and
- * params. One exception: a posting's summary is about its first computation,
- * and standard queues do not keep order, so while it is still queued an
- * earlier computation (smaller `computedAt`) that arrives late takes its
- * params. True when this call recorded it (an insert, not that update).
+ * The INSERT that records an intent as `queued`, keeping a key already
+ * recorded with its row and params. One exception: a posting's summary is
+ * about its first computation, and standard queues do not keep order, so
+ * while it is still queued an earlier computation (smaller `computedAt`) that
+ * arrives late takes its params. Returns `inserted`: true when it recorded
+ * the intent (an insert, not that update). `from`: a FROM clause for the
+ * values (ADDRESS_LOCK), or ''. Parameters: intentParams, then the clause's.
  */
-export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<boolean> {
-  // A welcome email first takes its address's lock, in the same statement: intents to one
-  // address wait in turn for the rest of the transaction, so the welcome cap counts them all.
-  const lock =
-    intent.template === 'welcome'
-      ? 'FROM (SELECT pg_advisory_xact_lock(hashtextextended(lower(?::text), 7))) AS address_lock'
-      : '';
-  // Prepared (one text per lock clause): every new intent runs it.
-  const rows = await executePrepared<{ inserted: boolean }>(
-    em,
-    `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
-     SELECT ?::text, ?::uuid, ?::uuid, ?::text, ?::text, ?::jsonb, ?::text, ?::timestamptz ${lock}
+export const intentInsert = (from: string) =>
+  `INSERT INTO notification_log (key, tenant_id, event_id, recipient, template, params, message_id, keep_until)
+     SELECT ?::text, ?::uuid, ?::uuid, ?::text, ?::text, ?::jsonb, ?::text, ?::timestamptz ${from}
      ON CONFLICT (key) DO UPDATE
        SET params = EXCLUDED.params, event_id = EXCLUDED.event_id, updated_at = now()
        WHERE notification_log.template = 'job-matched' AND EXCLUDED.template = 'job-matched'
          AND notification_log.status IN ('queued', 'unconfirmed')
          AND (EXCLUDED.params->>'computedAt')::timestamptz
              < (notification_log.params->>'computedAt')::timestamptz
-     RETURNING (xmax = 0) AS inserted`,
-    [
-      intent.key,
-      intent.tenantId,
-      intent.eventId,
-      intent.recipient,
-      intent.template,
-      JSON.stringify(intent.params),
-      messageIdFor(intent.key),
-      intent.keepUntil,
-      ...(intent.template === 'welcome' ? [intent.recipient] : []),
-    ],
-  );
+     RETURNING (xmax = 0) AS inserted`;
+
+export const intentParams = (intent: EmailIntent): unknown[] => [
+  intent.key,
+  intent.tenantId,
+  intent.eventId,
+  intent.recipient,
+  intent.template,
+  JSON.stringify(intent.params),
+  messageIdFor(intent.key),
+  intent.keepUntil,
+];
+
+/**
+ * Records the intent as `queued` (intentInsert) without admitting it (a
+ * summary that waits for its contact address; the inbox's new intents go
+ * through recordAndCheck). A welcome email first takes its address's lock,
+ * in the same statement. True when this call recorded it.
+ */
+export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<boolean> {
+  const welcome = intent.template === 'welcome';
+  // Prepared (one text per lock clause).
+  const rows = await executePrepared<{ inserted: boolean }>(em, intentInsert(welcome ? ADDRESS_LOCK : ''), [
+    ...intentParams(intent),
+    ...(welcome ? [intent.recipient] : []),
+  ]);
   return rows[0]?.inserted === true;
+}
+
+// The inbox's write of a new email intent: the row and the admission check in one
+// statement (one round trip in the receive batch's transaction instead of two).
+
+export interface AdmissionLimits {
+  welcomeWithinMs: number;
+  welcomeCap: number;
+  quota: number;
+  recipientCap: number;
+}
+
+/**
+ * Records the intent as `queued` (intentInsert) and, when this call recorded
+ * it, runs the admission check on it (admissionCtes), in one statement:
+ * `check` is undefined when the key was recorded before (nothing was taken).
+ *
+ * A welcome email's count of recent welcomes must see every welcome
+ * committed before it, so its address's lock must be held before this
+ * statement starts: `addressLocked` says an earlier statement of the
+ * transaction took it (the candidate's upsert, upsertCandidate); without it
+ * this takes the lock first, in a statement of its own.
+ */
+export async function recordAndCheck(
+  em: EntityManager,
+  intent: EmailIntent,
+  limits: AdmissionLimits,
+  options: { addressLocked?: boolean } = {},
+): Promise<{ recorded: boolean; check?: AdmissionCheck }> {
+  if (intent.template === 'welcome' && !options.addressLocked) await lockAddress(em, intent.recipient);
+  const admission = admissionCtes('gate', intent, limits);
+  const [row] = await executePrepared<{ inserted: boolean } & AdmissionRow>(
+    em,
+    `WITH intent AS (
+       ${intentInsert('')}
+     ), gate AS (
+       SELECT 1 FROM intent WHERE inserted
+     ), ${admission.sql}
+     SELECT coalesce((SELECT inserted FROM intent), false) AS inserted,
+       ${ADMISSION_COLUMNS}`,
+    [...intentParams(intent), ...admission.params],
+  );
+  if (!row?.inserted) return { recorded: false };
+  return { recorded: true, check: admissionOf(row) };
+}
+
+/** Takes the address's lock (ADDRESS_LOCK) until the transaction ends. */
+async function lockAddress(em: EntityManager, address: string): Promise<void> {
+  await executePrepared(em, `SELECT 1 ${ADDRESS_LOCK}`, [address]);
 }
 
 export async function intentStatus(em: EntityManager, key: string): Promise<NotificationStatus | undefined> {

@@ -6,22 +6,29 @@ import {
   PostingProjection,
   type PostingProjectionEntity,
 } from '../../db/entities.ts';
-import { ADDRESS_DIGEST } from '../quotas/store.ts';
+import { ADDRESS_DIGEST, ADDRESS_LOCK } from '../quotas/store.ts';
 
 // The service's own copies of what other services own (docs/design.md: a consumer
 // keeps a projection rather than calling another service). Upserts: the
 // same event applied twice leaves the same row.
 
-export async function upsertCandidate(
+/**
+ * The candidate's upsert, which first takes the lock of its address
+ * (ADDRESS_LOCK) for the rest of the transaction: the welcome email the
+ * candidate gets is then recorded and admitted by the next statement
+ * (recordAndCheck with `addressLocked`), whose count of recent welcomes must
+ * start after the lock is held. One round trip for both.
+ */
+export async function upsertCandidateLockingAddress(
   em: EntityManager,
   data: EventData<'candidate.registered.v1'>,
 ): Promise<void> {
   await executePrepared(
     em,
     `INSERT INTO candidate_projection (id, tenant_id, name, email, updated_at)
-     VALUES (?::uuid, ?::uuid, ?::text, ?::text, now())
+     SELECT ?::uuid, ?::uuid, ?::text, ?::text, now() ${ADDRESS_LOCK}
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email, updated_at = now()`,
-    [data.candidateId, data.tenantId, data.name, data.email],
+    [data.candidateId, data.tenantId, data.name, data.email, data.email],
   );
 }
 

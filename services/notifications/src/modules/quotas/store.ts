@@ -1,6 +1,6 @@
 // The abuse controls' data (docs/security.md, API6): the admission check of
 // a new intent, each tenant's quota and each address's cap, per UTC day.
-import { type EntityManager, executePrepared } from '@hireflow/db';
+import type { EntityManager } from '@hireflow/db';
 import type { TemplateName } from '../../db/entities.ts';
 
 /** The lowercase address's SHA-256, as the per-address cap keeps it (a statement fragment, one parameter). */
@@ -46,7 +46,19 @@ export async function pruneDailyCounters(em: EntityManager): Promise<void> {
   await em.execute(`DELETE FROM tenant_email_quota WHERE day < ${TODAY} - 1`);
 }
 
-/** What admission found, in one statement: see admissionCheck. */
+/**
+ * The lock a welcome email's admission takes on its address, for the rest of
+ * the transaction (a statement fragment, one parameter: the address): intents
+ * to one address wait in turn, so the welcome cap counts them all. It must be
+ * taken by a statement BEFORE the one that counts (recordAndCheck): a
+ * statement in READ COMMITTED reads from the snapshot it started with, so a
+ * count in the statement that waited for the lock would miss the welcome its
+ * holder committed meanwhile.
+ */
+export const ADDRESS_LOCK =
+  'FROM (SELECT pg_advisory_xact_lock(hashtextextended(lower(?::text), 7))) AS address_lock';
+
+/** What admission found: see admissionCtes. */
 export interface AdmissionCheck {
   suppressed: boolean;
   /** Welcome emails to the address in the window (0 for other templates). */
@@ -57,37 +69,54 @@ export interface AdmissionCheck {
   recipientTaken: boolean;
 }
 
+/** The columns admissionCtes gives its statement's result (from its CTEs). */
+export const ADMISSION_COLUMNS = `coalesce((SELECT suppressed FROM checked), false) AS suppressed,
+       coalesce((SELECT recent FROM checked), 0) AS recent,
+       EXISTS (SELECT 1 FROM quota) AS taken,
+       EXISTS (SELECT 1 FROM recipient) AS recipient_taken`;
+
+export interface AdmissionRow {
+  suppressed: boolean;
+  recent: string | number;
+  taken: boolean;
+  recipient_taken: boolean;
+}
+
+export const admissionOf = (row: AdmissionRow): AdmissionCheck => ({
+  suppressed: row.suppressed,
+  recentWelcomes: Number(row.recent),
+  quotaTaken: row.taken,
+  recipientTaken: row.recipient_taken,
+});
+
 /**
  * Suppression, the welcome cap, the tenant's daily quota and the address's
- * daily cap in one statement (the suppression list, recent welcomes to the
- * address other than this key and not refused, then the two counters): the
- * quota is taken only for an intent that is neither suppressed nor over the
- * welcome cap, and the address's cap only when the quota was. Run it after
- * the address's lock (recordIntent takes it for a welcome email), so that
- * the count sees every welcome committed before. A quota taken for an
- * address over its cap is given back with returnDailyQuota.
+ * daily cap as three CTEs of a caller's statement (`checked`, `quota`,
+ * `recipient`; ADMISSION_COLUMNS reads them), run only when the caller's CTE
+ * `gate` has a row: the suppression list, recent welcomes to the address
+ * other than this key and not refused, then the two counters. The quota is
+ * taken only for an intent that is neither suppressed nor over the welcome
+ * cap, and the address's cap only when the quota was. For a welcome email the
+ * statement must come after one that took ADDRESS_LOCK, so that the count
+ * sees every welcome committed before. A quota taken for an address over its
+ * cap is given back with returnDailyQuota. Parameters cast, for a prepared
+ * statement.
  */
-export async function admissionCheck(
-  em: EntityManager,
+export function admissionCtes(
+  gate: string,
   intent: { key: string; tenantId: string; recipient: string; template: TemplateName },
   policy: { welcomeWithinMs: number; welcomeCap: number; quota: number; recipientCap: number },
-): Promise<AdmissionCheck> {
+): { sql: string; params: unknown[] } {
   const welcome = intent.template === 'welcome';
-  // Prepared (parsed and planned once per connection): every new intent runs it.
-  const [row] = await executePrepared<{
-    suppressed: boolean;
-    recent: string;
-    taken: boolean;
-    recipient_taken: boolean;
-  }>(
-    em,
-    `WITH checked AS (
+  return {
+    sql: `checked AS (
        SELECT EXISTS (SELECT 1 FROM suppression WHERE address = lower(?::text)) AS suppressed,
               CASE WHEN ?::boolean THEN (
                 SELECT count(*) FROM notification_log
                  WHERE template = 'welcome' AND lower(recipient) = lower(?::text) AND key <> ?::text AND status <> 'suppressed'
                    AND created_at > now() - ?::float8 * interval '1 millisecond')
               ELSE 0 END AS recent
+         FROM ${gate}
      ), quota AS (
        INSERT INTO tenant_email_quota (tenant_id, day, used)
        SELECT ?::uuid, ${TODAY}, 1 FROM checked
@@ -101,11 +130,8 @@ export async function admissionCheck(
        ON CONFLICT (address_digest, day) DO UPDATE SET used = recipient_email_quota.used + 1
          WHERE recipient_email_quota.used < ?::integer
        RETURNING used
-     )
-     SELECT suppressed, recent, EXISTS (SELECT 1 FROM quota) AS taken,
-            EXISTS (SELECT 1 FROM recipient) AS recipient_taken
-       FROM checked`,
-    [
+     )`,
+    params: [
       intent.recipient,
       welcome,
       intent.recipient,
@@ -117,11 +143,5 @@ export async function admissionCheck(
       intent.recipient,
       policy.recipientCap,
     ],
-  );
-  return {
-    suppressed: row!.suppressed,
-    recentWelcomes: Number(row!.recent),
-    quotaTaken: row!.taken,
-    recipientTaken: row!.recipient_taken,
   };
 }
