@@ -1,4 +1,10 @@
-import { eventLogRetentionDays, headroom, positiveInt, publicBaseUrl, tenantConcurrency } from '@hireflow/config';
+import {
+  eventLogRetentionDays,
+  headroom,
+  positiveInt,
+  publicBaseUrl,
+  tenantConcurrency,
+} from '@hireflow/config';
 import { servicePort } from '@hireflow/contracts';
 import {
   PUBLIC_API_SECRETS,
