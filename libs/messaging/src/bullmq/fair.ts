@@ -98,6 +98,8 @@ for i = 5, #ARGV do
   -- A newcomer wins the tie with the head of a busy lane.
   if busy and last <= v then start = math.max(v - 1, ${MIN_TAG}) end
   redis.call('HSET', tenant, 'epoch', epoch, 'last', start + count)
+  -- Where this tenant's waiting run of tags begins (tenantBacklogs counts from it).
+  if last <= v then redis.call('HSET', tenant, 'first', start) end
   redis.call('EXPIRE', tenant, ttl)
   if start + count > top then top = start + count end
   result[#result + 1] = start
@@ -264,10 +266,11 @@ export async function tenantBacklogs(queue: Queue, redis: Redis): Promise<Record
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', queue.toKey(`fair:${lane}:t:*`), 'COUNT', 500);
       cursor = next;
-      const tenants = await Promise.all(keys.map((key) => redis.hmget(key, 'epoch', 'last')));
-      for (const [tenantEpoch, last] of tenants) {
+      const tenants = await Promise.all(keys.map((key) => redis.hmget(key, 'epoch', 'last', 'first')));
+      for (const [tenantEpoch, last, first] of tenants) {
         if ((tenantEpoch ?? '0') !== epoch) continue;
-        const waiting = Number(last) - position;
+        // A newcomer's run starts below the head (one below it): the others' runs start at their first tag.
+        const waiting = Number(last) - Math.max(position, first == null ? position : Number(first));
         if (waiting > 0) result[lane].push(waiting);
       }
     } while (cursor !== '0');
