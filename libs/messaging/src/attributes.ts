@@ -5,6 +5,13 @@ import { TRACE_FIELDS } from './trace.ts';
 
 export const ATTR_TYPE = 'type';
 export const ATTR_DEFERRED_COUNT = 'deferred-count';
+/**
+ * Milliseconds a message has spent deferred so far: the sum of the delays it
+ * was given, not the time since its first deferral (a message deferred once
+ * and then queued an hour in a backlog has waited seconds for its dependency).
+ */
+export const ATTR_DEFERRED_MS = 'deferred-ms';
+/** Written by earlier versions (the time of the first deferral); ignored, stripped on redrive. */
 export const ATTR_FIRST_SEEN = 'first-seen-at';
 /** Handler failures counted by consumers across re-sends (see SqsConsumer). */
 export const ATTR_FAILED_COUNT = 'failed-count';

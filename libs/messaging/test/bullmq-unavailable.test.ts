@@ -74,6 +74,42 @@ describe('BullMQ worker: a dependency that is only unavailable', () => {
     expect(await queue.deadLetterCount()).toBe(0);
   });
 
+  it('bounds the waits it was given, not the time since the first failure: time queued behind other work is not a wait', async () => {
+    // One attempt: a failure that counts is a dead letter. The bound (600 ms)
+    // is shorter than the time the task spends queued behind a slow task
+    // (1.5 s) between its two unavailable failures; measured from the first
+    // failure, the second one would count and dead-letter the task.
+    const { name, prefix, queue } = setup<{ n: number }>('unavailable-backlog', {
+      attempts: 1,
+      backoff: { base: 10, cap: 20 },
+    });
+    const runs: number[] = [];
+    const worker = createTaskWorker<{ n: number }>({
+      name,
+      prefix,
+      connection: REDIS,
+      concurrency: 1,
+      backoff: { base: 10, cap: 20 },
+      maxUnavailableMs: 600,
+      processor: async (job) => {
+        runs.push(job.data.n);
+        if (job.data.n === 2) {
+          // Slow work holding the only slot while the first task's wait ends.
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return 'slow';
+        }
+        if (runs.filter((n) => n === 1).length <= 2) throw refused();
+        return 'done';
+      },
+    });
+    cleanups.push(() => worker.close());
+    const id = await queue.add('compute', { n: 1 }, { intentKey: 'match-posting:backlog' });
+    await queue.add('compute', { n: 2 }, { intentKey: 'match-posting:slow' });
+    await waitFor(async () => (await queue.queue.getJob(id))?.returnvalue === 'done', { timeoutMs: 30_000 });
+    expect(runs).toEqual([1, 2, 1, 1]);
+    expect(await queue.deadLetterCount()).toBe(0);
+  });
+
   it('leaves other failures to count at once, and their dead letters to the sweep’s caller', async () => {
     const { name, prefix, queue } = setup<{ n: number }>('unavailable-other', {
       attempts: 2,

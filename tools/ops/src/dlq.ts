@@ -13,13 +13,14 @@ import { dlqName, escapeForSqs, type Topology } from '@hireflow/contracts';
 
 /**
  * Attributes dead-lettering, deferral and failed handling added: a redriven
- * message starts clean (with an old `first-seen-at` a deferred message would be
+ * message starts clean (with an old `deferred-ms` a deferred message would be
  * dead-lettered again at once for having waited too long, with an old
  * `failed-count` one failing message after its first new failure).
  */
 const DEAD_LETTER_ATTRIBUTES = new Set([
   'dead-letter-reason',
   'deferred-count',
+  'deferred-ms',
   'first-seen-at',
   'failed-count',
 ]);

@@ -25,6 +25,7 @@ describe('dead letters: depth, list, redrive', () => {
             'failed-count': { DataType: 'Number', StringValue: '8' },
             'deferred-count': { DataType: 'Number', StringValue: '3' },
             'first-seen-at': { DataType: 'Number', StringValue: '1000' },
+            'deferred-ms': { DataType: 'Number', StringValue: '3600000' },
           },
         }),
       );

@@ -10,10 +10,12 @@ import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
 import { type Headroom, openHeadroom } from './headroom.ts';
 import { limitTenants, type TenantLimit } from './tenant-limit.ts';
 import {
+  addUnavailableWait,
   clearUnavailable,
   DEFAULT_MAX_UNAVAILABLE_MS,
   DependencyUnavailableError,
-  unavailableSince,
+  UNAVAILABLE_MIN_WAIT_MS,
+  unavailableWaited,
   unavailableWaitMs,
 } from './unavailable.ts';
 
@@ -199,8 +201,9 @@ interface Rules {
  * - a task that asks to come back later waits the retry-later rule's delay;
  *   past `maxRetryLaters` waits the retry-later counts as a failed attempt;
  * - a failure that only says a dependency was unreachable waits with backoff
- *   (unavailable.ts) until the task has waited `maxUnavailableMs` since the
- *   first of such failures in a row; then it counts, marked as such for the
+ *   (unavailable.ts) until the waits it was given in its run of such
+ *   failures add up to `maxUnavailableMs` (time queued behind a backlog is
+ *   not a wait); then it counts, marked as such for the
  *   sweeps. Any other failure counts at once and ends the run.
  */
 function comingBackLater<Data, Result>(
@@ -226,8 +229,7 @@ function comingBackLater<Data, Result>(
         await clearUnavailable(rules.redis, key).catch(() => undefined);
         throw error;
       }
-      const now = Date.now();
-      const waitedMs = now - (await unavailableSince(rules.redis, key, now));
+      const waitedMs = await unavailableWaited(rules.redis, key);
       const message = error instanceof Error ? error.message : String(error);
       if (waitedMs >= maxUnavailableMs) {
         throw new DependencyUnavailableError(`${message} (waited ${Math.round(waitedMs / 1000)} s)`, {
@@ -241,7 +243,9 @@ function comingBackLater<Data, Result>(
         random: options.random,
       });
       rules.log.warn({ err: error, jobId: job.id, delayMs, waitedMs }, 'dependency unavailable; waiting');
-      await job.moveToDelayed(now + delayMs, token);
+      // Counted before the move: a crash between them overcounts a wait, never forgets one.
+      await addUnavailableWait(rules.redis, key, Math.max(delayMs, UNAVAILABLE_MIN_WAIT_MS));
+      await job.moveToDelayed(Date.now() + delayMs, token);
       throw new DelayedError();
     }
   };
