@@ -1,7 +1,7 @@
 import type { CaughtEmail } from '@hireflow/testing/smtp';
 import { describe, expect, it } from 'vitest';
-import { checkSmallTenant, digestOf, queuesReached, uploadOrGone } from './checker.ts';
-import type { SmallTenantRecord } from './workload.ts';
+import { badTextOutcome, checkSmallTenant, digestOf, queuesReached, uploadOrGone } from './checker.ts';
+import { BAD_TEXT_ACCEPTED, type SmallTenantRecord } from './workload.ts';
 
 const email = (key: string, acceptedAt: number, messageId = `<${digestOf(key)}@hireflow>`): CaughtEmail => ({
   key: digestOf(key),
@@ -101,5 +101,18 @@ describe('where the checker expects a poison event', () => {
     expect(queues).toContain('notifications-inbox');
     expect(queues).toContain('matching-inbox');
     expect(queues.filter((q) => q.endsWith('-bulk'))).toEqual([]);
+  });
+});
+
+describe("the chaos checker's bad-text postings", () => {
+  it('fails the run only for one accepted; one with no answer before its deadline was not accepted', () => {
+    const outcome = badTextOutcome([
+      { kind: 'bad-text', ok: true },
+      { kind: 'bad-text', ok: false, error: 'The operation was aborted due to timeout' },
+      { kind: 'bad-text', ok: false, error: BAD_TEXT_ACCEPTED },
+      { kind: 'posting', ok: false, error: BAD_TEXT_ACCEPTED },
+      undefined,
+    ]);
+    expect(outcome).toEqual({ refused: 1, accepted: 1, gaveUp: 1 });
   });
 });

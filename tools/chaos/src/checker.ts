@@ -9,7 +9,7 @@ import pg from 'pg';
 import { faultsAround, faultsInSendWindow } from './attribution.ts';
 import type { FaultRecord } from './faults.ts';
 import type { Plan } from './plan.ts';
-import type { OpRecord, SmallTenantRecord } from './workload.ts';
+import { BAD_TEXT_ACCEPTED, type OpRecord, type SmallTenantRecord } from './workload.ts';
 
 export interface Anomaly {
   kind: string;
@@ -38,6 +38,8 @@ export interface CheckResult {
     ok: number;
     failed: number;
     byKind: Record<string, { ok: number; failed: number }>;
+    /** Postings with text SQS cannot carry: refused with 400, accepted (a defect), or given up at the deadline. */
+    badText: BadTextOutcome;
   };
   postings: EffectCount;
   matches: EffectCount;
@@ -509,6 +511,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       ok: records.filter((r) => r?.ok).length,
       failed: records.filter((r) => r && !r.ok).length,
       byKind,
+      badText: badTextOutcome(records),
     },
     postings: {
       expected: postingIntents,
@@ -556,6 +559,32 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
 }
 
 /** A run passes when nothing is lost, no match or variant is duplicated, no email copy has a new id, every same-id copy has a fault in its send window, and the DLQs hold exactly the poison. */
+export interface BadTextOutcome {
+  refused: number;
+  accepted: number;
+  /** No answer before the op's deadline (the API unreachable or overloaded): nothing was accepted. */
+  gaveUp: number;
+}
+
+/**
+ * What became of the bad-text postings. Only an accepted one is a defect:
+ * one that got no answer before its deadline (a long Postgres cut holds the
+ * API's key check) was not accepted either, as an op of any other kind that
+ * gives up at its deadline is not a loss.
+ */
+export function badTextOutcome(
+  records: readonly (Pick<OpRecord, 'kind' | 'ok' | 'error'> | undefined)[],
+): BadTextOutcome {
+  const outcome = { refused: 0, accepted: 0, gaveUp: 0 };
+  for (const r of records) {
+    if (r?.kind !== 'bad-text') continue;
+    if (r.ok) outcome.refused++;
+    else if (r.error === BAD_TEXT_ACCEPTED) outcome.accepted++;
+    else outcome.gaveUp++;
+  }
+  return outcome;
+}
+
 export function verdict(result: CheckResult): string[] {
   const problems: string[] = [];
   if (result.emails.lost) problems.push(`${result.emails.lost} lost emails`);
@@ -574,9 +603,8 @@ export function verdict(result: CheckResult): string[] {
     problems.push(`${result.emails.differentIdCopies} email copies with different ids`);
   if (result.poison.missingPlacements)
     problems.push(`${result.poison.missingPlacements} poison messages not dead-lettered`);
-  const badText = result.operations.byKind['bad-text'];
-  if (badText?.failed)
-    problems.push(`${badText.failed} postings with text SQS cannot carry not refused with 400`);
+  if (result.operations.badText.accepted)
+    problems.push(`${result.operations.badText.accepted} postings with text SQS cannot carry accepted`);
   if (result.unexpectedDeadLetters)
     problems.push(`${result.unexpectedDeadLetters} dead letters that are not poison`);
   const small = result.smallTenant;

@@ -199,6 +199,8 @@ export function markdownReport(options: {
     row(['---', '---:', '---:']),
     ...Object.entries(result.operations.byKind).map(([k, v]) => row([k, v.ok, v.failed])),
     '',
+    `Postings with text SQS cannot carry: ${result.operations.badText.refused} refused with 400, **${result.operations.badText.accepted} accepted** (a defect), ${result.operations.badText.gaveUp} with no answer before their deadline (not accepted).`,
+    '',
     '## Faults injected',
     '',
     row(['fault', 'count']),

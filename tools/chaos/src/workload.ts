@@ -7,6 +7,9 @@ import { now } from './clock.ts';
 import type { Plan, PlannedOp } from './plan.ts';
 
 /** What happened to one planned operation. */
+/** A bad-text posting's error when the API accepted it (the only outcome that fails the run). */
+export const BAD_TEXT_ACCEPTED = 'a description SQS cannot carry was accepted';
+
 export interface OpRecord {
   index: number;
   kind: PlannedOp['kind'];
@@ -308,7 +311,7 @@ export async function runWorkload(
         });
         if (accepted) {
           record.ok = false;
-          record.error = 'a description SQS cannot carry was accepted';
+          record.error = BAD_TEXT_ACCEPTED;
         }
         return;
       }
