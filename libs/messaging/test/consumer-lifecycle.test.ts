@@ -140,4 +140,31 @@ describe('SQS consumer lifecycle', () => {
       await consumer.close();
     }
   });
+
+  it('closed while it starts, it leaves nothing running and starts again later', async () => {
+    const topo = await testTopology(env.aws, 'start-close', smallTopology());
+    const queue = topo.queues.inbox!;
+    const spy = new HandlerSpy();
+    // No visibility timeout given: start() reads the queue's first, the window a close can land in.
+    const consumer = new SqsConsumer({
+      sqs: env.aws.sqs,
+      queue,
+      waitTimeSeconds: 1,
+      onMessage: spy.observer,
+      handlers: { 'job.closed.v1': () => undefined },
+    });
+    const starting = consumer.start();
+    await consumer.close();
+    await starting;
+    // Before: the start went on after the close, its loop ended at once and its heartbeat
+    // timer ran for good; start() then saw that ended loop and never started again.
+    await consumer.start();
+    const event = jobClosed();
+    try {
+      await sendEvent(env.aws.sqs, queue.url, event);
+      await spy.waitForHandled(event.id, 20_000);
+    } finally {
+      await consumer.close();
+    }
+  });
 });

@@ -247,4 +247,44 @@ describe('SQS consumer: poison and typed outcomes', () => {
     expect(spy.all({ eventId: event.id }).every((r) => r.receiveCount === 1)).toBe(true);
     expect(attempts).toBe(deferred.length + 1);
   });
+
+  it.each([
+    ['first in, first out', false],
+    ['fair', true],
+  ] as const)(
+    'reads an SNS envelope whose attributes are malformed (%s): its event handled, the consumer still receiving',
+    async (_, fairness) => {
+      const topo = await testTopology(env.aws, 'poison-envelope', smallTopology());
+      const queue = topo.queues.inbox!;
+      const spy = new HandlerSpy();
+      const consumer = new SqsConsumer({
+        sqs: env.aws.sqs,
+        queue,
+        waitTimeSeconds: 1,
+        fairness,
+        onMessage: spy.observer,
+        handlers: { 'job.closed.v1': () => undefined },
+      });
+      await consumer.start();
+      const wrapped = jobClosed();
+      const after = jobClosed();
+      try {
+        // The envelope is the body's text, anyone's to send: an attribute of null used
+        // to throw in decodeMessage, which stopped the fair consumer's receive loop for good
+        // and, first in, first out, left the message unsettled, back at each visibility timeout.
+        const body = JSON.stringify({
+          Type: 'Notification',
+          Message: JSON.stringify(wrapped),
+          MessageAttributes: { type: null, count: { Type: 'Number', Value: 3 } },
+        });
+        await env.aws.sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: body }));
+        await spy.waitForHandled(wrapped.id, 20_000);
+        await sendEvent(env.aws.sqs, queue.url, after);
+        await spy.waitForHandled(after.id, 20_000);
+      } finally {
+        await consumer.close();
+      }
+      expect(spy.all({ eventId: wrapped.id }).map((r) => r.outcome)).toEqual(['handled']);
+    },
+  );
 });

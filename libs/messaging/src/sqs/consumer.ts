@@ -19,7 +19,14 @@ import { deadLetter } from './dead-letter.ts';
 import { DEFAULT_MAX_DEFER_MS, deferMessage } from './defer.ts';
 import { BatchDeleter } from './deleter.ts';
 import { DurationWindow } from './durations.ts';
-import { DEFAULT_HANDLER_MS, FairIntake, tenantOfBody } from './fair-intake.ts';
+import {
+  DEFAULT_HANDLER_MS,
+  FairIntake,
+  FifoIntake,
+  type Intake,
+  tenantOfBody,
+  UNKNOWN_TENANT,
+} from './fair-intake.ts';
 import { Heartbeat, type Lease } from './heartbeat.ts';
 import { type DecodedMessage, decodeMessage } from './message.ts';
 import { resendMessage } from './resend.ts';
@@ -41,8 +48,8 @@ import {
 
 interface InFlight extends Lease {
   message: Message;
-  /** Its event's tenant, with fairness on (fair-intake.ts). */
-  tenant?: string;
+  /** Its event's tenant with fairness on (fair-intake.ts); UNKNOWN_TENANT without. */
+  tenant: string;
 }
 
 const tracer = trace.getTracer('@hireflow/messaging');
@@ -76,9 +83,12 @@ export class SqsConsumer {
   readonly #deleter: BatchDeleter;
   readonly #heartbeat: Heartbeat;
   readonly #decode: EventDecoder;
-  readonly #fair: FairIntake<InFlight> | undefined;
+  readonly #intake: Intake<InFlight>;
+  /** The process's shared slots (slots.ts): with fairness only, as `startInbox` gives them. */
+  readonly #slots: SqsConsumerOptions['slots'];
   #visibilitySeconds = 0;
   #loop: Promise<void> | undefined;
+  #starting: Promise<void> | undefined;
   readonly #polls = new Set<AbortController>();
   #closing = false;
 
@@ -88,13 +98,12 @@ export class SqsConsumer {
     this.#deleter = new BatchDeleter(options.sqs, options.queue.url, this.#log);
     this.#heartbeat = new Heartbeat(options.sqs, options.queue.url, this.#log, () => this.#inFlight.values());
     this.#decode = eventDecoder(options);
-    if (options.fairness) {
-      this.#fair = new FairIntake(
-        options.concurrency ?? DEFAULT_CONCURRENCY,
-        options.fairness === true ? {} : options.fairness,
-      );
-      options.slots?.shared.subscribe(() => this.#startHeld());
-    }
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.#intake = options.fairness
+      ? new FairIntake(concurrency, options.fairness === true ? {} : options.fairness)
+      : new FifoIntake(concurrency);
+    this.#slots = options.fairness ? options.slots : undefined;
+    this.#slots?.shared.subscribe(() => this.#startHeld());
   }
 
   /** Messages received and not yet settled (with fairness on, the held ones too). */
@@ -104,17 +113,28 @@ export class SqsConsumer {
 
   /** Messages hidden for fairness so far (0 without fairness). */
   get fairnessHiddenCount(): number {
-    return this.#fair?.hidden ?? 0;
+    return this.#intake.hidden;
   }
 
   get visibilityTimeoutSeconds(): number {
     return this.#visibilitySeconds;
   }
 
-  async start(): Promise<void> {
+  /** Starts polling (once: a second call while it starts waits for the same start). */
+  start(): Promise<void> {
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
     if (this.#loop) return;
     this.#closing = false;
     this.#visibilitySeconds = this.#options.visibilityTimeoutSeconds ?? (await this.#readVisibilityTimeout());
+    // Closed while it read the queue's timeout: no loop, and no heartbeat timer left
+    // behind to keep the process alive (close() has stopped the heartbeat already).
+    if (this.#closing) return;
     this.#startHeartbeat();
     this.#loop = this.#run();
   }
@@ -169,41 +189,27 @@ export class SqsConsumer {
     return Number(result.Attributes?.VisibilityTimeout ?? 30);
   }
 
-  async #run(): Promise<void> {
-    if (this.#fair) return this.#runFair(this.#fair);
-    const concurrency = this.#options.concurrency ?? DEFAULT_CONCURRENCY;
-    while (!this.#closing) {
-      const free = concurrency - this.#inFlight.size;
-      if (free <= 0) {
-        await this.#capacity.wait(1000);
-        continue;
-      }
-      let messages: Message[];
-      try {
-        messages = await this.#receive(Math.min(10, free));
-      } catch (error) {
-        if (this.#closing) break;
-        this.#log.error({ err: error }, 'receive failed; retrying');
-        await this.#capacity.wait(1000);
-        continue;
-      }
-      for (const message of messages) this.#dispatch(message);
-    }
-  }
-
   /**
-   * The receive loop with fairness: receives while the hand has room, and
-   * while it looks ahead past a flood (fair-intake.ts, `receiveLimit`) up to
-   * three receives at once, so the flood is swept past at three receives'
-   * pace, not one's.
+   * The one receive loop, with or without fairness: receives while the hand
+   * has room (the intake's `receiveLimit`, less what is in hand and what the
+   * receives under way asked for), one receive at a time, or up to three at
+   * once while a fair intake looks ahead past a flood, so the flood is swept
+   * past at three receives' pace, not one's. Without fairness the limit is
+   * the concurrency: receives ask only for free slots, as ever.
    */
-  async #runFair(fair: FairIntake<InFlight>): Promise<void> {
+  async #run(): Promise<void> {
+    const intake = this.#intake;
     const polls = new Set<Promise<void>>();
     let asked = 0;
     while (!this.#closing) {
-      const free = fair.receiveLimit - this.#inFlight.size - asked;
-      const most = fair.lookingAhead ? LOOKAHEAD_POLLS : 1;
-      if (free <= 0 || polls.size >= most) {
+      // As many receives under way as may be: only one of them ending can
+      // allow another (the look-ahead starts as a receive fills the hand).
+      if (polls.size >= (intake.lookingAhead ? LOOKAHEAD_POLLS : 1)) {
+        await Promise.race(polls);
+        continue;
+      }
+      const free = intake.receiveLimit - this.#inFlight.size - asked;
+      if (free <= 0) {
         await Promise.race([this.#capacity.wait(1000), ...polls]);
         continue;
       }
@@ -218,6 +224,8 @@ export class SqsConsumer {
             await this.#capacity.wait(1000);
           },
         )
+        // Never the end of the loop: a consumer that stopped receiving would say nothing.
+        .catch((error: unknown) => this.#log.error({ err: error }, 'admitting received messages failed'))
         .finally(() => {
           asked -= max;
           polls.delete(poll);
@@ -228,22 +236,26 @@ export class SqsConsumer {
   }
 
   /**
-   * Fairness by tenant (fair-intake.ts): each received message is held for a
-   * slot or hidden until about its tenant's turn; the free slots then take
-   * the held ones, the tenant with the fewest running first. A hidden message
-   * is the same message, untouched: its receive count is one more (bounded by
+   * Each received message goes to the intake: held for a slot, or, with
+   * fairness (fair-intake.ts), hidden until about its tenant's turn; the free
+   * slots then take the held ones (without fairness, in the order received;
+   * with it, the tenant with the fewest running first). A hidden message is
+   * the same message, untouched: its receive count is one more (bounded by
    * `maxHides`), its failed count, trace context and sent time are as they were.
    */
   #admit(messages: Message[]): void {
-    const fair = this.#fair!;
+    const intake = this.#intake;
     const now = Date.now();
-    const handlerMs = this.#durations.percentile(50) ?? DEFAULT_HANDLER_MS;
+    // Without fairness the tenant and the pace are not needed: no body parsed, no percentile sorted.
+    const handlerMs = intake.byTenant
+      ? (this.#durations.percentile(50) ?? DEFAULT_HANDLER_MS)
+      : DEFAULT_HANDLER_MS;
     const hide: { entry: InFlight; seconds: number }[] = [];
     for (const message of messages) {
-      const entry = this.#entry(message);
-      entry.tenant = tenantOfBody(decodeMessage(message).body);
+      const tenant = intake.byTenant ? tenantOfBody(decodeMessage(message).body) : UNKNOWN_TENANT;
+      const entry = this.#entry(message, tenant);
       const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? 1) || 1;
-      const placed = fair.place(entry, entry.tenant, receiveCount, now, handlerMs);
+      const placed = intake.place(entry, tenant, receiveCount, now, handlerMs);
       // Whole seconds, rounded down: back a little early, the hand absorbs it.
       if (!placed.hold) hide.push({ entry, seconds: Math.max(1, Math.floor(placed.hideMs / 1000)) });
     }
@@ -254,13 +266,16 @@ export class SqsConsumer {
     this.#startHeld();
   }
 
-  /** Starts held messages while slots are free (its own, and the process's shared ones). */
+  /**
+   * Starts held messages while slots are free (its own, and the process's
+   * shared ones). Not once the consumer is closing: close() gives what is
+   * held back to the queue.
+   */
   #startHeld(): void {
-    const fair = this.#fair;
-    if (!fair || this.#closing) return;
-    const slots = this.#options.slots;
+    if (this.#closing) return;
+    const slots = this.#slots;
     while (!slots || slots.shared.available(slots.reserve) > 0) {
-      const next = fair.next();
+      const next = this.#intake.next();
       if (!next) return;
       slots?.shared.take();
       this.#launch(next.item);
@@ -307,7 +322,7 @@ export class SqsConsumer {
 
   /** On close: held messages, never started, go back to the queue at once (visibility 0). */
   async #giveBackHeld(): Promise<void> {
-    const held = this.#fair?.drain() ?? [];
+    const held = this.#intake.drain();
     if (held.length > 0) await this.#hide(held.map((entry) => ({ entry, seconds: 0 })));
   }
 
@@ -336,19 +351,16 @@ export class SqsConsumer {
     }
   }
 
-  #entry(message: Message): InFlight {
+  #entry(message: Message, tenant: string): InFlight {
     const entry: InFlight = {
       message,
+      tenant,
       receiptHandle: message.ReceiptHandle!,
       extendedAt: Date.now(),
       settled: false,
     };
     this.#inFlight.set(entry.receiptHandle, entry);
     return entry;
-  }
-
-  #dispatch(message: Message): void {
-    this.#launch(this.#entry(message));
   }
 
   #launch(entry: InFlight): void {
@@ -364,14 +376,12 @@ export class SqsConsumer {
     this.#running.add(run);
   }
 
-  /** Frees the message's concurrency slot (idempotent); with fairness, a held message takes it. */
+  /** Frees the message's slot (idempotent): a held message takes it, this consumer's or, shared, another's. */
   #release(entry: InFlight): void {
     if (!this.#inFlight.delete(entry.receiptHandle)) return;
-    if (this.#fair && entry.tenant !== undefined) {
-      this.#fair.done(entry.tenant);
-      if (this.#options.slots) this.#options.slots.shared.give();
-      else this.#startHeld();
-    }
+    this.#intake.done(entry.tenant);
+    if (this.#slots) this.#slots.shared.give();
+    else this.#startHeld();
     this.#capacity.signal();
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairIntake, tenantOfBody, UNKNOWN_TENANT } from './fair-intake.ts';
+import { FairIntake, FifoIntake, tenantOfBody, UNKNOWN_TENANT } from './fair-intake.ts';
 
 const NOW = 1_000_000;
 
@@ -89,6 +89,21 @@ describe('FairIntake', () => {
     expect(intake.drain().sort()).toEqual(['a1', 'b0']);
     expect(intake.held).toBe(0);
     expect(intake.next()).toBeUndefined();
+  });
+});
+
+describe('FifoIntake (fairness off)', () => {
+  it('holds every message, starts them in the order received up to the concurrency, hides none', () => {
+    const intake = new FifoIntake<string>(2);
+    expect(intake.receiveLimit).toBe(2);
+    expect(intake.lookingAhead).toBe(false);
+    for (const item of ['a0', 'b0', 'a1']) expect(intake.place(item)).toEqual({ hold: true });
+    expect([intake.next()?.item, intake.next()?.item, intake.next()]).toEqual(['a0', 'b0', undefined]);
+    intake.done();
+    expect(intake.next()?.item).toBe('a1');
+    intake.place('a2');
+    expect(intake.drain()).toEqual(['a2']);
+    expect(intake.hidden).toBe(0);
   });
 });
 

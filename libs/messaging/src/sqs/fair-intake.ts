@@ -10,7 +10,9 @@
 // event is received within a few receives and started at the next free slot.
 //
 // This file is the bookkeeping alone (no SQS): which received message is held
-// for a slot, which is hidden and for how long, and which starts next.
+// for a slot, which is hidden and for how long, and which starts next; and
+// the same bookkeeping without fairness (FifoIntake), so that the consumer has
+// one receive path whichever it runs.
 
 /** The tenant of messages whose body names none (they are dead-lettered when run). */
 export const UNKNOWN_TENANT = '-';
@@ -53,6 +55,72 @@ const LOOKAHEAD = 30;
 
 export type Placement = { hold: true } | { hold: false; hideMs: number };
 
+/**
+ * What the consumer's one receive path asks of the messages it received
+ * (consumer.ts): how many it may have in hand, whether each is held for a
+ * slot or hidden, which held one the next free slot runs, and which are left
+ * when it stops. `FairIntake` takes tenants in turn (`INBOX_FAIRNESS=on`);
+ * `FifoIntake` runs them in the order received (off).
+ */
+export interface Intake<T> {
+  /** `place` uses the tenant: the consumer parses each body for it only then. */
+  readonly byTenant: boolean;
+  /** Messages the consumer may have in hand at most (running, held, being hidden). */
+  readonly receiveLimit: number;
+  /** Up to three receives at once (the look-ahead past a flood), rather than one. */
+  readonly lookingAhead: boolean;
+  /** Messages hidden so far. */
+  readonly hidden: number;
+  place(item: T, tenant: string, receiveCount: number, now: number, handlerMs: number): Placement;
+  next(): { item: T; tenant: string } | undefined;
+  done(tenant: string): void;
+  drain(): T[];
+}
+
+/**
+ * The intake without fairness: every message is held, and started in the
+ * order received as slots free. Receives ask only for free slots, so a
+ * message is held only until the same turn starts it (or, when the consumer
+ * stops meanwhile, given back). Nothing is hidden.
+ */
+export class FifoIntake<T> implements Intake<T> {
+  readonly byTenant = false;
+  readonly lookingAhead = false;
+  readonly hidden = 0;
+  readonly #concurrency: number;
+  #held: T[] = [];
+  #running = 0;
+
+  constructor(concurrency: number) {
+    this.#concurrency = Math.max(1, concurrency);
+  }
+
+  get receiveLimit(): number {
+    return this.#concurrency;
+  }
+
+  place(item: T): Placement {
+    this.#held.push(item);
+    return { hold: true };
+  }
+
+  next(): { item: T; tenant: string } | undefined {
+    if (this.#running >= this.#concurrency || this.#held.length === 0) return undefined;
+    this.#running += 1;
+    return { item: this.#held.shift()!, tenant: UNKNOWN_TENANT };
+  }
+
+  done(): void {
+    if (this.#running > 0) this.#running -= 1;
+  }
+
+  drain(): T[] {
+    const items = this.#held;
+    this.#held = [];
+    return items;
+  }
+}
+
 interface Tenant<T> {
   running: number;
   held: T[];
@@ -69,7 +137,8 @@ interface Tenant<T> {
  * the one that waited longest for a turn; a tenant's own messages in the order
  * received), `done` frees a slot.
  */
-export class FairIntake<T> {
+export class FairIntake<T> implements Intake<T> {
+  readonly byTenant = true;
   readonly #concurrency: number;
   readonly #hold: number;
   readonly #maxHides: number;

@@ -23,7 +23,8 @@ export interface DecodedMessage {
 interface SnsEnvelope {
   Type: 'Notification';
   Message: string;
-  MessageAttributes?: Record<string, { Type: string; Value: string }>;
+  /** As the body's text has it: a malformed one may hold anything. */
+  MessageAttributes?: Record<string, { Type?: unknown; Value?: unknown } | null>;
 }
 
 function snsEnvelope(body: string): SnsEnvelope | undefined {
@@ -43,8 +44,10 @@ export function decodeMessage(message: Message): DecodedMessage {
   const envelope = snsEnvelope(raw);
   const sqsAttributes: Record<string, MessageAttributeValue> = {};
   if (envelope) {
+    // The envelope is the body's text: an attribute that is not { Type, Value } (null, a
+    // number) is skipped, so a malformed body is decoded and dead-lettered, never thrown here.
     for (const [name, attr] of Object.entries(envelope.MessageAttributes ?? {})) {
-      if (attr.Type === 'String' || attr.Type === 'Number') {
+      if (attr && (attr.Type === 'String' || attr.Type === 'Number') && typeof attr.Value === 'string') {
         sqsAttributes[name] = { DataType: attr.Type, StringValue: attr.Value };
       }
     }

@@ -94,8 +94,8 @@ export interface SqsConsumerOptions {
   concurrency?: number;
   /**
    * Fairness by tenant inside the queue (docs/fairness.md, fair-intake.ts):
-   * the consumer also holds up to `hold` received messages (default: the
-   * concurrency) and starts them by tenant, the fewest running first; what it
+   * the consumer also holds up to `hold` received messages (default: twice the
+   * concurrency, at least 100) and starts them by tenant, the fewest running first; what it
    * receives of a tenant beyond its share of the hand is hidden
    * (ChangeMessageVisibility) until about its turn, so other tenants' messages
    * behind a flood are reached. Off by default; `startInbox` turns it on

@@ -508,11 +508,13 @@ export async function listByRecipient(
   }
   params.push(query.limit + 1);
   const rows = await em.execute<LogRow[]>(
+    // Ordered by the column: a bare `id` would name the text alias and sort '100' below '99',
+    // so the page after one ending at 98 began below it and left 100 out.
     `SELECT id::text AS id, key, recipient, template, status, attempts, message_id, provider_message_id,
             error, created_at, updated_at, sent_at
        FROM notification_log
       WHERE lower(recipient) = lower(?)${filters}
-      ORDER BY id DESC
+      ORDER BY notification_log.id DESC
       LIMIT ?`,
     params,
   );
