@@ -1,4 +1,5 @@
 import { builtinModules } from 'node:module';
+import { context } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationBase } from '@opentelemetry/instrumentation';
 import { nameStatementSpan } from './statement-span.ts';
 
@@ -43,8 +44,22 @@ const factories: Record<InstrumentationName, () => Promise<Instrumentation>> = {
       requireParentSpan: true,
     });
   },
-  'aws-sdk': async () => new (await import('@opentelemetry/instrumentation-aws-sdk')).AwsInstrumentation(),
-  pino: async () => new (await import('@opentelemetry/instrumentation-pino')).PinoInstrumentation(),
+  'aws-sdk': async () => {
+    const [{ AwsInstrumentation }, { isTracingSuppressed }] = await Promise.all([
+      import('@opentelemetry/instrumentation-aws-sdk'),
+      import('@opentelemetry/core'),
+    ]);
+    const instrumentation = new AwsInstrumentation();
+    passUntracedCallsThrough(instrumentation, () => isTracingSuppressed(context.active()));
+    return instrumentation;
+  },
+  pino: async () =>
+    new (await import('@opentelemetry/instrumentation-pino')).PinoInstrumentation({
+      // Log correlation only (trace_id and span_id on each line). By default it
+      // also re-parsed every line written into an OpenTelemetry log record, for
+      // a logs SDK that is not there (the lines go to stdout).
+      disableLogSending: true,
+    }),
 };
 
 /**
@@ -80,6 +95,45 @@ export async function createInstrumentations(
     }) as unknown as Instrumentation,
   );
   return { instrumentations, unknown: [...wanted, ...disabled].filter((name) => !known(name)) };
+}
+
+type Handler = (command: unknown) => unknown;
+type ResolveMiddleware = (this: unknown, handler: unknown, executionContext: unknown) => unknown;
+type ResolvePatch = (this: unknown, moduleVersion: unknown, original: ResolveMiddleware) => ResolveMiddleware;
+
+/**
+ * The AWS SDK instrumentation builds a request's attributes, a span, a
+ * promise chain and its services' hooks (SQS, SNS: message attributes,
+ * receive links) for every call, also when tracing is suppressed and the span
+ * is a no-op: the SQS long polls, deletes, visibility heartbeats and SNS
+ * publishes, every one of them `untraced()` ([tracing.md](../../../docs/tracing.md#quiet-when-idle)).
+ * This resolves such a call's middleware as the SDK does without the
+ * instrumentation; a call in a trace (media's S3 calls) is instrumented as
+ * before. Nothing recorded changes: a suppressed call records no span and
+ * injects no context either way. The hook is the instrumentation's own
+ * patch of `MiddlewareStack.resolve`; a version without it is left as it is.
+ */
+export function passUntracedCallsThrough(instrumentation: object, suppressed: () => boolean): void {
+  const target = instrumentation as { _getV3MiddlewareStackResolvePatch?: ResolvePatch };
+  const traced = target._getV3MiddlewareStackResolvePatch;
+  if (typeof traced !== 'function') return;
+  target._getV3MiddlewareStackResolvePatch = function (moduleVersion, original) {
+    const tracedResolve = traced.call(this, moduleVersion, original);
+    return function resolve(this: unknown, handler, executionContext) {
+      // Decided per call (a client with `cacheMiddleware` reuses a handler), each
+      // way resolved once, when first taken: `send` resolves, then calls at once.
+      let plain: Handler | undefined;
+      let instrumented: Handler | undefined;
+      return (command: unknown) => {
+        if (suppressed()) {
+          plain ??= original.call(this, handler, executionContext) as Handler;
+          return plain(command);
+        }
+        instrumented ??= tracedResolve.call(this, handler, executionContext) as Handler;
+        return instrumented(command);
+      };
+    };
+  };
 }
 
 /** The modules the instrumentations patch (`pg`, `http`, `@smithy/smithy-client` …). */

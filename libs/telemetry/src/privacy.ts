@@ -2,6 +2,17 @@ import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { scrubSql, scrubUrl } from './scrub.ts';
 
+/**
+ * Spans whose `db.query.text` was scrubbed as the statement started (the pg
+ * instrumentation's hook, `nameStatementSpan`): not scrubbed again as they end.
+ */
+const sqlScrubbed = new WeakSet<object>();
+
+/** Says that `span`'s SQL text is scrubbed already (and stays as set). */
+export function markSqlScrubbed(span: object): void {
+  sqlScrubbed.add(span);
+}
+
 /** Attributes that can carry literals or query values, whichever instrumentation set them. */
 const SQL_ATTRIBUTES = ['db.query.text', 'db.statement'];
 const URL_ATTRIBUTES = ['url.path', 'url.full', 'http.target', 'http.url'];
@@ -17,10 +28,11 @@ export class PrivacySpanProcessor implements SpanProcessor {
 
   onEnding(span: Span): void {
     const attributes = span.attributes;
-    for (const name of SQL_ATTRIBUTES) {
-      const value = attributes[name];
-      if (typeof value === 'string') span.setAttribute(name, scrubSql(value));
-    }
+    if (!sqlScrubbed.has(span))
+      for (const name of SQL_ATTRIBUTES) {
+        const value = attributes[name];
+        if (typeof value === 'string') span.setAttribute(name, scrubSql(value));
+      }
     for (const name of URL_ATTRIBUTES) {
       const value = attributes[name];
       if (typeof value === 'string') span.setAttribute(name, scrubUrl(value));

@@ -33,6 +33,13 @@ describe('nameStatementSpan', () => {
     );
   });
 
+  it('records the statement text with its literals scrubbed as the statement starts', () => {
+    const span = statementSpan({ text: "select * from candidate where email = 'a@b.test' and age > 40" });
+    expect(span.attributes['db.query.text']).toBe('select * from candidate where email = ? and age > ?');
+    const prepared = statementSpan({ name: 'hf_0123456789abcdef0123', text: "UPDATE outbox SET kind = 'x'" });
+    expect(prepared.attributes['db.query.text']).toBe('UPDATE outbox SET kind = ?');
+  });
+
   it('leaves a span it cannot summarize as the instrumentation named it', () => {
     const span = statementSpan({ text: '' });
     expect(span.name).toBe('pg.query:SELECT hireflow_jobs');
