@@ -18,9 +18,15 @@
 // its run (taken → done: the processor's 2 ms on an event loop shared with
 // A's tasks); beside them, the event loop's
 // delay (p99) while the variant ran, and the most tasks the worker ran at
-// once. The worker has the headroom of the services' workers (one slot for a
-// task that jumps a line, docs/fairness.md); a variant without it shows what
-// it is worth.
+// once. The worker has the headroom of the services' workers (none by
+// default since 2026-12-02); a variant with one slot of it (for a task that
+// jumps a line, docs/fairness.md, "Headroom") shows what it is worth.
+//
+// What each task costs: this process's CPU time (producer and worker: they
+// share it), the Redis commands it sent (counted on the client, pipelines
+// and transactions command by command) and the Redis server's CPU time
+// (INFO, the whole server: nothing else should use it meanwhile),
+// each per task of the variant.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -28,6 +34,7 @@ import type { Lane } from '@hireflow/messaging';
 import { createTaskQueue, createTaskWorker, type TaskQueue } from '@hireflow/messaging/tasks';
 import { percentile } from '@hireflow/testing';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { Redis } from 'ioredis';
 import { type BenchReport, median } from './report.ts';
 
 const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -42,8 +49,23 @@ const CONCURRENCY = Number(process.env.BENCH_FAIRNESS_CONCURRENCY ?? 8);
 const ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3);
 /** Single adds in flight at once, as a consumer's handlers. */
 const ADDERS = 16;
-/** The worker's headroom (the services' default). */
-const HEADROOM = 1;
+/** The worker's headroom (the services' default: none). */
+const HEADROOM = 0;
+
+/** Commands every ioredis connection of this process sent (BullMQ's and ours: one ioredis). */
+let commandsSent = 0;
+const sendCommand = Redis.prototype.sendCommand;
+Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['sendCommand']>) {
+  commandsSent += 1;
+  return sendCommand.apply(this, args);
+};
+
+/** The Redis server's CPU time so far (ms, user + system). */
+async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+}
 
 interface Work {
   tenant: string;
@@ -64,6 +86,10 @@ interface Run {
   /** The most tasks the worker ran at once. */
   peakRunning: number;
   drainMs: number;
+  /** Per task: this process's CPU (ms), Redis commands sent, the Redis server's CPU (ms). */
+  cpuMsPerTask: number;
+  commandsPerTask: number;
+  redisCpuMsPerTask: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -129,6 +155,9 @@ async function run({
   await worker.worker.waitUntilReady();
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  const redisCpu0 = await redisCpuMs(probe);
+  const cpu0 = process.cpuUsage();
+  const commands0 = commandsSent;
   const started = Date.now();
   if (feed === 'bulk') {
     for (let i = 0; i < flood; i += 500) {
@@ -169,6 +198,9 @@ async function run({
   }
   await finished;
   const drainMs = Date.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  const commands = commandsSent - commands0;
+  const redisCpu = (await redisCpuMs(probe)) - redisCpu0;
   loop.disable();
   await worker.close();
   await queue.queue.obliterate({ force: true });
@@ -181,13 +213,16 @@ async function run({
     loopDelayP99: loop.percentile(99) / 1e6,
     peakRunning,
     drainMs,
+    cpuMsPerTask: (cpu.user + cpu.system) / 1000 / total,
+    commandsPerTask: commands / total,
+    redisCpuMsPerTask: redisCpu / total,
   };
 }
 
 const VARIANTS = {
   fifo: () => run({ fair: false, flood: FLOOD }),
   fair: () => run({ fair: true, flood: FLOOD }),
-  fairNoHeadroom: () => run({ fair: true, flood: FLOOD, headroom: 0 }),
+  fairHeadroom: () => run({ fair: true, flood: FLOOD, headroom: 1 }),
   fairBulkLane: () => run({ fair: true, flood: FLOOD, aLane: 'bulk' }),
   idle: () => run({ fair: true, flood: 0 }),
   fifoSingle: () => run({ fair: false, flood: FLOOD, feed: 'single' }),
@@ -195,7 +230,11 @@ const VARIANTS = {
 } as const;
 type Variant = keyof typeof VARIANTS;
 
+/** A connection of the bench's own, for INFO. */
+let probe: Redis;
+
 export default async function fairness(): Promise<BenchReport> {
+  probe = new Redis(REDIS);
   const names = Object.keys(VARIANTS) as Variant[];
   await run({ fair: true, flood: 200 }); // warm-up: code paths, connections, the script in Redis
   const rounds: Record<Variant, Run>[] = [];
@@ -208,6 +247,8 @@ export default async function fairness(): Promise<BenchReport> {
     }
     rounds.push(round);
   }
+  await probe.quit();
+  const round2 = (x: number) => Math.round(x * 100) / 100;
   const p = (r: Run, q: number) => percentile(r.bLatencies, q);
   const each = (f: (round: Record<Variant, Run>) => number) => rounds.map(f);
   const tasks = (v: Variant) => (v === 'idle' ? 0 : FLOOD) + B_TASKS;
@@ -224,6 +265,9 @@ export default async function fairness(): Promise<BenchReport> {
     'peak running': Math.max(...each((r) => r[v].peakRunning)),
     'drain ms': median(each((r) => r[v].drainMs)),
     'tasks/s': Math.round(tasks(v) / (median(each((r) => r[v].drainMs)) / 1000)),
+    'CPU ms/task': round2(median(each((r) => r[v].cpuMsPerTask))),
+    'Redis cmds/task': round2(median(each((r) => r[v].commandsPerTask))),
+    'Redis CPU ms/task': round2(median(each((r) => r[v].redisCpuMsPerTask))),
   });
   const ratio = (v: Variant, q: number) => each((r) => p(r[v], q) / Math.max(1, p(r.idle, q)));
   const p50Ratios = ratio('fair', 50);
@@ -241,7 +285,7 @@ export default async function fairness(): Promise<BenchReport> {
     rows: [
       row('FIFO (baseline), A flooding', 'fifo'),
       row('fair, A flooding', 'fair'),
-      row('fair without headroom, A flooding', 'fairNoHeadroom'),
+      row('fair with one slot of headroom, A flooding', 'fairHeadroom'),
       row('fair, A flooding the bulk lane', 'fairBulkLane'),
       row('fair, A idle', 'idle'),
       row('FIFO (baseline), A single adds', 'fifoSingle'),
@@ -250,14 +294,14 @@ export default async function fairness(): Promise<BenchReport> {
     ratios: {
       'B p50 under flood ÷ A idle': median(p50Ratios),
       'B p99 under flood ÷ A idle': median(p99Ratios),
-      'B p50 under flood ÷ A idle, without headroom': median(ratio('fairNoHeadroom', 50)),
-      'B p99 under flood ÷ A idle, without headroom': median(ratio('fairNoHeadroom', 99)),
+      'B p50 under flood ÷ A idle, with headroom': median(ratio('fairHeadroom', 50)),
+      'B p99 under flood ÷ A idle, with headroom': median(ratio('fairHeadroom', 99)),
       // Paired in each round: the two variants differ only by the headroom.
       'B p50 with headroom ÷ without': median(
-        each((r) => p(r.fair, 50) / Math.max(1, p(r.fairNoHeadroom, 50))),
+        each((r) => p(r.fairHeadroom, 50) / Math.max(1, p(r.fair, 50))),
       ),
       'B wait p50 with headroom ÷ without': median(
-        each((r) => percentile(r.fair.bWaits, 50) / Math.max(1, percentile(r.fairNoHeadroom.bWaits, 50))),
+        each((r) => percentile(r.fairHeadroom.bWaits, 50) / Math.max(1, percentile(r.fair.bWaits, 50))),
       ),
       'B p50 under a bulk-lane flood ÷ A idle': median(ratio('fairBulkLane', 50)),
       'B p99 under a bulk-lane flood ÷ A idle': median(ratio('fairBulkLane', 99)),

@@ -106,7 +106,9 @@ export const tenantConcurrency = (what: string) =>
 
 /**
  * A worker's headroom (docs/fairness.md): slots beyond its concurrency, taken
- * only by a task that jumps a line of its fair queue, with a default of 1.
+ * only by a task that jumps a line of its fair queue. Default 0 (none): its
+ * gain was not measurable for the services' tasks, its costs are certain
+ * (docs/fairness.md, "Headroom").
  */
 export const headroom = (tasks: string) =>
   z.coerce
@@ -114,7 +116,7 @@ export const headroom = (tasks: string) =>
     .int('must be a whole number')
     .min(0, 'must be 0 (none) or more')
     .max(16, 'must be at most 16')
-    .default(1)
+    .default(0)
     .describe(
       `${tasks} a worker process may run beyond its concurrency, only for one that jumps a line while every slot is busy; 0: none (docs/fairness.md).`,
     );

@@ -17,7 +17,7 @@ describe('external subscribers', () => {
           { topic: 'media-events', types: ['media.failed.v1'] },
         ],
         visibilityTimeoutSeconds: 30,
-        maxReceiveCount: 10,
+        maxReceiveCount: 12,
       },
     });
     expect(own.messageRetentionSeconds).toBe(topology.messageRetentionSeconds);

@@ -36,7 +36,8 @@ export interface QueueDefinition {
    * or a wait re-sends the message with a fresh receive count, and they
    * dead-letter it themselves after their own attempts), so this only counts
    * deliveries that ended with no verdict: a worker killed or paused holding
-   * the message. It stops a message that kills every worker taking it.
+   * the message, or a consumer hiding it for fairness (at most twice). It
+   * stops a message that kills every worker taking it.
    */
   maxReceiveCount: number;
   /**
@@ -67,8 +68,14 @@ export interface Topology {
 
 /** Documented default: 30 s covers every handler's p99 with margin; long handlers heartbeat. */
 export const DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 30;
-/** Ten deaths of workers holding the same delivery (see QueueDefinition.maxReceiveCount). */
-export const DEFAULT_MAX_RECEIVE_COUNT = 10;
+/**
+ * Ten deaths of workers holding the same delivery (see
+ * QueueDefinition.maxReceiveCount), plus the two receives the consumer's
+ * fairness may spend hiding a message behind its tenant's flood
+ * (libs/messaging's fair intake, `maxHides` 2; docs/fairness.md): a hidden
+ * message keeps the whole crash budget of ten.
+ */
+export const DEFAULT_MAX_RECEIVE_COUNT = 12;
 
 const queue = (consumer: ServiceName, subscriptions: SubscriptionDefinition[]): QueueDefinition => ({
   consumer,

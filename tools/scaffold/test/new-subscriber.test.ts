@@ -102,7 +102,7 @@ describe('pnpm new:subscriber', () => {
         consumer: 'analytics',
         subscriptions: [{ topic: 'jobs-events', types: ['job.posted.v1', 'candidate.registered.v1'] }],
         visibilityTimeoutSeconds: 30,
-        maxReceiveCount: 10,
+        maxReceiveCount: 12,
       },
       { inbox: 'analytics-inbox' },
     ]);
