@@ -33,6 +33,26 @@ export const measured = {
     'emails/s',
     'pnpm bench notifications, event → … → SMTP accept, one process (docs/notifications.md: 194–207)',
   ),
+  /**
+   * The two stages of a notification, each on its own: the inbox (claim,
+   * upsert, log row, the BullMQ add) and the send (the task's claim, SMTP,
+   * the sent row). One process does both; the end-to-end figure above is
+   * 1 ÷ (1 ÷ intake + 1 ÷ send). The split is the CPU each stage took in a
+   * burst where they ran apart (pnpm burst 2026-12-02 05:35, the workers'
+   * CPU after their start): the inbox 7.8 CPU-ms an event while at most 47
+   * emails went out (0–236 s), the sender 18.2 ms an email once the inbox
+   * was empty (236–469 s): 30 % and 70 % of the 190/s figure's 5.26 ms.
+   */
+  notificationIntakesPerSecondPerWorker: m(
+    630,
+    'events/s',
+    'pnpm bench notifications 190/s end to end ÷ the inbox share of the CPU in pnpm burst 2026-12-02 05:35 (7.8 of 26.0 CPU-ms; docs/capacity.md)',
+  ),
+  emailSendsPerSecondPerWorker: m(
+    270,
+    'emails/s',
+    'pnpm bench notifications 190/s end to end ÷ the sender share of the CPU in pnpm burst 2026-12-02 05:35 (18.2 of 26.0 CPU-ms; docs/capacity.md)',
+  ),
   apiRequestsPerSecondPerVcpu: m(
     450,
     'requests/s',

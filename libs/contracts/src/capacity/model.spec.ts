@@ -69,6 +69,28 @@ describe('the capacity model', () => {
     expect(b.monthlyCost.total).toBeGreaterThan(a.monthlyCost.total);
   });
 
+  it("plans notifications as two stages of one process: the inbox at every event, the sender at the provider's rate", () => {
+    // 1 ÷ (1/630 + 1/270) = 189: below the provider's rate the two stages are the end-to-end 190/s.
+    const intake = measured.notificationIntakesPerSecondPerWorker.value;
+    const send = measured.emailSendsPerSecondPerWorker.value;
+    expect(1 / (1 / intake + 1 / send)).toBeCloseTo(189, 0);
+    // x10000: 780M notifications a day (200M welcomes, 550M match emails, 30M summaries) = 9,028/s,
+    // 36,111/s at the peak; the sender is held to 50/s. Workers at 60 %:
+    // average 9,028/378 + 50/162 = 24.2 → 25; peak 36,111/378 + 50/162 = 95.8, × 1.5 → 144.
+    // (As one stage, the larger of the inbox's 800/s and 190 emails/s, it was 19–113.)
+    const plan = planCapacity(capacityProfiles.x10000!);
+    expect(plan.services.notifications.worker).toMatchObject({ minTasks: 25, maxTasks: 144 });
+    // The sender's part is fixed by the rate: doubling the events doubles only the inbox's.
+    const double = planCapacity({
+      ...capacityProfiles.x10000!,
+      registrationsPerDay: 400_000_000,
+      postingsPerDay: 60_000_000,
+    });
+    expect(double.services.notifications.worker!.maxTasks).toBe(
+      Math.ceil(((2 * 36_111.1) / 378 + 50 / 162) * 1.5),
+    );
+  });
+
   it('holds every tenant vector in each matching worker: 1.68 KB each', () => {
     const vectors = 5_000 * (2_000 + 200);
     const plan = planCapacity(capacityProfiles.x100!);

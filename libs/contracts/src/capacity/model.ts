@@ -207,7 +207,11 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
     const own = {
       jobs: 0,
       matching: d.computeSeconds / U, // one Node thread does the search: a core per worker
-      notifications: Math.min(d.emails, EMAIL_RATE_MAX) / (measured.emailsPerSecondPerWorker.value * U),
+      // Two stages in one process, each with its own CPU: the inbox records every notification at once,
+      // the sender sends at most the provider's rate (the rest waits in Redis).
+      notifications:
+        d.inbox.notifications / (measured.notificationIntakesPerSecondPerWorker.value * U) +
+        Math.min(d.emails, EMAIL_RATE_MAX) / (measured.emailSendsPerSecondPerWorker.value * U),
       media: d.images / (measured.imagesPerSecondPerVcpu.value * (ROLE_CPU.media.worker! / 1024) * U),
     }[service];
     return Math.max(inbox, own);

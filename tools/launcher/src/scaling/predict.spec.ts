@@ -7,6 +7,7 @@ import {
   calibrate,
   compare,
   compareRun,
+  contention,
   cpuShare,
   measuredOutcome,
   perWorkerRate,
@@ -14,6 +15,7 @@ import {
   predictRun,
   publishedBy,
   type RunSample,
+  SEND_TO_INTAKE_COST,
   schedulePerEvent,
   simulateBurst,
 } from './predict.ts';
@@ -106,6 +108,52 @@ describe('the capacity model on a burst', () => {
     // On one core the starting worker halves the first one's pace: 100 + 4 × 50 = 300 by 5 s,
     // then 2 × 50/s: the last 700 in t = 5…11, which ends at 12 s.
     expect(onCores(1)!.drainSeconds).toBe(12);
+  });
+
+  it("gives a two-stage pool's workers to the inbox first, what is left of their second to sending", () => {
+    // One worker takes 100 events/s through the inbox or sends 50 emails/s. 150 arrive
+    // at once: in second 0 the inbox takes 100 (the whole second); in second 1 the last
+    // 50 (half of it), and the other half sends 25; then 50 a second: 100 in t = 2, 3 and
+    // the last 25 in t = 4, which ends at 5 s. The autoscaler sees both stages' work.
+    const one = { ...policy, maxWorkers: 1 };
+    const p = simulateBurst(
+      150,
+      () => 150,
+      [{ service: 'n', policy: one, perWorkerPerSecond: () => 100, sendPerWorkerPerSecond: () => 50 }],
+      options,
+    );
+    expect(p.n).toEqual({ perWorkerPerSecond: 100, peakWorkers: 1, drainSeconds: 5 });
+    // The same work as one stage at 1 ÷ (1/100 + 1/50) = 33.3/s: the last of 150 in t = 4 as well.
+    const single = simulateBurst(
+      150,
+      () => 150,
+      [{ service: 'n', policy: one, perWorkerPerSecond: () => 100 / 3 }],
+      options,
+    );
+    expect(single.n!.drainSeconds).toBe(5);
+    // Scaled on both stages' work: at 0 s 50 wait in the inbox and 100 as tasks, 150 > 100 per worker.
+    const scaled = simulateBurst(
+      150,
+      () => 150,
+      [
+        {
+          service: 'n',
+          policy: { ...policy, backlogPerWorker: 100, maxWorkers: 2 },
+          perWorkerPerSecond: () => 100,
+          sendPerWorkerPerSecond: () => 50,
+        },
+      ],
+      { intervalSeconds: 1, startSeconds: 100 },
+    );
+    expect(scaled.n!.peakWorkers).toBe(2);
+  });
+
+  it('shares the cores with processes outside the stack when there are some', () => {
+    // 40 runnable processes on 2 cores: a twentieth of a core each.
+    expect(cpuShare(2, 2, 38)).toBeCloseTo(0.05, 9);
+    // With 48 others the stack's share grows with its own count: 3 processes get 3 × 2/51, not 2 cores ÷ 3.
+    expect(3 * cpuShare(2, 3, 48)).toBeCloseTo(6 / 51, 9);
+    expect(cpuShare(2, 1, 0)).toBe(1);
   });
 
   it('compares within a tolerance either way', () => {
@@ -229,6 +277,90 @@ describe('calibrating the model in the run', () => {
   });
 });
 
+describe('what the calibration reads of a run', () => {
+  const bounds = { ...policy, maxWorkers: 2, backlogPerWorker: 300 };
+  /** 1,000 events published evenly over 100 s (10/s); one pool of one worker sampled every second up to 20 s. */
+  const run = (backlog: (t: number) => number, extra: Partial<BurstRun> = {}): BurstRun => ({
+    at: '2026-12-02T00:00:00.000Z',
+    events: 1000,
+    timeScale: 0.05,
+    publishSeconds: 100,
+    published: [
+      [0, 0],
+      [100, 1000],
+    ],
+    pools: {
+      matching: Array.from({ length: 20 }, (_, i) => ({
+        t: i + 1,
+        backlog: backlog(i + 1),
+        oldestAgeSeconds: 1,
+        workers: 1,
+        ready: 1,
+      })),
+    },
+    policies: { matching: bounds },
+    cores: 2,
+    loadAverage: [60],
+    ...extra,
+  });
+
+  it('takes readings of nothing for the gauge when the next shows more waiting than was published since', () => {
+    // The worker does 5 of the 10 arriving a second: 5t wait. Readings of 0 at 8–10 s, then 55 at 11 s,
+    // when only 30 arrived since 8 s: the gauge's zeros. The window runs on to 20 s at 5/s.
+    const gauge = calibrate(run((t) => (t >= 8 && t <= 10 ? 0 : 5 * t))).pools.matching!;
+    expect([gauge.from, gauge.to]).toEqual([1, 20]);
+    expect(gauge.perWorkerPerSecond).toBeCloseTo(5, 9);
+    // A pool that did drain: 0 at 8 and 9 s, then 10 waiting at 10 s, fewer than the 20 published since.
+    const drained = calibrate(run((t) => (t <= 7 ? 5 * t : t === 10 ? 10 : t > 10 ? 10 + 5 * (t - 10) : 0)))
+      .pools.matching!;
+    expect([drained.from, drained.to]).toEqual([1, 7]);
+  });
+
+  it("counts the processes outside the stack from the workers' schedstat before the fleet grew", () => {
+    const busy = run((t) => 5 * t);
+    expect(contention(busy, 20)).toBe(0);
+    // 2 CPU-seconds run, 38 waiting: a runnable thread ran a twentieth of the time, 40 competed
+    // for the 2 cores; the stack had one busy worker: 39 others. Half-way, the same.
+    const cpu = {
+      matching: [[0, 0, 0] as [number, number, number], [20, 2, 38] as [number, number, number]],
+    };
+    expect(contention({ ...busy, cpu }, 20)).toBeCloseTo(39, 9);
+    expect(contention({ ...busy, cpu }, 10)).toBeCloseTo(39, 9);
+    const c = calibrate({ ...busy, cpu });
+    expect(c.others).toBeCloseTo(39, 9);
+    // Its share then was 2 ÷ 40: 5 events/s cost 10 CPU-ms each.
+    expect(c.pools.matching!.cpuSecondsPerEvent).toBeCloseTo(0.05 / 5, 9);
+  });
+
+  it('calibrates a two-stage pool on its inbox, its send at the measured ratio of the stages', () => {
+    // Notifications' inbox takes 5 a second, nothing is sent: the whole backlog stays 5t + (published − 5t).
+    const sampled = run((t) => 10 * t);
+    const notifications = sampled.pools.matching!.map((p) => ({
+      ...p,
+      inbox: 5 * p.t,
+      jobs: 5 * p.t,
+    }));
+    const c = calibrate({
+      ...sampled,
+      pools: { notifications },
+      policies: { notifications: bounds },
+    }).pools.notifications!;
+    expect(c.stage).toBe('inbox');
+    expect(c.perWorkerPerSecond).toBeCloseTo(5, 9);
+    expect(c.cpuSecondsPerEvent).toBeCloseTo(1 / 5, 9);
+    // 630 intakes or 270 sends a second (measured.ts): a send costs 2.33 intakes.
+    expect(SEND_TO_INTAKE_COST).toBeCloseTo(630 / 270, 9);
+    expect(c.sendCpuSecondsPerEvent).toBeCloseTo((1 / 5) * (630 / 270), 9);
+  });
+
+  it('measures a pool that kept pace as drained when publishing ended, not at its last reading of work', () => {
+    const points = run((t) => (t === 5 ? 3 : 0)).pools.matching!;
+    expect(measuredOutcome(points).drainSeconds).toBe(5);
+    expect(measuredOutcome(points, 100).drainSeconds).toBe(100);
+    expect(measuredOutcome(run(() => 0).pools.matching!, 100).drainSeconds).toBe(0);
+  });
+});
+
 describe('the recorded runs of docs/capacity.md', () => {
   const replay = (name: string) => {
     const run = JSON.parse(
@@ -254,6 +386,15 @@ describe('the recorded runs of docs/capacity.md', () => {
     const four = replay('0136');
     expect(four.notifications).toEqual({ workers: '2/2', drain: expect.closeTo(0.78, 2), within: true });
     expect([four.matching!.within, four.jobs!.within, four.media!.within]).toEqual([true, true, true]);
+  });
+
+  it('in run 5 (load 63–78) matching, jobs and notifications are, media only on drain', () => {
+    const run = replay('0535');
+    expect(run.matching).toEqual({ workers: '3/3', drain: expect.closeTo(0.99, 2), within: true });
+    expect(run.jobs).toEqual({ workers: '4/4', drain: expect.closeTo(0.92, 2), within: true });
+    expect(run.notifications).toEqual({ workers: '3/3', drain: expect.closeTo(1.0, 2), within: true });
+    // Media kept pace (drained as publishing ended) but scaled out twice on the age of redeliveries.
+    expect(run.media).toEqual({ workers: '2/4', drain: expect.closeTo(1.0, 2), within: false });
   });
 
   it('in runs 2 and 3 (load 42–55) notifications is not, the others are', () => {

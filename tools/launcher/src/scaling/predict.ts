@@ -46,6 +46,15 @@ export interface SimulatedPool {
   service: string;
   policy: WorkerScalingPolicy;
   perWorkerPerSecond: (busy: number) => number;
+  /**
+   * A second stage in the same processes (notifications: the inbox records
+   * the email, a BullMQ task sends it): what one worker sends a second when
+   * it does nothing else. The first stage goes first: a worker's second goes
+   * to the inbox while it has work, what is left of it to sending (the
+   * 05:35 burst: at most 47 of 1,000 emails sent while the inbox had work).
+   * The autoscaler sees both stages' waiting work, and the older of the two.
+   */
+  sendPerWorkerPerSecond?: ((busy: number) => number) | undefined;
 }
 
 export interface SimulationOptions {
@@ -79,9 +88,9 @@ export function simulateBurst(
     scaling: { workers: pool.policy.minWorkers } as ScalingState,
     // When each worker the autoscaler asked for starts taking work.
     readyAt: Array.from({ length: pool.policy.minWorkers }, () => 0),
-    // Waiting events by the second they arrived, oldest first.
-    waiting: [] as { at: number; count: number }[],
-    backlog: 0,
+    // Waiting events by the second they arrived, oldest first: the inbox, and the second stage's tasks.
+    inbox: new Fifo(),
+    tasks: new Fifo(),
     peakWorkers: pool.policy.minWorkers,
     drained: 0,
     perWorker: 0,
@@ -92,40 +101,32 @@ export function simulateBurst(
     arrived += adding;
     let busy = 0;
     for (const s of state) {
-      if (adding > 0) {
-        s.waiting.push({ at: t, count: adding });
-        s.backlog += adding;
-      }
+      if (adding > 0) s.inbox.add(t, adding);
       const ready = s.readyAt.filter((at) => at <= t).length;
-      busy += (s.backlog > 0 ? ready : 0) + (s.readyAt.length - ready);
+      busy += (s.inbox.size + s.tasks.size > 0 ? ready : 0) + (s.readyAt.length - ready);
     }
     for (const s of state) {
       const ready = s.readyAt.filter((at) => at <= t).length;
       const pace = s.pool.perWorkerPerSecond(Math.max(1, busy));
-      if (s.backlog > 0) s.perWorker = pace;
-      let done = Math.min(s.backlog, ready * pace);
-      const handled = done;
-      s.backlog -= done;
-      while (done > 1e-9 && s.waiting.length > 0) {
-        const head = s.waiting[0]!;
-        const taken = Math.min(head.count, done);
-        head.count -= taken;
-        done -= taken;
-        if (head.count <= 1e-9) s.waiting.shift();
-      }
-      if (s.backlog <= 1e-9) {
-        s.backlog = 0;
-        s.waiting = [];
+      if (s.inbox.size > 0) s.perWorker = pace;
+      const taken = s.inbox.take(Math.min(s.inbox.size, ready * pace));
+      let handled = taken;
+      const send = s.pool.sendPerWorkerPerSecond;
+      if (send) {
+        // What the inbox left of the workers' second goes to sending; the tasks it added wait from now.
+        if (taken > 0) s.tasks.add(t, taken);
+        const left = ready - (pace > 0 ? taken / pace : 0);
+        handled += s.tasks.take(Math.min(s.tasks.size, Math.max(0, left) * send(Math.max(1, busy))));
       }
       // Work still arriving or waiting: the burst is not drained by the end of this second.
-      if (s.backlog > 0 || arrived < events || handled > 0) s.drained = t + 1;
+      if (s.inbox.size + s.tasks.size > 0 || arrived < events || handled > 0) s.drained = t + 1;
       if (t % options.intervalSeconds === 0) {
         const decision = decideWorkers(
           s.pool.policy,
           {
             at: t * 1000,
-            backlog: Math.ceil(s.backlog),
-            oldestAgeSeconds: s.waiting.length > 0 ? t - s.waiting[0]!.at : 0,
+            backlog: Math.ceil(s.inbox.size + s.tasks.size),
+            oldestAgeSeconds: Math.max(s.inbox.ageAt(t), s.tasks.ageAt(t)),
           },
           s.scaling,
         );
@@ -139,7 +140,7 @@ export function simulateBurst(
         s.peakWorkers = Math.max(s.peakWorkers, workers);
       }
     }
-    if (arrived >= events && state.every((s) => s.backlog === 0)) break;
+    if (arrived >= events && state.every((s) => s.inbox.size + s.tasks.size === 0)) break;
   }
   return Object.fromEntries(
     state.map((s) => [
@@ -147,6 +148,40 @@ export function simulateBurst(
       { perWorkerPerSecond: s.perWorker, peakWorkers: s.peakWorkers, drainSeconds: s.drained },
     ]),
   );
+}
+
+/** Waiting work by the second it arrived, first in, first out. */
+class Fifo {
+  #entries: { at: number; count: number }[] = [];
+  size = 0;
+
+  add(at: number, count: number): void {
+    this.#entries.push({ at, count });
+    this.size += count;
+  }
+
+  /** Takes up to `count` from the head; returns what it took. */
+  take(count: number): number {
+    let left = count;
+    while (left > 1e-9 && this.#entries.length > 0) {
+      const head = this.#entries[0]!;
+      const taken = Math.min(head.count, left);
+      head.count -= taken;
+      left -= taken;
+      if (head.count <= 1e-9) this.#entries.shift();
+    }
+    this.size -= count - left;
+    if (this.size <= 1e-9 || this.#entries.length === 0) {
+      this.size = 0;
+      this.#entries = [];
+    }
+    return count - left;
+  }
+
+  /** How long the oldest waiting has waited at t (s); 0 when none waits. */
+  ageAt(t: number): number {
+    return this.#entries.length > 0 ? t - this.#entries[0]!.at : 0;
+  }
 }
 
 /** Events published evenly over `seconds`: how many by t. */
@@ -246,12 +281,20 @@ export function publishedBy(run: BurstRun, t: number): number {
   return marks[marks.length - 1]![1];
 }
 
-/** What the run measured for a pool: its peak workers, and the last sample with work waiting. */
-export function measuredOutcome(points: readonly RunSample[]): { peakWorkers: number; drainSeconds: number } {
+/**
+ * What the run measured for a pool: its peak workers, and its drain time:
+ * the last sample with work waiting, and never before publishing ended (a
+ * pool that kept pace handled the last event as it came; its gauge read
+ * nothing from some sample before, which is not when the burst was done).
+ */
+export function measuredOutcome(
+  points: readonly RunSample[],
+  publishSeconds = 0,
+): { peakWorkers: number; drainSeconds: number } {
   const waiting = points.filter((p) => p.backlog > 0);
   return {
     peakWorkers: points.length > 0 ? Math.max(...points.map((p) => p.workers)) : 0,
-    drainSeconds: waiting.length > 0 ? Math.max(...waiting.map((p) => p.t)) : 0,
+    drainSeconds: waiting.length > 0 ? Math.max(publishSeconds, ...waiting.map((p) => p.t)) : 0,
   };
 }
 
@@ -269,22 +312,44 @@ export function busyAt(run: BurstRun, t: number): number {
   return busy;
 }
 
-/** A process's share of the cores when `busy` processes compete: a core at most. */
-export const cpuShare = (cores: number, busy: number): number => cores / Math.max(cores, busy);
+/**
+ * A process's share of the cores when `busy` processes of the stack and
+ * `others` outside it (other sessions' work, taken as steady) are runnable:
+ * a core at most.
+ */
+export const cpuShare = (cores: number, busy: number, others = 0): number =>
+  cores / Math.max(cores, busy + others);
+
+/**
+ * Pools whose event is two stages in the same processes: the inbox records
+ * it, then a BullMQ task does the work (notifications: the email is sent).
+ * The burst's events make the second stage of matching (a computation
+ * against no open posting) too small to matter; notifications' is ~43 % of
+ * its CPU (measured.ts).
+ */
+export const TWO_STAGE_POOLS: readonly string[] = ['notifications'];
+
+/** A second stage's CPU per event over the first's, from the measured per-stage rates. */
+export const SEND_TO_INTAKE_COST =
+  measured.notificationIntakesPerSecondPerWorker.value / measured.emailSendsPerSecondPerWorker.value;
 
 export interface PoolCalibration {
   service: string;
+  /** What the window counted: the first stage of a two-stage pool (`inbox`), or the whole event (`all`). */
+  stage: 'inbox' | 'all';
   /** The window (s since the first publish): the pool saturated, the fleet still at its minimum. */
   from: number;
   to: number;
   /** Workers taking work through it. */
   workers: number;
-  /** Events one of them handled a second. */
+  /** Events one of them handled a second (through the stage counted). */
   perWorkerPerSecond: number;
-  /** Processes competing for the CPU through the window, on average. */
+  /** Processes of the stack competing for the CPU through the window, on average. */
   busy: number;
-  /** CPU-seconds one event cost a worker: its share of the cores ÷ its rate. */
+  /** CPU-seconds one event cost a worker (the stage counted): its share of the cores ÷ its rate. */
   cpuSecondsPerEvent: number;
+  /** A two-stage pool's second stage: CPU-seconds per event, the first's × SEND_TO_INTAKE_COST. */
+  sendCpuSecondsPerEvent?: number;
 }
 
 export interface RunCalibration {
@@ -294,9 +359,54 @@ export interface RunCalibration {
   startSeconds: number | undefined;
   /** Before this (s) every pool ran its minimum: the first added worker took work. */
   fleetGrewAt: number;
+  /**
+   * Runnable processes outside the stack, from the kernel's accounting of
+   * the workers before the fleet grew (`contention`); 0 without it.
+   */
+  others: number;
 }
 
 const MIN_WINDOW_SECONDS = 3;
+
+/** A cumulative series' value at t: linear between the samples around it, the first's before, the last's after. */
+export function seriesAt(series: readonly (readonly number[])[], t: number, index: number): number {
+  if (series.length === 0) return 0;
+  const next = series.findIndex((s) => s[0]! >= t);
+  if (next === 0) return series[0]![index]!;
+  if (next < 0) return series[series.length - 1]![index]!;
+  const a = series[next - 1]!;
+  const b = series[next]!;
+  return a[index]! + ((b[index]! - a[index]!) * (t - a[0]!)) / (b[0]! - a[0]!);
+}
+
+/**
+ * How many processes outside the stack compete for the cores, from the
+ * workers' schedstat (`run.cpu`) over [0, until]: a runnable thread among N
+ * on `cores` runs cores ÷ N of the time, so N = cores × (CPU + wait) ÷ CPU;
+ * the others are N less the stack's busy processes (on average over the
+ * same samples). At load 23–40 that is a few; at load 63–78 (the 05:35 run)
+ * the workers ran 4 % of the time they were runnable: ~50 others, and the
+ * stack's share grows with its process count instead of being two cores
+ * shared among them. 0 without a record.
+ */
+export function contention(run: BurstRun, until: number): number {
+  const series = Object.values(run.cpu ?? {}).filter((s) => s.length > 0);
+  if (series.length === 0) return 0;
+  const end = Math.min(until, Math.max(...series.map((s) => s[s.length - 1]![0])));
+  let cpu = 0;
+  let wait = 0;
+  for (const s of series) {
+    cpu += seriesAt(s, end, 1) - seriesAt(s, 0, 1);
+    wait += seriesAt(s, end, 2) - seriesAt(s, 0, 2);
+  }
+  if (cpu <= 0) return 0;
+  const competing = (run.cores * (cpu + wait)) / cpu;
+  const samples = Object.values(run.pools)
+    .flatMap((points) => points.map((p) => p.t))
+    .filter((t) => t <= end);
+  const busy = samples.length > 0 ? samples.reduce((sum, t) => sum + busyAt(run, t), 0) / samples.length : 0;
+  return Math.max(0, competing - busy);
+}
 
 /**
  * The per-worker rates and the start time of a worker, from the run itself
@@ -306,24 +416,40 @@ const MIN_WINDOW_SECONDS = 3;
  * and ends when the first added worker of any pool takes work, or when the
  * pool's backlog empties: each of its minimum workers was busy throughout,
  * so what they handled (published − waiting) over the window is their pace
- * on this machine at this load, with `busy` processes sharing its cores.
+ * on this machine at this load, with `busy` processes of the stack and
+ * `others` outside it sharing its cores. A two-stage pool whose samples
+ * keep the inbox apart is calibrated on its inbox (published − inbox): its
+ * workers give the inbox their time first.
  */
 export function calibrate(run: BurstRun): RunCalibration {
   const grew = Object.entries(run.pools).flatMap(([service, points]) =>
     points.filter((p) => p.ready > run.policies[service]!.minWorkers).map((p) => p.t),
   );
   const fleetGrewAt = grew.length > 0 ? Math.min(...grew) : Number.POSITIVE_INFINITY;
+  const others = contention(run, fleetGrewAt);
   const pools: Record<string, PoolCalibration> = {};
   for (const [service, points] of Object.entries(run.pools)) {
     const before = points.filter((p) => p.t < fleetGrewAt);
+    const twoStage = TWO_STAGE_POOLS.includes(service) && before.every((p) => p.inbox !== undefined);
+    const waiting = (p: RunSample) => (twoStage ? p.inbox! : p.backlog);
     const saturatedFrom = (start: number): [RunSample, RunSample] | undefined => {
-      const from = before.findIndex((p) => p.t >= start && p.backlog > 0);
+      const from = before.findIndex((p) => p.t >= start && waiting(p) > 0);
       if (from < 0) return undefined;
       let to = from;
-      // A lone sample reading nothing between two that read work is the gauge, not the queue.
       for (;;) {
-        if (before[to + 1]?.backlog) to += 1;
-        else if (before[to + 1] && before[to + 2]?.backlog) to += 2;
+        const next = before[to + 1];
+        if (!next) break;
+        if (waiting(next) > 0) {
+          to += 1;
+          continue;
+        }
+        // Samples reading nothing, then work again: the gauge's zeros, not the queue's, when
+        // only one reads nothing, or when the next reading has more waiting than was published
+        // since (at load 63–78 the gauges read nothing for up to 11 s at a time).
+        const k = before.findIndex((p, i) => i > to + 1 && waiting(p) > 0);
+        if (k < 0) break;
+        const arrived = publishedBy(run, before[k]!.t) - publishedBy(run, next.t);
+        if (k === to + 2 || waiting(before[k]!) > arrived) to = k;
         else break;
       }
       return before[to]!.t - before[from]!.t >= MIN_WINDOW_SECONDS ? [before[from]!, before[to]!] : undefined;
@@ -331,19 +457,22 @@ export function calibrate(run: BurstRun): RunCalibration {
     const window = saturatedFrom(run.publishSeconds + 1) ?? saturatedFrom(0);
     if (!window) continue;
     const [a, b] = window;
-    const handled = (p: RunSample) => publishedBy(run, p.t) - p.backlog;
+    const handled = (p: RunSample) => publishedBy(run, p.t) - waiting(p);
     const perWorkerPerSecond = (handled(b) - handled(a)) / (b.t - a.t) / Math.max(1, a.ready);
     if (perWorkerPerSecond <= 0) continue;
     const inWindow = points.filter((p) => p.t >= a.t && p.t <= b.t);
     const busy = inWindow.reduce((sum, p) => sum + busyAt(run, p.t), 0) / inWindow.length;
+    const cpuSecondsPerEvent = cpuShare(run.cores, busy, others) / perWorkerPerSecond;
     pools[service] = {
       service,
+      stage: twoStage ? 'inbox' : 'all',
       from: a.t,
       to: b.t,
       workers: a.ready,
       perWorkerPerSecond,
       busy,
-      cpuSecondsPerEvent: cpuShare(run.cores, busy) / perWorkerPerSecond,
+      cpuSecondsPerEvent,
+      ...(twoStage ? { sendCpuSecondsPerEvent: cpuSecondsPerEvent * SEND_TO_INTAKE_COST } : {}),
     };
   }
   // Each scale-out: from the sample that asked for more workers to the first with that many ready.
@@ -356,7 +485,7 @@ export function calibrate(run: BurstRun): RunCalibration {
     });
   }
   const startSeconds = starts.length > 0 ? starts.reduce((a, b) => a + b, 0) / starts.length : undefined;
-  return { pools, startSeconds, fleetGrewAt };
+  return { pools, startSeconds, fleetGrewAt, others };
 }
 
 export interface PoolComparison {
@@ -399,12 +528,17 @@ export function predictRun(run: BurstRun, options: { defaultStartSeconds: number
     published,
     services.map((service) => {
       const c = calibration.pools[service];
+      const share = (busy: number) => cpuShare(run.cores, busy, calibration.others);
       return {
         service,
         policy: run.policies[service]!,
         perWorkerPerSecond: c
-          ? (busy: number) => cpuShare(run.cores, busy) / c.cpuSecondsPerEvent
+          ? (busy: number) => share(busy) / c.cpuSecondsPerEvent
           : () => benchedRates[service]!,
+        sendPerWorkerPerSecond:
+          c?.sendCpuSecondsPerEvent === undefined
+            ? undefined
+            : (busy: number) => share(busy) / c.sendCpuSecondsPerEvent!,
       };
     }),
     sim,
@@ -420,7 +554,7 @@ export function predictRun(run: BurstRun, options: { defaultStartSeconds: number
     { ...sim, startSeconds: options.defaultStartSeconds },
   );
   return services.map((service) => {
-    const outcome = measuredOutcome(run.pools[service]!);
+    const outcome = measuredOutcome(run.pools[service]!, run.publishSeconds);
     const p = predicted[service]!;
     return {
       service,
@@ -440,13 +574,13 @@ export function compareRun(run: BurstRun, options: { defaultStartSeconds: number
   const rows = predictRun(run, options);
   const start = calibration.startSeconds;
   const lines = [
-    `calibrated in this run: a worker took ${start === undefined ? `(no scale-out; ${options.defaultStartSeconds} assumed)` : start.toFixed(1)} s to start; the fleet first grew at ${calibration.fleetGrewAt.toFixed(1)} s`,
+    `calibrated in this run: a worker took ${start === undefined ? `(no scale-out; ${options.defaultStartSeconds} assumed)` : start.toFixed(1)} s to start; the fleet first grew at ${calibration.fleetGrewAt.toFixed(1)} s; ${calibration.others.toFixed(1)} processes outside the stack competed for the cores (schedstat)`,
   ];
   for (const r of rows) {
     const c = r.calibration;
     lines.push(
       c
-        ? `  ${r.service.padEnd(14)} ${c.from.toFixed(1)}–${c.to.toFixed(1)} s: ${c.workers} worker(s) at ${c.perWorkerPerSecond.toFixed(1)} events/s each, ${c.busy.toFixed(1)} processes busy → ${(c.cpuSecondsPerEvent * 1000).toFixed(1)} CPU-ms an event`
+        ? `  ${r.service.padEnd(14)} ${c.from.toFixed(1)}–${c.to.toFixed(1)} s: ${c.workers} worker(s) at ${c.perWorkerPerSecond.toFixed(1)} events/s each${c.stage === 'inbox' ? ' through the inbox' : ''}, ${c.busy.toFixed(1)} processes busy → ${(c.cpuSecondsPerEvent * 1000).toFixed(1)} CPU-ms an event${c.sendCpuSecondsPerEvent === undefined ? '' : `, + ${(c.sendCpuSecondsPerEvent * 1000).toFixed(1)} to send it`}`
         : `  ${r.service.padEnd(14)} no window of 3 s with work waiting before the fleet grew: benched rate`,
     );
   }
