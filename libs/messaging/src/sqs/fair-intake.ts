@@ -29,8 +29,8 @@ export interface SqsFairnessOptions {
   hold?: number;
   /**
    * A message is hidden for fairness at most this many times (default 2):
-   * each hide is a receive of the queue's `maxReceiveCount` (10 in the
-   * topology), so at least 10 − this remain for workers that die holding
+   * each hide is a receive of the queue's `maxReceiveCount` (12 in the
+   * topology), so at least 12 − this (10) remain for workers that die holding
    * it. Once spent, the message is kept in hand and runs in its turn.
    */
   maxHides?: number;
