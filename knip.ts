@@ -62,7 +62,14 @@ const config: KnipConfig = {
       project: sources,
     },
     bench: {
-      entry: ['*.bench.ts', 'run.ts', 'profile.ts', 'load-curve.ts', 'footprint-imports.ts'],
+      entry: [
+        '*.bench.ts',
+        'run.ts',
+        'profile.ts',
+        'load-curve.ts',
+        'footprint-imports.ts',
+        'footprint-profile.ts',
+      ],
       project: ['*.ts'],
     },
     'clients/*': {

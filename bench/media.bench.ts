@@ -35,7 +35,7 @@ interface Sample {
 type Variant = (images: Buffer[]) => Promise<Sample>;
 
 export default async function mediaBench(): Promise<BenchReport> {
-  configureSharp();
+  await configureSharp();
   const mix = await realisticMix();
   const path = await startWorkerPath(CONCURRENCY);
   try {

@@ -168,11 +168,14 @@ describe('Dockerfile', () => {
     const env = runtime.find((i) => i.keyword === 'ENV' && /NODE_COMPILE_CACHE=/.test(i.args))?.args ?? '';
     const cache = /NODE_COMPILE_CACHE=(\S+)/.exec(env)?.[1];
     expect(cache).toMatch(/^\/app\//);
-    // Filled at build, by a RUN after the install is copied in.
+    // Filled at build, by a RUN after the install is copied in: each service's
+    // definition and its worker (which the definition imports only in a worker process).
     const runs = runtime.filter((i) => i.keyword === 'RUN').map((i) => i.args);
-    expect(runs.some((r) => r.includes("services/' + s + '/src/service.ts") && r.includes(cache!))).toBe(
-      true,
-    );
+    const fills = (r: string) =>
+      r.includes("services/' + s + '/src/service.ts") &&
+      r.includes("services/' + s + '/src/worker.ts") &&
+      r.includes(cache!);
+    expect(runs.some(fills)).toBe(true);
   });
 
   it('has a start script that refuses an unknown SERVICE and fails its probe when nothing listens', async () => {

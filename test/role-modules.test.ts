@@ -3,7 +3,8 @@
 // started against real Postgres, Redis and the emulator, recorded by the
 // module recorder until it is ready, and stopped. A role must not carry what
 // it never uses: no tooling or test servers anywhere in production code, no
-// image library or S3 client outside media, no mailer outside notifications,
+// image library in any process at start (media loads it on its first image),
+// no S3 client outside media, no mailer outside notifications' worker,
 // no API document UI in a worker, no gRPC, no BullMQ in a service that queues
 // no task.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -49,14 +50,15 @@ const NOWHERE = [
   // Bull Board is loaded on the admin port's first request for it, not at start.
   '@bull-board/api',
   '@bull-board/fastify',
+  // sharp (libvips) is loaded on media's first image (an upload's header, a resize), not at start.
+  'sharp',
 ];
 
 /** What a role must not load beyond NOWHERE. */
 function notIn(service: ServiceName, role: Role): string[] {
   const out: string[] = [];
-  // media's API reads an upload's header with sharp before it accepts it; its worker resizes.
-  if (service !== 'media') out.push('sharp');
-  if (service !== 'notifications') out.push('nodemailer');
+  // The mailer is the notifications worker's: an API process loads no service's worker code.
+  if (service !== 'notifications' || role === 'api') out.push('nodemailer');
   if (service !== 'media') out.push('@aws-sdk/client-s3');
   if (role === 'worker') out.push('@fastify/swagger-ui');
   // jobs queues no task: its processes import @hireflow/messaging's index, not
@@ -84,8 +86,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Starts the role's process, waits for its `started` message, stops it; the packages it had loaded. */
-async function packagesOfRole(service: ServiceName, role: Role): Promise<Set<string>> {
+/** Starts the role's process, waits for its `started` message, stops it; the module URLs it had loaded. */
+async function modulesOfRole(service: ServiceName, role: Role): Promise<string[]> {
   const file = join(dir, `${service}-${role}.txt`);
   const child: ChildProcess = spawn(
     process.execPath,
@@ -129,13 +131,17 @@ async function packagesOfRole(service: ServiceName, role: Role): Promise<Set<str
   });
   child.kill('SIGTERM');
   await exited;
-  return packagesOf((await readFile(file, 'utf8')).split('\n'));
+  return (await readFile(file, 'utf8')).split('\n');
 }
 
 describe.each(ROLES)('%s %s', (service, role) => {
   it('loads nothing it does not use', async () => {
-    const packages = await packagesOfRole(service, role);
+    const modules = await modulesOfRole(service, role);
+    const packages = packagesOf(modules);
     const forbidden = [...NOWHERE, ...notIn(service, role)].filter((name) => packages.has(name));
     expect(forbidden).toEqual([]);
+    // An API process does not load its service's worker (consumers, processors): the definition imports it lazily.
+    const worker = `/services/${service}/src/worker.ts`;
+    expect(modules.some((url) => url.endsWith(worker))).toBe(role === 'worker');
   }, 180_000);
 });

@@ -3,7 +3,6 @@ import type { ServiceDefinition } from '@hireflow/runtime';
 import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
-import { startWorker } from './worker.ts';
 
 /** The jobs service as `runService` runs it. */
 export const jobsService: ServiceDefinition<Config> = {
@@ -14,5 +13,7 @@ export const jobsService: ServiceDefinition<Config> = {
   outboxStats: (deps) => outboxStats(deps.orm.em.fork()),
   buildApp,
   buildAdmin,
-  startWorker,
+  // The worker's code (its consumers, processors, the mailer or the image
+  // pipeline) is loaded by the processes that run it, not by an API process.
+  startWorker: async (config, deps) => (await import('./worker.ts')).startWorker(config, deps),
 };

@@ -4,7 +4,6 @@ import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
 import { MATCH_QUEUE } from './modules/matches/queue.ts';
-import { startWorker } from './worker.ts';
 
 /** The matching service as `runService` runs it. */
 export const matchingService: ServiceDefinition<Config> = {
@@ -16,5 +15,7 @@ export const matchingService: ServiceDefinition<Config> = {
   outboxStats: (deps) => outboxStats(deps.orm.em.fork()),
   buildApp,
   buildAdmin,
-  startWorker: (config, deps) => startWorker(config, deps),
+  // The worker's code (its consumers, processors, the mailer or the image
+  // pipeline) is loaded by the processes that run it, not by an API process.
+  startWorker: async (config, deps) => (await import('./worker.ts')).startWorker(config, deps),
 };

@@ -18,7 +18,6 @@ import { type Config, imageLimitsOf } from './config.ts';
 import { mediaOpenApi } from './http/openapi.ts';
 import { registerApiKeyInternalRoutes } from './modules/api-keys/routes.ts';
 import { findActiveKey } from './modules/api-keys/store.ts';
-import { configureSharp } from './modules/images/index.ts';
 import { createMediaStore } from './modules/storage/index.ts';
 import { createResizeQueue } from './modules/uploads/resize-queue.ts';
 import { uploadRoutes } from './modules/uploads/routes.ts';
@@ -36,7 +35,6 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
     await app.ready();
     return app;
   }
-  configureSharp();
   const limits = imageLimitsOf(config);
   const s3 = createS3Client(deps.aws);
   app.addHook('onClose', async () => s3.destroy());

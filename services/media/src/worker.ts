@@ -4,7 +4,7 @@ import { createS3Client } from '@hireflow/runtime/s3';
 import { bucketOf } from './app.ts';
 import { type Config, imageLimitsOf } from './config.ts';
 import { apiKeyHandlers } from './modules/api-keys/consumers.ts';
-import { configureSharp, createImageLimiter } from './modules/images/index.ts';
+import { createImageLimiter } from './modules/images/index.ts';
 import { type ResizeOutcome, startResizeWorker } from './modules/resize/processor.ts';
 import { sweepPendingUploads } from './modules/resize/sweep.ts';
 import { createMediaStore } from './modules/storage/index.ts';
@@ -29,7 +29,6 @@ export async function startWorker(
   hooks: WorkerHooks = {},
 ): Promise<Closeable[]> {
   const log = deps.log.child({ role: 'worker' });
-  configureSharp();
   const limits = imageLimitsOf(config);
   const backoff = { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS };
   const s3 = createS3Client(deps.aws);

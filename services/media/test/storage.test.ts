@@ -20,8 +20,8 @@ let client: S3Client;
 let store: MediaStore;
 const upload = () => ({ tenantId: randomUUID(), uploadId: randomUUID() });
 
-beforeAll(() => {
-  configureSharp();
+beforeAll(async () => {
+  await configureSharp();
   client = new S3Client({
     region: 'eu-west-1',
     endpoint: inject('awsEndpoint'),

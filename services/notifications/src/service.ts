@@ -3,7 +3,6 @@ import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { entities, migrations } from './db/schema.ts';
 import { EMAIL_QUEUE } from './modules/intents/email-queue.ts';
-import { startWorker } from './worker.ts';
 
 /** The notifications service as `runService` runs it. */
 export const notificationsService: ServiceDefinition<Config> = {
@@ -14,5 +13,7 @@ export const notificationsService: ServiceDefinition<Config> = {
   queues: [EMAIL_QUEUE],
   buildApp,
   buildAdmin,
-  startWorker: (config, deps) => startWorker(config, deps),
+  // The worker's code (its consumers, processors, the mailer or the image
+  // pipeline) is loaded by the processes that run it, not by an API process.
+  startWorker: async (config, deps) => (await import('./worker.ts')).startWorker(config, deps),
 };

@@ -1,8 +1,8 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { FileTooLargeError, TooManyPixelsError, UnsupportedImageTypeError } from './errors.ts';
 import { detectImageType, IMAGE_CONTENT_TYPES, type ImageFormat } from './image-type.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
-import { imageErrorFromSharp, untrustedInput } from './sharp-settings.ts';
+import { imageErrorFromSharp, loadSharp, untrustedInput } from './sharp-settings.ts';
 
 export interface ImageInfo {
   format: ImageFormat;
@@ -31,6 +31,7 @@ export async function inspectImage(
   if (bytes.length > limits.maxBytes) throw new FileTooLargeError(bytes.length, limits.maxBytes);
   const detected = detectImageType(bytes);
   if (!detected.supported) throw new UnsupportedImageTypeError(detected.reason);
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes, { ...untrustedInput(limits), limitInputPixels: false }).metadata();

@@ -1,4 +1,4 @@
-import sharp, { type SharpOptions } from 'sharp';
+import type { SharpOptions, default as sharpModule } from 'sharp';
 import {
   CorruptImageError,
   ImageError,
@@ -18,9 +18,41 @@ const ALLOWED_LOADERS = [
   'VipsForeignLoadHeifBuffer',
 ];
 
+/** sharp's default export: the pipeline factory and its process-wide settings. */
+export type SharpLib = typeof sharpModule;
+
+let loading: Promise<SharpLib> | undefined;
+
 /**
- * Process-wide sharp settings for a server that decodes untrusted images; the
- * media entrypoint calls it once at start (tests and the bench too).
+ * sharp (libvips), loaded on first use and configured before anything can use
+ * it (issue 31): a media process that has not yet seen an image does not
+ * carry libvips (the API until its first upload, the worker until its first
+ * resize). The first caller waits for the load (tens to a few hundred ms);
+ * the rest share it. Every pipeline gets sharp from here, so none can run
+ * with the defaults below undone.
+ */
+export function loadSharp(): Promise<SharpLib> {
+  loading ??= import('sharp').then(
+    ({ default: sharp }) => {
+      applySettings(sharp);
+      return sharp;
+    },
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** Loads and configures sharp now (tests and benches that call sharp themselves). */
+export async function configureSharp(): Promise<void> {
+  await loadSharp();
+}
+
+/**
+ * Process-wide sharp settings for a server that decodes untrusted images,
+ * applied once as sharp loads:
  * - No operation cache: its default keeps up to 50 MB of decoded images around
  *   for re-use, which a server handling each upload once never gets.
  * - Every libvips loader but the accepted formats' is blocked: should the magic
@@ -29,7 +61,7 @@ const ALLOWED_LOADERS = [
  * sharp's own thread count is left as is (1 per image on this machine): the
  * limiter runs a few images at once instead.
  */
-export function configureSharp(): void {
+function applySettings(sharp: SharpLib): void {
   sharp.cache(false);
   sharp.block({ operation: ['VipsForeignLoad'] });
   sharp.unblock({ operation: ALLOWED_LOADERS });

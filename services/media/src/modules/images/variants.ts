@@ -1,7 +1,7 @@
-import sharp, { type ResizeOptions, type WebpOptions } from 'sharp';
+import type { ResizeOptions, WebpOptions } from 'sharp';
 import { type ImageInfo, inspectImage } from './inspect.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
-import { imageErrorFromSharp, sharpTimeoutSeconds, untrustedInput } from './sharp-settings.ts';
+import { imageErrorFromSharp, loadSharp, sharpTimeoutSeconds, untrustedInput } from './sharp-settings.ts';
 
 export type VariantName = 'thumb' | 'medium';
 
@@ -78,6 +78,7 @@ interface Pixels {
 
 /** Decoded, oriented, fitted inside `box`×`box` (never enlarged), as raw sRGB pixels. */
 async function decodeToBox(bytes: Uint8Array, box: number, limits: ImageLimits): Promise<Pixels> {
+  const sharp = await loadSharp();
   try {
     const { data, info } = await sharp(bytes, untrustedInput(limits))
       .timeout({ seconds: sharpTimeoutSeconds(limits) })
@@ -92,6 +93,7 @@ async function decodeToBox(bytes: Uint8Array, box: number, limits: ImageLimits):
 }
 
 async function encodeVariant(pixels: Pixels, spec: VariantSpec, limits: ImageLimits): Promise<Variant> {
+  const sharp = await loadSharp();
   try {
     const { data, info } = await sharp(pixels.data, { raw: pixels.raw })
       .timeout({ seconds: sharpTimeoutSeconds(limits) })
