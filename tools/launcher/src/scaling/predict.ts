@@ -7,7 +7,7 @@
 import type { WorkerScalingPolicy } from '@hireflow/contracts';
 import { measured, searchMs } from '@hireflow/contracts/capacity';
 import { decideWorkers, type ScalingState } from './decide.ts';
-import type { BurstProbe } from './probe.ts';
+import { type BurstProbe, seriesAt } from './probe.ts';
 
 /** A burst of candidate registrations: what `pnpm burst` publishes. */
 export interface BurstLoad {
@@ -367,17 +367,6 @@ export interface RunCalibration {
 }
 
 const MIN_WINDOW_SECONDS = 3;
-
-/** A cumulative series' value at t: linear between the samples around it, the first's before, the last's after. */
-export function seriesAt(series: readonly (readonly number[])[], t: number, index: number): number {
-  if (series.length === 0) return 0;
-  const next = series.findIndex((s) => s[0]! >= t);
-  if (next === 0) return series[0]![index]!;
-  if (next < 0) return series[series.length - 1]![index]!;
-  const a = series[next - 1]!;
-  const b = series[next]!;
-  return a[index]! + ((b[index]! - a[index]!) * (t - a[0]!)) / (b[0]! - a[0]!);
-}
 
 /**
  * How many processes outside the stack compete for the cores, from the

@@ -79,7 +79,11 @@ export interface BurstProbe {
  * The value of a cumulative series at t: linear between the samples around
  * it, the first sample's before it, the last's after.
  */
-function at<T extends readonly number[]>(series: readonly T[], t: number, index: number): number {
+export function seriesAt<T extends readonly number[]>(
+  series: readonly T[],
+  t: number,
+  index: number,
+): number {
   if (series.length === 0) return 0;
   const next = series.findIndex((s) => s[0]! >= t);
   if (next === 0) return series[0]![index]!;
@@ -111,8 +115,8 @@ export function processCpu(
     if (first > to) continue;
     const inside = p.samples.filter(([t]) => t >= from && t <= to);
     // A process first seen after the probe's first sample started then: its CPU before that counts from 0.
-    const start = first > probeStart && first >= from ? 0 : at(p.samples, from, 1);
-    cpuSeconds += at(p.samples, to, 1) - start;
+    const start = first > probeStart && first >= from ? 0 : seriesAt(p.samples, from, 1);
+    cpuSeconds += seriesAt(p.samples, to, 1) - start;
     peakRssMiB = Math.max(peakRssMiB, ...inside.map(([, , rss]) => rss));
     processes += 1;
   }
@@ -128,7 +132,7 @@ export function counterDelta(
   to: number,
 ): number {
   const series = (probe.counters[service] ?? []).map(([t, counters]) => [t, counters[key] ?? 0] as const);
-  return at(series, to, 1) - at(series, from, 1);
+  return seriesAt(series, to, 1) - seriesAt(series, from, 1);
 }
 
 /** A database's commits, rollbacks and deadlocks over [from, to] s, and the most backends seen waiting on a lock. */
@@ -141,9 +145,9 @@ export function databaseDelta(
   const series = probe.databases[service] ?? [];
   const inside = series.filter(([t]) => t >= from && t <= to);
   return {
-    commits: at(series, to, 1) - at(series, from, 1),
-    rollbacks: at(series, to, 2) - at(series, from, 2),
-    deadlocks: at(series, to, 3) - at(series, from, 3),
+    commits: seriesAt(series, to, 1) - seriesAt(series, from, 1),
+    rollbacks: seriesAt(series, to, 2) - seriesAt(series, from, 2),
+    deadlocks: seriesAt(series, to, 3) - seriesAt(series, from, 3),
     maxLockWaits: Math.max(0, ...inside.map((s) => s[4])),
   };
 }
