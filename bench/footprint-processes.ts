@@ -14,6 +14,40 @@ const READY_TIMEOUT_MS = Number(process.env.FOOTPRINT_READY_TIMEOUT_MS ?? 120_00
 const STOP_TIMEOUT_MS = 20_000;
 
 /** What to spawn: node's arguments (run from the repository's root) and the environment's additions. */
+/**
+ * A service process's environment for the footprint benches: the emulator's
+ * AWS with dummy credentials (never the metadata address), the trace sink,
+ * its own database and Redis prefix, and an SMTP address nothing answers on
+ * (nothing is sent while idle).
+ */
+export function benchServiceEnv(options: {
+  service: string;
+  region: string;
+  emulator: string;
+  otlp: string;
+  database: string;
+  redisPrefix: string;
+  topologyPrefix: string;
+}): Record<string, string> {
+  return {
+    OTEL_SERVICE_NAME: options.service,
+    OTEL_EXPORTER_OTLP_ENDPOINT: options.otlp,
+    DATABASE_URL: options.database,
+    REDIS_PREFIX: options.redisPrefix,
+    AWS_REGION: options.region,
+    AWS_ENDPOINT_URL: options.emulator,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    HIREFLOW_TOPOLOGY_PREFIX: options.topologyPrefix,
+    SMTP_URL: 'smtp://127.0.0.1:9',
+    PORT: '0',
+    ADMIN_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
+}
+
 export interface ProcessKind {
   name: string;
   args: string[];

@@ -24,7 +24,7 @@ import { createSnsClient, createSqsClient } from '@hireflow/runtime';
 import { SERVICE_NODE_FLAGS, serviceNodeArgs, serviceProcessEnv } from '@hireflow/runtime/process';
 import { createS3Client } from '@hireflow/runtime/s3';
 import { moduleRecorder } from '@hireflow/testing/modules';
-import { root } from './footprint-processes.ts';
+import { benchServiceEnv, root } from './footprint-processes.ts';
 import { startOtlpSink } from './tracing-system.ts';
 
 const REGION = 'eu-west-1';
@@ -201,21 +201,15 @@ try {
     const [service, r] = role.split(':') as [string, string];
     const env = {
       ...serviceProcessEnv(root),
-      OTEL_SERVICE_NAME: service,
-      OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
-      DATABASE_URL: databases.get(service)!,
-      REDIS_PREFIX: `bench:fpp${suffix}:${service}`,
-      AWS_REGION: REGION,
-      AWS_ENDPOINT_URL: emulator.endpoint,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      HIREFLOW_TOPOLOGY_PREFIX: provisioned.prefix,
-      SMTP_URL: 'smtp://127.0.0.1:9',
-      PORT: '0',
-      ADMIN_PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      ...benchServiceEnv({
+        service,
+        region: REGION,
+        emulator: emulator.endpoint,
+        otlp: sink.endpoint,
+        database: databases.get(service)!,
+        redisPrefix: `bench:fpp${suffix}:${service}`,
+        topologyPrefix: provisioned.prefix,
+      }),
       ROLE: r,
     };
     const plain = serviceNodeArgs(root, service);

@@ -18,6 +18,7 @@ import { benchApiKey, PHASES, postingPhases, relayPhases, settleOutbox } from '.
 import {
   bare,
   baseline,
+  benchServiceEnv,
   type Measure,
   measure,
   type ProcessKind,
@@ -71,24 +72,15 @@ export default async function footprint(): Promise<BenchReport> {
 
     let kinds: ProcessKind[] = [bare, baseline, preload];
     SERVICES.forEach((service, i) => {
-      const env = {
-        OTEL_SERVICE_NAME: service,
-        OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
-        DATABASE_URL: databases[i]!,
-        REDIS_PREFIX: `bench:fp${suffix}:${service}`,
-        AWS_REGION: REGION,
-        AWS_ENDPOINT_URL: emulator.endpoint,
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_EC2_METADATA_DISABLED: 'true',
-        HIREFLOW_TOPOLOGY_PREFIX: provisioned.prefix,
-        // Nothing is sent while idle; no server needs to answer.
-        SMTP_URL: 'smtp://127.0.0.1:9',
-        PORT: '0',
-        ADMIN_PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-      };
+      const env = benchServiceEnv({
+        service,
+        region: REGION,
+        emulator: emulator.endpoint,
+        otlp: sink.endpoint,
+        database: databases[i]!,
+        redisPrefix: `bench:fp${suffix}:${service}`,
+        topologyPrefix: provisioned.prefix,
+      });
       kinds.push(serviceProcess(service, 'api', env), serviceProcess(service, 'worker', env));
       if (service === 'jobs') {
         for (const flags of FLAG_VARIANTS) {
