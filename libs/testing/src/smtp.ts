@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 
@@ -19,6 +20,16 @@ export interface CaughtEmail {
   envelopeTo: string[];
   /** Epoch ms (sub-ms precision) at which the 250 was given. */
   acceptedAt: number;
+  /** Epoch ms at which the server read the message's first bytes (DATA's body): before the parse and any `beforeAccept` delay. */
+  receivedAt: number;
+  /**
+   * The server process's worst event-loop delay (ms) over the second before
+   * `receivedAt`: how long bytes could have waited in the socket before they
+   * were read. A busy process reads a message the client wrote before some
+   * other event the same process timed (a fault it injected) yet reads it
+   * after; the delay bounds by how much.
+   */
+  lagMs: number;
   /** Present when the catcher parses (tests); the benchmark skips parsing. */
   parsed?: ParsedMail;
 }
@@ -50,6 +61,29 @@ export interface SmtpCatcher {
 
 const now = () => performance.timeOrigin + performance.now();
 
+/**
+ * This process's worst event-loop delay over about the last second, in ms:
+ * the histogram is read and reset every 250 ms, the last four readings kept.
+ */
+function eventLoopLag() {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const recent: number[] = [];
+  const timer = setInterval(() => {
+    recent.push(histogram.max / 1e6);
+    if (recent.length > 4) recent.shift();
+    histogram.reset();
+  }, 250);
+  timer.unref();
+  return {
+    current: () => Math.max(histogram.max / 1e6, ...recent),
+    stop: () => {
+      clearInterval(timer);
+      histogram.disable();
+    },
+  };
+}
+
 /** What the emails carry for an intent key (X-Idempotency-Key, Message-ID): its SHA-256 in hex. */
 export function keyDigest(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -77,6 +111,7 @@ export async function startSmtpCatcher(
   let server: SMTPServer | undefined;
   let port = options.port ?? 0;
   let receiving = 0;
+  const lag = eventLoopLag();
 
   const state: {
     mode: CatcherMode;
@@ -90,13 +125,21 @@ export async function startSmtpCatcher(
     done: (err?: Error | null, msg?: string) => void,
   ) => {
     const chunks: Buffer[] = [];
+    let receivedAt = 0;
+    let lagMs = 0;
     receiving++;
     // A client gone mid-message: the stream is destroyed without 'end'; nothing was accepted.
     stream.on('error', () => undefined);
     stream.on('close', () => {
       if (!stream.readableEnded) receiving--;
     });
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('data', (chunk: Buffer) => {
+      if (chunks.length === 0) {
+        receivedAt = now();
+        lagMs = lag.current();
+      }
+      chunks.push(chunk);
+    });
     stream.on('end', () => {
       const raw = Buffer.concat(chunks);
       const providerId = randomUUID();
@@ -109,6 +152,8 @@ export async function startSmtpCatcher(
             providerId,
             envelopeTo,
             acceptedAt: 0,
+            receivedAt,
+            lagMs,
           };
         }
         const parsed = await simpleParser(raw);
@@ -119,6 +164,8 @@ export async function startSmtpCatcher(
           providerId,
           envelopeTo,
           acceptedAt: 0,
+          receivedAt,
+          lagMs,
           parsed,
         };
       };
@@ -212,6 +259,9 @@ export async function startSmtpCatcher(
     restart: async () => {
       if (!server) await listen();
     },
-    close: stop,
+    close: async () => {
+      lag.stop();
+      await stop();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { faultsAround, faultsInSendWindow } from './attribution.ts';
+import { faultsAround, faultsInSendWindow, sendWindowOpens } from './attribution.ts';
 import type { FaultRecord } from './faults.ts';
 
 const at = (s: number) => Date.UTC(2026, 10, 30, 12, 0, 0) + s * 1000;
@@ -46,6 +46,22 @@ describe('tying an email copy to the fault in its send window', () => {
     // A long cut (longer than the send lease) is the database unreachable too; a Redis wipe
     // or the emulator alone never holds up the log write.
     expect(faultsInSendWindow(faults, at(75))).toEqual(['postgres-long-cut postgres @12:01:10']);
+  });
+
+  it("opens the window by the sink's lag before it read the message: a kill the lagging chaos process ran before reading bytes written earlier", () => {
+    // Kill at 10 s; the sink read the first copy at 10.5 s and answered 250 at 10.7 s.
+    const late = { acceptedAt: at(10.7), receivedAt: at(10.5) };
+    expect(faultsInSendWindow(faults.slice(0, 2), { ...late, lagMs: 0 })).toEqual([]);
+    // The sink's loop was 450 ms late in the second before it read them: the kill is in the window.
+    expect(faultsInSendWindow(faults.slice(0, 2), { ...late, lagMs: 450 })).toEqual([
+      'kill-worker notifications/3 @12:00:10',
+    ]);
+    // The lag bounds how far back the window opens: a kill 1 s before the read is not tied by 450 ms.
+    expect(
+      faultsInSendWindow(faults.slice(0, 2), { acceptedAt: at(11.2), receivedAt: at(11), lagMs: 450 }),
+    ).toEqual([]);
+    expect(sendWindowOpens({ acceptedAt: at(10.7) })).toBe(at(10.7) - 100);
+    expect(sendWindowOpens({ ...late, lagMs: 450 })).toBe(at(10.5) - 550);
   });
 
   it('ties nothing to a copy whose window no such fault touched', () => {

@@ -27,17 +27,47 @@ const DATABASE_FAULTS = new Set<FaultKind>([
   'network-delay',
 ]);
 
+/** What the SMTP sink recorded of a copy's accept (CaughtEmail). */
+export interface Accept {
+  acceptedAt: number;
+  /** When the sink read the message's first bytes (0 or absent: unknown, the accept stands for it). */
+  receivedAt?: number;
+  /** The sink's worst event-loop delay over the second before it read them. */
+  lagMs?: number;
+}
+
+/** How far before the sink read a message its sender may have finished writing it, beyond the sink's own lag. */
+export const READ_SLACK_MS = 100;
+
+/**
+ * When the send window opens: when the sender may have written the message.
+ * The sink reads the bytes, parses them and answers 250 in the chaos
+ * process, which lags under load; a fault the same process injected (a
+ * SIGKILL) runs in its turn while the message waits unread in the socket.
+ * So the window opens the sink's lag (plus a slack) before it read the first
+ * bytes, not at the 250.
+ */
+export function sendWindowOpens(accept: Accept): number {
+  const read = accept.receivedAt ? Math.min(accept.receivedAt, accept.acceptedAt) : accept.acceptedAt;
+  return read - (accept.lagMs ?? 0) - READ_SLACK_MS;
+}
+
 /**
  * The faults that can explain a same-Message-ID email copy: those that hit
  * what stands between the first copy's accept and the log write that records
- * it, while that window was open ([accept − 100 ms, accept + SEND_WINDOW_MS]):
+ * it, while that window was open ([sendWindowOpens, accept + SEND_WINDOW_MS]):
  * a notifications worker stopped (killed, terminated, paused past its lock),
  * notifications' database unreachable (cut, long cut, restart) or slow for
- * the log write, or the SMTP
- * server dropping connections (a 250 the client never read). Nearest first:
- * the first named is the likeliest cause.
+ * the log write, or the SMTP server dropping connections (a 250 the client
+ * never read). Nearest first: the first named is the likeliest cause.
  */
-export function faultsInSendWindow(faults: FaultRecord[], acceptedAt: number, windowMs = SEND_WINDOW_MS) {
+export function faultsInSendWindow(
+  faults: FaultRecord[],
+  accept: Accept | number,
+  windowMs = SEND_WINDOW_MS,
+) {
+  const first = typeof accept === 'number' ? { acceptedAt: accept } : accept;
+  const opens = sendWindowOpens(first);
   return faults
     .filter(
       (f) =>
@@ -45,7 +75,7 @@ export function faultsInSendWindow(faults: FaultRecord[], acceptedAt: number, wi
         (DATABASE_FAULTS.has(f.kind) && f.target === 'postgres') ||
         f.kind === 'smtp-outage',
     )
-    .filter((f) => f.end >= acceptedAt - 100 && f.start <= acceptedAt + windowMs)
-    .sort((a, b) => distance(a, acceptedAt) - distance(b, acceptedAt))
+    .filter((f) => f.end >= opens && f.start <= first.acceptedAt + windowMs)
+    .sort((a, b) => distance(a, first.acceptedAt) - distance(b, first.acceptedAt))
     .map(label);
 }

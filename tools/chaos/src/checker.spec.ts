@@ -9,6 +9,8 @@ const email = (key: string, acceptedAt: number, messageId = `<${digestOf(key)}@h
   providerId: `p-${acceptedAt}`,
   envelopeTo: ['someone@chaos.test'],
   acceptedAt,
+  receivedAt: acceptedAt,
+  lagMs: 0,
 });
 
 /** A role posted at `at` with two people, every one of its emails accepted `after` ms later (match emails at +after, +after+1). */

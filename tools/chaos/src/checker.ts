@@ -397,13 +397,14 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       anomaly('lost email', want.key.replace(/:.*/, ''), want.at);
       continue;
     }
-    const first = Math.min(...got.map((e) => e.acceptedAt));
+    const firstCopy = got.reduce((a, b) => (b.acceptedAt < a.acceptedAt ? b : a));
+    const first = firstCopy.acceptedAt;
     if (want.at > 0) latencies.push(first - want.at);
     const ids = new Set(got.map((e) => e.messageId));
     if (got.length > ids.size || (ids.size === 1 && got.length > 1)) {
       const copies = got.length - ids.size;
       sameIdCopies += copies;
-      const tied = faultsInSendWindow(faults, first);
+      const tied = faultsInSendWindow(faults, firstCopy);
       if (tied.length === 0) sameIdUntied += copies;
       // The later copies' delays say which path sent them again: nodemailer's own re-send of a
       // message whose connection closed comes within a second or two, a retry after a lost
@@ -415,7 +416,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
         .map((ms) => `+${(ms / 1000).toFixed(1)} s`);
       anomaly(
         'same Message-ID copy',
-        `${want.key.replace(/:.*/, '')} ${digest.slice(0, 8)} ×${got.length}${later.length ? ` (${later.join(', ')})` : ''}`,
+        `${want.key.replace(/:.*/, '')} ${digest.slice(0, 8)} ×${got.length}${later.length ? ` (${later.join(', ')})` : ''}${firstCopy.lagMs >= 50 ? `, sink lag ${Math.round(firstCopy.lagMs)} ms` : ''}`,
         first,
         first,
         tied,

@@ -1,4 +1,4 @@
-import { SEND_WINDOW_MS } from './attribution.ts';
+import { READ_SLACK_MS, SEND_WINDOW_MS } from './attribution.ts';
 import type { CheckResult, SmallTenantResult } from './checker.ts';
 import type { FaultKind } from './faults.ts';
 import type { Sample } from './sampler.ts';
@@ -218,7 +218,7 @@ export function markdownReport(options: {
     '',
     '## Anomalies, with the faults around each',
     '',
-    `A same-Message-ID copy lists the faults inside its send window: those that stop a notifications worker, cut or slow its database, or drop SMTP connections, from 100 ms before the first copy's accept to ${SEND_WINDOW_MS / 1000} s after. Anything else lists every fault from 30 s before to 2 s after it.`,
+    `A same-Message-ID copy lists the faults inside its send window: those that stop a notifications worker, cut or slow its database, or drop SMTP connections, from when the sink read the first copy, less the sink's own event-loop lag and ${READ_SLACK_MS} ms, to ${SEND_WINDOW_MS / 1000} s after its accept. Anything else lists every fault from 30 s before to 2 s after it.`,
     '',
   ];
   if (anomalyKinds.size === 0) lines.push('None.');
