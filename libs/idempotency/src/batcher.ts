@@ -1,8 +1,15 @@
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { type Context, context } from '@opentelemetry/api';
-import { IdempotencyLeaseLostError } from './errors.ts';
 import { idempotent } from './idempotent.ts';
-import { claimNewKeys, completeClaims, DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './store.ts';
+import { OwnedTransaction } from './owned/store.ts';
+import {
+  CLAIM_NEW_KEYS_SQL,
+  COMPLETE_CLAIMS_OR_FAIL_SQL,
+  claimNewKeysParams,
+  completeClaimsParams,
+  DEFAULT_LEASE_MS,
+  DEFAULT_RETENTION_MS,
+} from './store.ts';
 
 export interface IdempotentBatcherOptions {
   /** Holders' lease, as `idempotent`'s transactional mode (an idle transaction is ended past it). */
@@ -29,6 +36,9 @@ interface Pending {
  * completions are one statement, and one COMMIT makes every effect and
  * completion durable together: a batch of ten costs two statements and one
  * commit of bookkeeping instead of ten claims, ten completions and ten commits.
+ * As transactional mode, it owns its connection (OwnedTransaction): BEGIN
+ * rides with the claim and COMMIT with the completions, two round trips for
+ * the bookkeeping of a batch.
  *
  * What the batch cannot settle runs alone through `idempotent` (transactional):
  * a key not claimed in the batch (a duplicate, which gets its stored result;
@@ -96,38 +106,54 @@ export class IdempotentBatcher {
   }
 
   async #runBatch(batch: Pending[]): Promise<void> {
+    const orm = this.#orm;
     let claimedCalls: Pending[] = [];
-    let results: Map<Pending, string>;
+    const results = new Map<Pending, string>();
+    let tx: OwnedTransaction | undefined;
+    let failed = false;
     try {
-      results = await this.#orm.em.fork().transactional(async (tx) => {
-        const claimed = await claimNewKeys(
-          tx,
+      tx = await OwnedTransaction.connect(orm.em);
+      const rows = await tx.begin<{ key: string; token: string }>(
+        CLAIM_NEW_KEYS_SQL,
+        claimNewKeysParams(
           batch.map((call) => call.key),
           { leaseMs: this.#leaseMs, ttlMs: this.#ttlMs },
-        );
-        // A key twice in one batch is claimed once: its second call runs alone, after the commit.
-        const taken = new Set<string>();
-        claimedCalls = batch.filter((call) => {
-          if (!claimed.has(call.key) || taken.has(call.key)) return false;
-          taken.add(call.key);
-          return true;
-        });
-        const done = new Map<Pending, string>();
-        for (const call of claimedCalls) {
-          const result = await context.with(call.context, () => call.work(tx));
-          done.set(call, JSON.stringify(result) ?? 'null');
-        }
-        const completions = claimedCalls.map((call) => ({
-          key: call.key,
-          token: claimed.get(call.key)!,
-          resultJson: done.get(call)!,
-        }));
-        if ((await completeClaims(tx, completions, this.#ttlMs)) !== completions.length) {
-          throw new IdempotencyLeaseLostError(completions[0]?.key ?? '');
-        }
-        return done;
+        ),
+        [COMPLETE_CLAIMS_OR_FAIL_SQL],
+      );
+      const claimed = new Map(rows.map((row) => [row.key, row.token]));
+      // A key twice in one batch is claimed once: its second call runs alone, after the commit.
+      const taken = new Set<string>();
+      claimedCalls = batch.filter((call) => {
+        if (!claimed.has(call.key) || taken.has(call.key)) return false;
+        taken.add(call.key);
+        return true;
       });
+      // One EntityManager on the transaction's connection for the batch's works, flushed after the last.
+      await tx.work(orm.em, async (em) => {
+        for (const call of claimedCalls) {
+          const result = await context.with(call.context, () => call.work(em));
+          results.set(call, JSON.stringify(result) ?? 'null');
+        }
+      });
+      // A claim's row went in completed with a null result: a null one needs no completion.
+      const completions = claimedCalls
+        .map((call) => ({ key: call.key, token: claimed.get(call.key)!, resultJson: results.get(call)! }))
+        .filter((c) => c.resultJson !== 'null');
+      // A completion refused (COMPLETION_REFUSED) keeps the COMMIT from running: the batch fails whole.
+      // Holding the uncommitted rows, this transaction cannot be fenced out; the check is a guard.
+      await tx.commit(
+        completions.length > 0
+          ? { sql: COMPLETE_CLAIMS_OR_FAIL_SQL, params: completeClaimsParams(completions) }
+          : undefined,
+      );
     } catch {
+      failed = true;
+    } finally {
+      // Rolls back what is still open; a connection that broke is dropped, not reused.
+      await tx?.release();
+    }
+    if (failed) {
       // Rolled back whole: every call again, alone, each with its own outcome.
       for (const call of batch) this.#alone(call);
       return;

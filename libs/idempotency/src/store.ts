@@ -373,46 +373,55 @@ export async function runStatement(
 /**
  * Claims many new keys in one statement, inside the caller's transaction (as
  * transactional mode claims one): each key whose advisory lock is free and
- * that has no row yet. Returns the claimed keys with their fencing tokens;
- * the others (a duplicate, a holder, a taken lock) are not claimed here.
+ * that has no row yet. Returns the claimed keys with their fencing tokens
+ * (`key`, `token`); the others (a duplicate, a holder, a taken lock) are not
+ * claimed here. Parameters: claimNewKeysParams. Its parameters are cast: the
+ * IdempotentBatcher runs it as a prepared statement with BEGIN.
+ *
+ * As transactional mode's claim (CLAIM_COMPLETED_SQL), each row is written
+ * completed at once, result null, retention from now: nobody sees it before
+ * the transaction commits, and it commits only with the completions
+ * (COMPLETE_CLAIMS_OR_FAIL_SQL), which then change `result` alone, no
+ * indexed column: a HOT update, with no new index entry. (Claimed
+ * `in_progress` and completed later, a row changed `expires_at`, which is
+ * indexed: a new entry in both of its indexes for every key.)
  */
-export async function claimNewKeys(
-  tx: EntityManager,
-  keys: string[],
-  request: { leaseMs: number; ttlMs: number },
-): Promise<Map<string, string>> {
-  const rows = await tx.execute<{ key: string; token: string }[]>(
-    `WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?, true))
-     INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, created_at, expires_at)
-     SELECT k.key, 'in_progress', nextval('processed_message_fencing_token_seq'),
-            statement_timestamp() + ? * interval '1 millisecond',
-            statement_timestamp(), statement_timestamp() + ? * interval '1 millisecond'
-     FROM session, jsonb_array_elements_text(?::jsonb) AS k (key)
-     WHERE pg_try_advisory_xact_lock(hashtextextended(k.key, 0))
-     ON CONFLICT (key) DO NOTHING
-     RETURNING key, fencing_token::text AS token`,
-    [asSetting(request.leaseMs), request.leaseMs, request.ttlMs, JSON.stringify(keys)],
-  );
-  return new Map(rows.map((row) => [row.key, row.token]));
+export const CLAIM_NEW_KEYS_SQL = `
+WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?::text, true))
+INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, created_at,
+                               completed_at, expires_at)
+SELECT k.key, 'completed', nextval('processed_message_fencing_token_seq'), NULL, 'null'::jsonb,
+       statement_timestamp(), statement_timestamp(), statement_timestamp() + ?::float8 * interval '1 millisecond'
+FROM session, jsonb_array_elements_text(?::jsonb) AS k (key)
+WHERE pg_try_advisory_xact_lock(hashtextextended(k.key, 0))
+ON CONFLICT (key) DO NOTHING
+RETURNING key, fencing_token::text AS token`;
+
+export function claimNewKeysParams(keys: string[], request: { leaseMs: number; ttlMs: number }): unknown[] {
+  return [asSetting(request.leaseMs), request.ttlMs, JSON.stringify(keys)];
 }
 
-/** Completes many claims of this transaction in one statement; returns how many it completed. */
-export async function completeClaims(
-  tx: EntityManager,
+/**
+ * Stores the results of many claims of this transaction (CLAIM_NEW_KEYS_SQL)
+ * in one statement (HOT updates of `result`), failing (division by zero,
+ * COMPLETION_REFUSED) unless it stored every one: sent with COMMIT in one
+ * query, its error keeps the COMMIT from running. A null result is stored
+ * already: leave it out. Parameters: completeClaimsParams.
+ */
+export const COMPLETE_CLAIMS_OR_FAIL_SQL = `
+WITH completed AS (
+  UPDATE processed_message pm SET result = v.result
+  FROM jsonb_to_recordset(?::jsonb) AS v (key text, token bigint, result jsonb)
+  WHERE pm.key = v.key AND pm.fencing_token = v.token AND pm.status = 'completed'
+  RETURNING 1
+)
+SELECT 1 / (CASE WHEN (SELECT count(*) FROM completed) = ?::int THEN 1 ELSE 0 END) AS completed`;
+
+export function completeClaimsParams(
   claims: { key: string; token: string; resultJson: string }[],
-  ttlMs: number,
-): Promise<number> {
-  const { affectedRows } = await tx.execute<{ affectedRows: number }>(
-    `UPDATE processed_message pm
-     SET status = 'completed', result = v.result, lease_expires_at = NULL,
-         completed_at = statement_timestamp(), expires_at = statement_timestamp() + ? * interval '1 millisecond'
-     FROM jsonb_to_recordset(?::jsonb) AS v (key text, token bigint, result jsonb)
-     WHERE pm.key = v.key AND pm.fencing_token = v.token AND pm.status = 'in_progress'`,
-    [
-      ttlMs,
-      JSON.stringify(claims.map((c) => ({ key: c.key, token: c.token, result: JSON.parse(c.resultJson) }))),
-    ],
-    'run',
+): unknown[] {
+  const rows = claims.map(
+    (c) => `{"key":${JSON.stringify(c.key)},"token":${c.token},"result":${c.resultJson}}`,
   );
-  return affectedRows;
+  return [`[${rows.join(',')}]`, claims.length];
 }

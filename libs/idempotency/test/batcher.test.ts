@@ -4,6 +4,12 @@ import { uniqueName } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyInProgressError, IdempotentBatcher, idempotent } from '../src/index.ts';
+import {
+  CLAIM_NEW_KEYS_SQL,
+  COMPLETE_CLAIMS_OR_FAIL_SQL,
+  claimNewKeysParams,
+  completeClaimsParams,
+} from '../src/store.ts';
 import { effectsOf, gate, openTestOrm, storedRow, type TestOrm } from './orm.ts';
 
 describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
@@ -106,6 +112,44 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
     expect(await effectsOf(db.orm, held)).toEqual([`${held}-holder`]);
   });
 
+  it('a batch whose connection the server ends mid-batch: nothing of it reads completed, each call reruns alone once', async () => {
+    const batcher = new IdempotentBatcher(db.orm);
+    const keys = [uniqueName('ended-a'), uniqueName('ended-b')];
+    const inWork = gate();
+    const ended = gate();
+    let backend: number | undefined;
+    const runs = new Map<string, number>();
+    const calls = keys.map((key) =>
+      batcher.run(key, async (tx) => {
+        const run = (runs.get(key) ?? 0) + 1;
+        runs.set(key, run);
+        await write(key, `${key}-${run}`)(tx);
+        if (key === keys[0] && run === 1) {
+          const [row] = await tx.execute<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+          backend = row!.pid;
+          inWork.open();
+          await ended.opened;
+        }
+        return { run };
+      }),
+    );
+    await inWork.opened;
+    // Claimed completed in the batch's transaction, with an effect written: no other reader sees either.
+    for (const key of keys) {
+      expect(await storedRow(db.orm, key)).toBeUndefined();
+      expect(await effectsOf(db.orm, key)).toEqual([]);
+    }
+    // As when Postgres restarts or an operator ends the session.
+    await db.orm.em.fork().execute('SELECT pg_terminate_backend(?)', [backend]);
+    ended.open();
+    // The second work ran in the batch too (on the ended connection, so it failed): both ran twice.
+    expect(await Promise.all(calls)).toEqual([{ run: 2 }, { run: 2 }]);
+    for (const key of keys) {
+      expect(await effectsOf(db.orm, key)).toEqual([`${key}-2`]);
+      expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: { run: 2 } });
+    }
+  });
+
   it("runs each call's work in its caller's trace context", async () => {
     const tracing = startTestTracing();
     try {
@@ -133,5 +177,61 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
     } finally {
       await tracing.stop();
     }
+  });
+});
+
+describe("IdempotentBatcher's bookkeeping: no index entry for a completion", () => {
+  let db: TestOrm;
+  beforeAll(async () => {
+    // A table of its own: the pages have room, so what decides HOT is only which columns change.
+    db = await openTestOrm('idem-batcher-hot');
+  });
+  afterAll(() => db.close());
+
+  it('completes the claims of a batch by HOT updates (no indexed column changes)', async () => {
+    const keys = Array.from({ length: 10 }, (_, i) => uniqueName(`hot-${i}`));
+    // The batcher's two statements, in a transaction of the test's whose own counts it can read.
+    const counts = await db.orm.em.fork().transactional(async (tx) => {
+      const rows = await tx.execute<{ key: string; token: string }[]>(
+        CLAIM_NEW_KEYS_SQL,
+        claimNewKeysParams(keys, { leaseMs: 30_000, ttlMs: 86_400_000 }),
+      );
+      const tokens = new Map(rows.map((row) => [row.key, row.token]));
+      await tx.execute(
+        COMPLETE_CLAIMS_OR_FAIL_SQL,
+        completeClaimsParams(
+          keys.map((key, i) => ({ key, token: tokens.get(key)!, resultJson: JSON.stringify({ i }) })),
+        ),
+      );
+      // This transaction's own counts, before they are reported (pg_stat_xact_user_tables).
+      const [row] = await tx.execute<{ updated: string; hot: string }[]>(
+        `SELECT pg_stat_get_xact_tuples_updated('processed_message'::regclass)::text AS updated,
+                pg_stat_get_xact_tuples_hot_updated('processed_message'::regclass)::text AS hot`,
+      );
+      return { claimed: tokens.size, updated: Number(row!.updated), hot: Number(row!.hot) };
+    });
+    expect(counts).toEqual({ claimed: 10, updated: 10, hot: 10 });
+    for (const [i, key] of keys.entries()) {
+      expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: { i } });
+    }
+  });
+
+  it("refuses the completion (and so the batch's COMMIT) when a claim is not this transaction's", async () => {
+    const keys = [uniqueName('refused-a'), uniqueName('refused-b')];
+    const attempt = db.orm.em.fork().transactional(async (tx) => {
+      const rows = await tx.execute<{ key: string; token: string }[]>(
+        CLAIM_NEW_KEYS_SQL,
+        claimNewKeysParams(keys, { leaseMs: 30_000, ttlMs: 86_400_000 }),
+      );
+      // The second key's token is wrong: one of two completions stored.
+      const claims = rows.map((row, i) => ({
+        key: row.key,
+        token: i === 1 ? '0' : row.token,
+        resultJson: '{"ok":true}',
+      }));
+      await tx.execute(COMPLETE_CLAIMS_OR_FAIL_SQL, completeClaimsParams(claims));
+    });
+    await expect(attempt).rejects.toMatchObject({ code: '22012' });
+    for (const key of keys) expect(await storedRow(db.orm, key)).toBeUndefined();
   });
 });

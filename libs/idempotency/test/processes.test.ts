@@ -22,7 +22,7 @@ describe('holders that die or stall', () => {
 
   type Message = { ready?: true; result?: string; error?: string };
 
-  async function startHolder(key: string, leaseMs: number, mode: 'lease' | 'transactional') {
+  async function startHolder(key: string, leaseMs: number, mode: 'lease' | 'transactional' | 'batch') {
     const child = spawn(
       process.execPath,
       [join(import.meta.dirname, 'fixtures/holder.ts'), db.url, key, String(leaseMs), mode],
@@ -103,5 +103,48 @@ describe('holders that die or stall', () => {
     expect(messages.at(-1)?.result).toBeUndefined();
     expect(await effectsOf(db.orm, key)).toEqual([`${key}-parent`]);
     expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: 'parent' });
+  });
+
+  // The batcher writes its claims `completed` at once (as transactional mode):
+  // no reader may ever see them before the batch commits with its works.
+  it('a batch holder killed with SIGKILL mid-batch: no key of the batch ever reads completed, each runs once after', async () => {
+    const key = uniqueName('batch-killed');
+    const keys = [key, `${key}-second`];
+    const { child } = await startHolder(key, 60_000, 'batch');
+    // Claimed (the first work wrote, the second has not run): invisible, and held.
+    for (const k of keys) {
+      expect(await storedRow(db.orm, k)).toBeUndefined();
+      expect(await takeOver(k, { transactional: true }).attempt()).toBe(false);
+    }
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    // no lease to wait out: the server rolls the dead session's batch back
+    for (const k of keys) {
+      const parent = takeOver(k, { transactional: true });
+      expect(await waitFor(parent.attempt, { timeoutMs: 5_000 })).toBe('parent');
+      expect(parent.runs()).toBe(1);
+      expect(await effectsOf(db.orm, k)).toEqual([`${k}-parent`]);
+      expect(await storedRow(db.orm, k)).toMatchObject({ status: 'completed', result: 'parent' });
+    }
+  });
+
+  it('a batch holder stalled past its lease: its batch is rolled back, the next holder runs each key, the stale one gets their results', async () => {
+    const key = uniqueName('batch-stalled');
+    const keys = [key, `${key}-second`];
+    const { child, messages } = await startHolder(key, 1_000, 'batch');
+    child.kill('SIGSTOP');
+    for (const k of keys) expect(await storedRow(db.orm, k)).toBeUndefined();
+    const parents = keys.map((k) => takeOver(k, { transactional: true }));
+    for (const parent of parents) expect(await waitFor(parent.attempt, { timeoutMs: 10_000 })).toBe('parent');
+    child.kill('SIGCONT');
+    child.send('finish');
+    await waitFor(() => messages.find((m) => m.result ?? m.error), { timeoutMs: 10_000 });
+    // Its batch failed with its session; each call then ran alone and found the key completed.
+    expect(messages.at(-1)).toEqual({ result: 'parent,parent' });
+    for (const [i, k] of keys.entries()) {
+      expect(parents[i]!.runs()).toBe(1);
+      expect(await effectsOf(db.orm, k)).toEqual([`${k}-parent`]);
+      expect(await storedRow(db.orm, k)).toMatchObject({ status: 'completed', result: 'parent' });
+    }
   });
 });
