@@ -21,8 +21,10 @@
 // is the sum of the bench database's backends' CPU (/proc/<pid>/stat of the
 // pids pg_stat_activity lists for it; pg_stat_statements is not preloaded
 // here). Figures per email: emails/s of a burst, process CPU, Postgres
-// backend CPU, Redis CPU and commands, Postgres commits; then publish → SMTP
-// accept at a steady 50 events/s.
+// backend CPU, Redis CPU and commands, Postgres commits, WAL bytes (server
+// wide); then publish → SMTP accept at a steady 50 events/s; at the end, the
+// rows each table of the bench database had inserted and updated (HOT or not)
+// per Hireflow email over the run (pg_stat_user_tables).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -97,6 +99,8 @@ interface PhaseCost {
   redisCommands: number;
   redisUsec: number;
   commits: number;
+  /** Server-wide WAL bytes per email (pg_current_wal_lsn: the machine's other databases count too). */
+  walBytes: number;
   /** Redis calls per email by command (INFO commandstats: a script's own calls count under their command). */
   redisByCommand: Map<string, number>;
 }
@@ -130,6 +134,10 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     const provisioned = await provisionTopology(emailPathOnly, { sns, sqs, prefix: `bench-pe-${suffix}-` });
     await ensureDatabase(`${SERVER}/${dbName}`);
     closers.push(() => dropDatabase(`${SERVER}/${dbName}`));
+    // The bench database's own statistics (rows written per table, HOT updates): read at the end.
+    const own = new pg.Client({ connectionString: `${SERVER}/${dbName}` });
+    await own.connect();
+    closers.unshift(() => own.end());
     const config = notificationsService.loadConfig({
       DATABASE_URL: `${SERVER}/${dbName}`,
       AWS_ENDPOINT_URL: emulator.endpoint,
@@ -188,7 +196,10 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     const tenantId = randomUUID();
     const sides = [hireflow, peer];
     // Warm-up: connections, prepared plans, both SMTP pools.
+    const writesBefore = await tableWrites(own);
+    let hireflowEmails = 0;
     for (const side of sides) {
+      if (side === hireflow) hireflowEmails += 50;
       const accepted = acceptedCount(smtp, 50, TIMEOUT_MS);
       await side.publishBurst(Array.from({ length: 50 }, () => candidateRegistered(tenantId)));
       await accepted;
@@ -200,6 +211,7 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate which side goes first: a stall of the shared machine then hits both.
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+        if (side === hireflow) hireflowEmails += EMAILS;
         const events = Array.from({ length: EMAILS }, () => candidateRegistered(tenantId));
         const accepted = acceptedCount(smtp, EMAILS, TIMEOUT_MS);
         const before = await snapshot(admin, dbName, redisServer);
@@ -211,6 +223,7 @@ export default async function peersEmailBench(): Promise<BenchReport> {
         costs.get(side.name)!.push(costOf(before, after, EMAILS, seconds));
       }
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+        if (side === hireflow) hireflowEmails += LATENCY_EMAILS;
         const measured = await welcomeLatencies(
           smtp,
           { count: LATENCY_EMAILS, ratePerSecond: LATENCY_RATE_PER_S, tenantId, timeoutMs: TIMEOUT_MS },
@@ -222,6 +235,9 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     }
     const keys = smtp.emails.map((e) => e.key);
     const duplicates = keys.length - new Set(keys).size;
+    // Backends report their counters when idle, at most once a second: let the last ones land.
+    await delay(2_000);
+    printTableWrites(writesBefore, await tableWrites(own), hireflowEmails);
     return report(hireflow.name, peer.name, costs, latencies, latencyRounds, duplicates);
   } finally {
     for (const close of closers) await close().catch((error) => console.error('close', error));
@@ -256,6 +272,7 @@ function report(
       'Redis cmds/email': round(median(pick((p) => p.redisCommands)), 1),
       'Redis µs/email (commandstats)': round(median(pick((p) => p.redisUsec)), 0),
       'PG commits/email': round(median(pick((p) => p.commits)), 2),
+      'WAL bytes/email (server-wide)': round(median(pick((p) => p.walBytes)), 0),
       'latency p50 ms': round(percentile(latencies.get(name)!, 50), 1),
       'latency p99 ms': round(percentile(latencies.get(name)!, 99), 1),
     };
@@ -529,6 +546,7 @@ interface Snapshot {
   /** Postgres backend pid → CPU ms, for the bench database. */
   backends: Map<number, number>;
   commits: number;
+  walBytes: number;
   redisCpuMs: number;
   redisCalls: number;
   redisUsec: number;
@@ -549,11 +567,15 @@ async function snapshot(admin: pg.Client, dbName: string, redis: LocalRedis): Pr
     'SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = $1',
     [dbName],
   );
+  const wal = await admin.query<{ bytes: string }>(
+    "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS bytes",
+  );
   const { calls, usec, byCommand } = await redis.commandStats();
   return {
     cpu: process.cpuUsage(),
     backends,
     commits: Number(stats.rows[0]?.commits ?? 0),
+    walBytes: Number(wal.rows[0]?.bytes ?? 0),
     redisCpuMs: (await processCpuMs(redis.pid)) ?? 0,
     redisCalls: calls,
     redisUsec: usec,
@@ -574,6 +596,7 @@ function costOf(before: Snapshot, after: Snapshot, emails: number, seconds: numb
     redisCommands: (after.redisCalls - before.redisCalls - 1) / emails,
     redisUsec: (after.redisUsec - before.redisUsec) / emails,
     commits: (after.commits - before.commits) / emails,
+    walBytes: (after.walBytes - before.walBytes) / emails,
     redisByCommand: new Map(
       [...after.redisByCommand].map(([command, calls]) => [
         command,
@@ -581,6 +604,45 @@ function costOf(before: Snapshot, after: Snapshot, emails: number, seconds: numb
       ]),
     ),
   };
+}
+
+/** Rows written per table of the bench database (pg_stat_user_tables), cumulative. */
+type TableWrites = Map<string, { inserted: number; updated: number; hot: number; deleted: number }>;
+
+async function tableWrites(client: pg.Client): Promise<TableWrites> {
+  const { rows } = await client.query<{ table: string; ins: string; upd: string; hot: string; del: string }>(
+    `SELECT relname AS table, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del
+       FROM pg_stat_user_tables`,
+  );
+  return new Map(
+    rows.map((r) => [
+      r.table,
+      { inserted: Number(r.ins), updated: Number(r.upd), hot: Number(r.hot), deleted: Number(r.del) },
+    ]),
+  );
+}
+
+/**
+ * Rows written per Hireflow email, per table, over the whole run (warm-up,
+ * bursts and latency phases; the peer writes no Postgres row): an update that
+ * is not HOT writes a new entry in every index of its table.
+ */
+function printTableWrites(before: TableWrites, after: TableWrites, emails: number): void {
+  const rows = [...after]
+    .map(([table, a]) => {
+      const b = before.get(table) ?? { inserted: 0, updated: 0, hot: 0, deleted: 0 };
+      return {
+        table,
+        'inserted /email': round((a.inserted - b.inserted) / emails, 2),
+        'updated /email': round((a.updated - b.updated) / emails, 2),
+        'of which HOT': round((a.hot - b.hot) / emails, 2),
+        'deleted /email': round((a.deleted - b.deleted) / emails, 2),
+      };
+    })
+    .filter((r) => r['inserted /email'] + r['updated /email'] + r['deleted /email'] > 0)
+    .sort((x, y) => x.table.localeCompare(y.table));
+  console.log(`\nPostgres rows written per Hireflow email, by table (${emails} emails, pg_stat_user_tables)`);
+  console.table(rows);
 }
 
 /** utime + stime of a process, in ms (undefined once it is gone). */
