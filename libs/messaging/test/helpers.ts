@@ -3,10 +3,22 @@ import { type Message, ReceiveMessageCommand, SendMessageCommand, type SQSClient
 import type { Topology } from '@hireflow/contracts';
 import { type AnyEvent, type CloudEvent, createEvent } from '@hireflow/contracts';
 import { createOrm, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
-import { createTestDatabase, type TestAws, type TestDatabase, testAws } from '@hireflow/testing';
+import {
+  createTestDatabase,
+  type RecordedCall,
+  recordCommands,
+  type TestAws,
+  type TestDatabase,
+  testAws,
+} from '@hireflow/testing';
 import { afterAll, beforeAll } from 'vitest';
+
+export { type RecordedCall, recordCommands } from '@hireflow/testing';
+
 import { eventAttributes } from '../src/attributes.ts';
-import { OutboxMessage, outboxMigrations } from '../src/index.ts';
+import { OutboxMessage, outboxMigrations, SqsConsumer } from '../src/index.ts';
+import type { EventHandlers, SqsConsumerOptions } from '../src/sqs/types.ts';
+import type { HandlerSpy } from '../src/testing.ts';
 import type { TraceCarrier } from '../src/trace.ts';
 
 export function jobClosed(): CloudEvent<'job.closed.v1'> {
@@ -56,6 +68,23 @@ export function smallTopology(
   };
 }
 
+/** A consumer for a test: short polls, a failure's copy visible again at once (draw 0), each outcome to `spy`. */
+export function quickConsumer(
+  sqs: SQSClient,
+  queue: SqsConsumerOptions['queue'],
+  spy: HandlerSpy,
+  handlers: EventHandlers,
+): SqsConsumer {
+  return new SqsConsumer({
+    sqs,
+    queue,
+    waitTimeSeconds: 1,
+    random: () => 0,
+    onMessage: spy.observer,
+    handlers,
+  });
+}
+
 /** Sends an event straight to a queue, as raw SNS delivery would. */
 export async function sendEvent(
   sqs: SQSClient,
@@ -95,27 +124,6 @@ export async function receiveCount(
     messages.push(...(result.Messages ?? []));
   }
   return messages;
-}
-
-export interface RecordedCall {
-  name: string;
-  input: Record<string, unknown>;
-  at: number;
-}
-
-/** Records the input of every command a client sends (the request itself, not what the emulator returns). */
-export function recordCommands(client: {
-  middlewareStack: { add: (mw: never, opts: { step: 'initialize'; name: string }) => void };
-}): RecordedCall[] {
-  const calls: RecordedCall[] = [];
-  const middleware =
-    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
-    async (args: { input: Record<string, unknown> }) => {
-      calls.push({ name: context.commandName ?? '?', input: structuredClone(args.input), at: Date.now() });
-      return next(args);
-    };
-  client.middlewareStack.add(middleware as never, { step: 'initialize', name: `record-${randomUUID()}` });
-  return calls;
 }
 
 /** The file's emulator clients, every SQS request recorded; opened before its tests, closed after. */

@@ -1,3 +1,5 @@
+export type { RecordedCall } from './commands.ts';
+export { recordCommands } from './commands.ts';
 export type { TestDatabase } from './database.ts';
 export { createTestDatabase } from './database.ts';
 export type { LocalHttpServer } from './http-server.ts';

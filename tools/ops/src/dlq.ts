@@ -10,6 +10,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { dlqName, escapeForSqs, type Topology } from '@hireflow/contracts';
+import { messageGroupIdOfMessage } from '@hireflow/messaging/message-group';
 
 /**
  * Attributes dead-lettering, deferral and failed handling added: a redriven
@@ -137,7 +138,8 @@ async function readDeadLetters(
 
 /**
  * Moves dead letters back to their source queue, body and attributes as they
- * were (minus the dead-letter reason): sent first, deleted from the DLQ only
+ * were (minus the dead-letter reason) and their tenant's MessageGroupId
+ * (the one the DLQ gave back, else the event's tenant): sent first, deleted from the DLQ only
  * once the source has them, so a crash in between duplicates (harmless: every
  * handler is idempotent) and never loses. fauxqs has no StartMessageMoveTask,
  * so this works the same on the emulator and on AWS.
@@ -156,6 +158,7 @@ export async function redriveDeadLetters(
         VisibilityTimeout: 60,
         WaitTimeSeconds: 0,
         MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['MessageGroupId'],
       }),
     );
     const messages = received.Messages ?? [];
@@ -167,6 +170,7 @@ export async function redriveDeadLetters(
           Id: String(i),
           MessageBody: escapeForSqs(m.Body ?? ''),
           MessageAttributes: cleanAttributes(m),
+          MessageGroupId: messageGroupIdOfMessage(m),
         })),
       }),
     );

@@ -2,6 +2,7 @@ import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/cl
 import { type AnyEvent, type CloudEvent, escapeForSqs, parseEvent } from '@hireflow/contracts';
 import { type Context, context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { assertAttributeBudget, eventAttributes } from '../attributes.ts';
+import { messageGroupIdOfEvent } from '../message-group.ts';
 import { untraced } from '../quiet.ts';
 import { eventSpanAttributes, extractTrace, injectTrace, type TraceCarrier } from '../trace.ts';
 
@@ -33,27 +34,15 @@ export interface PublishResult {
 
 const tracer = trace.getTracer('@hireflow/messaging');
 
-/** What SNS takes as a MessageGroupId: 1–128 of ASCII's letters, digits and punctuation. */
-const MESSAGE_GROUP_ID = /^[\x21-\x7e]{1,128}$/;
-
-/**
- * The MessageGroupId an event is published with: its tenant. On a standard
- * topic SNS forwards it to SQS standard subscriptions only, where it makes
- * them fair queues (AWS reorders deliveries by group when one tenant builds a
- * backlog); FIFO semantics play no part. An event without a tenant (a system
- * event), or with one SNS would refuse, is published without a group.
- */
-function messageGroupIdOf(event: CloudEvent | AnyEvent): string | undefined {
-  const tenantId = (event.data as { tenantId?: unknown } | undefined)?.tenantId;
-  return typeof tenantId === 'string' && MESSAGE_GROUP_ID.test(tenantId) ? tenantId : undefined;
-}
-
 /**
  * Publishes CloudEvents to an SNS topic with the `type` attribute (for filter
  * policies) and the W3C trace context set per entry: the AWS SDK
  * instrumentation injects nothing into PublishBatch. Each entry gets a
  * `publish <topic>` producer span, child of the entry's own trace, and its
- * event's tenant as `MessageGroupId` (docs/fairness.md, "SQS fair queues").
+ * event's tenant as `MessageGroupId` (message-group.ts: `-` for an event
+ * without one; docs/fairness.md, "SQS fair queues"). On a standard topic SNS
+ * forwards the group to SQS standard subscriptions only, where it makes them
+ * fair queues.
  */
 export class SnsPublisher {
   readonly #sns: SNSClient;
@@ -111,7 +100,7 @@ export class SnsPublisher {
         Id: String(i),
         Message: escapeForSqs(item.json ?? JSON.stringify(item.event)),
         MessageAttributes: attributes,
-        MessageGroupId: messageGroupIdOf(item.event),
+        MessageGroupId: messageGroupIdOfEvent(item.event),
       };
     });
     const result: PublishResult = { published: [], failed: [] };

@@ -11,6 +11,7 @@ import { ATTR_FAILED_COUNT } from '../attributes.ts';
 import { fullJitter } from '../backoff.ts';
 import { isDependencyUnavailable, isPermanent } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
+import { tenantOfBody, UNKNOWN_TENANT } from '../message-group.ts';
 import { untraced } from '../quiet.ts';
 import { DeferError, retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
 import { extractTrace, processSpanOptions, recordHandlerFailure } from '../trace.ts';
@@ -19,14 +20,7 @@ import { deadLetter } from './dead-letter.ts';
 import { DEFAULT_MAX_DEFER_MS, deferMessage } from './defer.ts';
 import { BatchDeleter } from './deleter.ts';
 import { DurationWindow } from './durations.ts';
-import {
-  DEFAULT_HANDLER_MS,
-  FairIntake,
-  FifoIntake,
-  type Intake,
-  tenantOfBody,
-  UNKNOWN_TENANT,
-} from './fair-intake.ts';
+import { DEFAULT_HANDLER_MS, FairIntake, FifoIntake, type Intake } from './fair-intake.ts';
 import { Heartbeat, type Lease } from './heartbeat.ts';
 import { type DecodedMessage, decodeMessage } from './message.ts';
 import { resendMessage } from './resend.ts';
@@ -340,7 +334,8 @@ export class SqsConsumer {
             MaxNumberOfMessages: max,
             WaitTimeSeconds: this.#options.waitTimeSeconds ?? DEFAULT_WAIT_TIME_SECONDS,
             MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+            // MessageGroupId: on AWS, what a re-send or a dead letter carries on (message-group.ts).
+            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp', 'MessageGroupId'],
           }),
           { abortSignal: signal },
         ),

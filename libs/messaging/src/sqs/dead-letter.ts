@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { escapeForSqs, toSqsText } from '@hireflow/contracts';
 import { ATTR_DEAD_LETTER_REASON } from '../attributes.ts';
+import { messageGroupIdOfMessage } from '../message-group.ts';
 
 /** SQS keeps at most 10 message attributes. */
 const SQS_MAX_ATTRIBUTES = 10;
@@ -20,7 +21,8 @@ export interface DeadLetterTarget {
  * Moves a message to the DLQ at once, with why: the body exactly as received
  * (so a redrive replays it), its attributes, and `dead-letter-reason`. The
  * source copy is deleted only after the DLQ has it; if the delete fails the
- * message comes back and is dead-lettered again, never lost.
+ * message comes back and is dead-lettered again, never lost. It keeps its
+ * tenant's MessageGroupId (message-group.ts), which a redrive carries back.
  */
 export async function deadLetter(
   sqs: SQSClient,
@@ -45,6 +47,7 @@ export async function deadLetter(
       QueueUrl: target.dlqUrl,
       MessageBody: escapeForSqs(message.Body ?? ''),
       MessageAttributes: attributes,
+      MessageGroupId: messageGroupIdOfMessage(message),
     }),
   );
   await afterSent?.();

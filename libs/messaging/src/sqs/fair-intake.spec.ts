@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairIntake, FifoIntake, tenantOfBody, UNKNOWN_TENANT } from './fair-intake.ts';
+import { FairIntake, FifoIntake } from './fair-intake.ts';
 
 const NOW = 1_000_000;
 
@@ -104,17 +104,5 @@ describe('FifoIntake (fairness off)', () => {
     intake.place('a2');
     expect(intake.drain()).toEqual(['a2']);
     expect(intake.hidden).toBe(0);
-  });
-});
-
-describe('tenantOfBody', () => {
-  it("reads the event's data.tenantId", () => {
-    expect(tenantOfBody(JSON.stringify({ type: 'x', data: { tenantId: 't-1' } }))).toBe('t-1');
-  });
-
-  it('names no tenant for a body without one or that is not JSON (poison runs and is dead-lettered)', () => {
-    expect(tenantOfBody('not json')).toBe(UNKNOWN_TENANT);
-    expect(tenantOfBody(JSON.stringify({ data: { tenantId: 42 } }))).toBe(UNKNOWN_TENANT);
-    expect(tenantOfBody('null')).toBe(UNKNOWN_TENANT);
   });
 });

@@ -14,8 +14,7 @@
 // the same bookkeeping without fairness (FifoIntake), so that the consumer has
 // one receive path whichever it runs.
 
-/** The tenant of messages whose body names none (they are dead-lettered when run). */
-export const UNKNOWN_TENANT = '-';
+import { UNKNOWN_TENANT } from '../message-group.ts';
 
 export interface SqsFairnessOptions {
   /**
@@ -304,16 +303,5 @@ export class FairIntake<T> implements Intake<T> {
     for (const [tenant, t] of this.#tenants) {
       if (t.running === 0 && t.held.length === 0 && t.due <= now) this.#tenants.delete(tenant);
     }
-  }
-}
-
-/** The tenant a message's event belongs to: `data.tenantId` of its CloudEvent (every event of the catalog has one). */
-export function tenantOfBody(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { data?: { tenantId?: unknown } };
-    const tenant = parsed?.data?.tenantId;
-    return typeof tenant === 'string' && tenant.length > 0 && tenant.length <= 128 ? tenant : UNKNOWN_TENANT;
-  } catch {
-    return UNKNOWN_TENANT;
   }
 }

@@ -18,6 +18,8 @@ export interface DecodedMessage {
   failedCount: number;
   /** When SQS first accepted the message (ms since epoch). */
   sentTimestamp: number | undefined;
+  /** The group SQS returned it with (a receive asking for `MessageGroupId`; AWS's fair queues), if any. */
+  messageGroupId: string | undefined;
 }
 
 interface SnsEnvelope {
@@ -70,5 +72,6 @@ export function decodeMessage(message: Message): DecodedMessage {
     deferredCount: Number(attributes[ATTR_DEFERRED_COUNT]) || 0,
     failedCount: Number(attributes[ATTR_FAILED_COUNT]) || 0,
     sentTimestamp: Number.isFinite(sent) && sent > 0 ? sent : undefined,
+    messageGroupId: message.Attributes?.MessageGroupId,
   };
 }

@@ -1,5 +1,6 @@
 import { DeleteMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { escapeForSqs } from '@hireflow/contracts';
+import { messageGroupIdOfReceived } from '../message-group.ts';
 import type { DecodedMessage } from './message.ts';
 
 /** SQS's DelaySeconds maximum. */
@@ -14,6 +15,8 @@ export const MAX_DELAY_SECONDS = 900;
  * the consumer reads both forms), any character SQS cannot carry escaped
  * (escapeForSqs: an SNS envelope's Message may hold one raw). If the delete fails both copies stay: the
  * handlers are idempotent by event id, so that is a duplicate, never a loss.
+ * The copy keeps its tenant's MessageGroupId (message-group.ts): on an AWS
+ * fair queue a retry of a flooding tenant's event stays that tenant's.
  */
 export async function resendMessage(
   sqs: SQSClient,
@@ -35,6 +38,7 @@ export async function resendMessage(
       MessageBody: escapeForSqs(decoded.body),
       DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds))),
       MessageAttributes: attributes,
+      MessageGroupId: messageGroupIdOfReceived(decoded),
     }),
   );
   await afterSent?.();

@@ -5,6 +5,7 @@ import type { LoggedEvent } from '@hireflow/messaging';
 // The light entry points: a command line should not load the outbox, BullMQ and Postgres.
 import { eventAttributes } from '@hireflow/messaging/attributes';
 import { fullJitter } from '@hireflow/messaging/backoff';
+import { messageGroupIdOfEvent } from '@hireflow/messaging/message-group';
 
 /** SendMessageBatch takes at most 10 entries. */
 export const SQS_MAX_BATCH = 10;
@@ -51,8 +52,9 @@ export interface SendOptions {
 /**
  * Sends one batch straight to the queue as the topic would have delivered it
  * (raw delivery): the CloudEvent JSON as the body, the `type` attribute, the
- * `lane` attribute `bulk`, and the trace context the event was published
- * with. A character SQS cannot carry (an event logged before the contracts
+ * `lane` attribute `bulk`, the trace context the event was published with,
+ * and its tenant as MessageGroupId (as the relay publishes it: on an AWS fair
+ * queue a replay is its tenants' work, not a crowd of tenants of its own). A character SQS cannot carry (an event logged before the contracts
  * refused it) is sent as a JSON escape (escapeForSqs): the body parses to the
  * same event, which the consumer's validation then dead-letters, and the
  * replay goes on. Entries the queue reports
@@ -79,6 +81,7 @@ export async function sendBatch(
             MessageBody: escapeForSqs(JSON.stringify(item.event)),
             // A replay is bulk work: consumers put what it causes behind interactive work (docs/fairness.md).
             MessageAttributes: eventAttributes(item.event.type, item.trace, 'bulk'),
+            MessageGroupId: messageGroupIdOfEvent(item.event),
           })),
         }),
       );
