@@ -6,7 +6,7 @@
 // image library in any process at start (media loads it on its first image),
 // no S3 client outside media, no mailer outside notifications' worker,
 // no API document UI in a worker, no gRPC, no BullMQ in a service that queues
-// no task.
+// no task, and one copy of the OpenTelemetry API (its ESM build only).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -140,6 +140,12 @@ describe.each(ROLES)('%s %s', (service, role) => {
     const packages = packagesOf(modules);
     const forbidden = [...NOWHERE, ...notIn(service, role)].filter((name) => packages.has(name));
     expect(forbidden).toEqual([]);
+    // One copy of the OpenTelemetry API and its conventions: @fastify/otel's
+    // `require` gets the ESM build the SDK imports (libs/telemetry/src/one-copy.ts).
+    const secondCopy = modules.filter((url) =>
+      /\/@opentelemetry\/(api|semantic-conventions)\/.*\.cjs$/.test(url),
+    );
+    expect(secondCopy).toEqual([]);
     // An API process does not load its service's worker (consumers, processors): the definition imports it lazily.
     const worker = `/services/${service}/src/worker.ts`;
     expect(modules.some((url) => url.endsWith(worker))).toBe(role === 'worker');

@@ -16,6 +16,7 @@ import { type OutboxStats, startQueueSampler } from './metrics/sampler.ts';
 import { watchParent } from './parent.ts';
 import { adminPortOf, type ServiceConfig, samplesQueues } from './service-config.ts';
 import type { AppState } from './service-server.ts';
+import { releaseStartMemory } from './start-memory.ts';
 import { withTimeout } from './timeout.ts';
 
 /** Something that runs in the worker role (SQS consumer, BullMQ worker, outbox relay). */
@@ -218,6 +219,9 @@ export async function runService<C extends ServiceConfig>(
       role: config.ROLE,
       startMs,
     });
+    // Once ready (after the message: the collection is no part of the start's
+    // time): give back what the start grew and no longer uses.
+    setImmediate(releaseStartMemory);
   } catch (error) {
     log.fatal({ err: error }, 'start failed');
     await shutdown('start failed');

@@ -14,8 +14,11 @@
 // a traced process ~40 MB and part of a second of start.
 import { register } from 'node:module';
 import { register as registerInThread, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';
+import { loadOneCopyOfTheApi } from './one-copy.ts';
 
 if (process.env.OTEL_SDK_DISABLED !== 'true') {
+  // Before anything `require`s the API's CommonJS build (@fastify/otel does).
+  loadOneCopyOfTheApi();
   const [{ startTelemetry }, { loaderHookInclude }] = await Promise.all([
     import('./sdk.ts'),
     import('./instrumentations.ts'),
