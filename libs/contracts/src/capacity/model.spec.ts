@@ -101,6 +101,22 @@ describe('the capacity model', () => {
     expect(plan.services.matching.worker).toMatchObject({ cpu: 4096 });
   });
 
+  it('sizes the jobs API for its open status streams, all of them on the minimum tasks', () => {
+    // small: 300 streams on 2 tasks × 42,000 bytes = 6 MiB over the process's 205: still 0.5 vCPU's 1 GB.
+    expect(planCapacity(small).services.jobs.api).toMatchObject({
+      memoryMiB: 1024,
+      expectedRssMiB: Math.round(205 + (150 * 42_000) / 1024 ** 2),
+    });
+    // x100: 30,000 streams on 2 tasks: 15,000 each, 601 MiB more, 806 MiB × 1.3 + 128 = 1,176: the 2 GB size.
+    const x100 = planCapacity(capacityProfiles.x100!).services.jobs.api!;
+    expect(x100).toMatchObject({ cpu: 512, memoryMiB: 2048, minTasks: 2, expectedRssMiB: 806 });
+    // No stream, no memory for them: the process's own figure.
+    expect(planCapacity({ ...small, peakOpenStreams: 0 }).services.jobs.api!.expectedRssMiB).toBe(
+      measured.apiProcessRssMiB.value,
+    );
+    expect(measured.bytesPerSseStream.value).toBe(42_000);
+  });
+
   it('says which limit binds first, with its headroom', () => {
     expect(planCapacity(capacityProfiles.x100!).bindsFirst.name).toMatch(/email provider rate/);
     const huge = planCapacity(capacityProfiles.x10000!);

@@ -41,6 +41,11 @@ export interface LoadProfile {
   uploadsPerDay: number;
   /** Public API requests a day (reads and writes). */
   apiRequestsPerDay: number;
+  /**
+   * Status streams (SSE, GET /v1/jobs/{id}/events) open at once at the peak,
+   * across the jobs API tasks: each holds memory in its task while open.
+   */
+  peakOpenStreams: number;
   /** Match emails a posting sends on average (at most MATCH_LIMIT). */
   emailsPerPosting: number;
   /** Postings a new candidate matches on average (a match.found each). */
@@ -233,7 +238,11 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
         API_MAX_FLOOR[service] ?? min,
         Math.ceil(apiTasksFor(service, atPeak) * DRAIN_HEADROOM),
       );
-      roles.api = sized(cpu.api, measured.apiProcessRssMiB.value, min, max);
+      // The jobs API holds the status streams; its policy scales on CPU, which streams barely use,
+      // so its minimum tasks may hold them all.
+      const streams =
+        service === 'jobs' ? (profile.peakOpenStreams / min) * measured.bytesPerSseStream.value : 0;
+      roles.api = sized(cpu.api, measured.apiProcessRssMiB.value + streams / 1024 ** 2, min, max);
     }
     if (cpu.worker) {
       const policy = workerScaling[service];

@@ -24,6 +24,7 @@ const NUMERIC: (keyof LoadProfile)[] = [
   'registrationsPerDay',
   'uploadsPerDay',
   'apiRequestsPerDay',
+  'peakOpenStreams',
   'emailsPerPosting',
   'matchesPerCandidate',
   'peakFactor',
