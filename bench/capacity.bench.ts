@@ -1,7 +1,10 @@
 // `pnpm bench capacity` (issue 33): the figures the capacity model
 // (libs/contracts/src/capacity) reads that no other bench measures, each
-// beside its bare baseline in the same run. BENCH_CAPACITY_PARTS=redis,sse
-// picks parts (default: all).
+// beside its bare baseline in the same run: parts redis and sse.
+// `pnpm bench capacity --all` adds part ceilings: every other ceiling of
+// docs/capacity.md, short versions of the benches that measure them, in
+// the same run, and a table of them all (bench/capacity-ceilings.ts; run it
+// alone). BENCH_CAPACITY_PARTS=redis,sse,ceilings picks parts.
 //
 // redis: what Redis holds per waiting BullMQ task, which sizes ElastiCache.
 // 10,000 email tasks added as notifications adds them (createTaskQueue, an
@@ -13,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { createTaskQueue } from '@hireflow/messaging/tasks';
 import { Redis } from 'ioredis';
+import { everyCeiling } from './capacity-ceilings.ts';
 import { sseStreamMemory } from './capacity-sse.ts';
 import { type BenchReport, median, round } from './report.ts';
 
@@ -24,7 +28,10 @@ const SSE_STREAMS = (process.env.BENCH_CAPACITY_SSE_STREAMS ?? '1000,2000')
   .split(',')
   .map(Number)
   .sort((a, b) => a - b);
-const PARTS = (process.env.BENCH_CAPACITY_PARTS ?? 'redis,sse').split(',');
+const ALL = process.argv.includes('--all');
+const PARTS = (process.env.BENCH_CAPACITY_PARTS ?? (ALL ? 'redis,sse,ceilings' : 'redis,sse')).split(',');
+/** The ceilings part's sizes: `short` (default) or `smoke` (tiny: does it run end to end). */
+const CEILINGS_SIZE = process.env.BENCH_CAPACITY_SIZE === 'smoke' ? 'smoke' : 'short';
 
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
@@ -145,7 +152,27 @@ async function ssePerStream(): Promise<BenchReport> {
   };
 }
 
-const parts: Record<string, () => Promise<BenchReport>> = { redis: redisPerTask, sse: ssePerStream };
+async function ceilings(): Promise<BenchReport> {
+  const started = performance.now();
+  const rows = await everyCeiling(CEILINGS_SIZE);
+  return {
+    description: `Every ceiling beside its bare baseline, short versions of the benches in one run (${CEILINGS_SIZE}, ${round((performance.now() - started) / 60_000, 1)} min).`,
+    rows: rows.map((r) => ({
+      part: r.part,
+      ceiling: r.ceiling,
+      baseline: r.baseline,
+      ratio: round(r.ratio, 3),
+    })),
+    ratios: {},
+    checks: [],
+  };
+}
+
+const parts: Record<string, () => Promise<BenchReport>> = {
+  redis: redisPerTask,
+  sse: ssePerStream,
+  ceilings,
+};
 
 export default async function capacity(): Promise<BenchReport> {
   const reports: BenchReport[] = [];
