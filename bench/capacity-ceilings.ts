@@ -5,7 +5,8 @@
 // another in this process; a table at the end: part, ceiling, baseline,
 // ratio. BENCH_CAPACITY_SIZE=smoke: tiny sizes, to see the whole run work
 // end to end (its figures mean nothing); default `short` (≤ 10 minutes on a
-// quiet 2-core machine). Run it alone: the benches it imports keep the sizes
+// quiet 2-core machine); BENCH_CAPACITY_CEILINGS=media,matching runs only
+// those benches. Run it alone: the benches it imports keep the sizes
 // it gave them for the rest of the process.
 import { join } from 'node:path';
 import { type BenchReport, printReport, round } from './report.ts';
@@ -128,7 +129,8 @@ const parts: Part[] = [
           part: `matching: ${what}, p50`,
           ceiling: `${at('search')} ms`,
           baseline: `bare dot-product scan ${at('bare scan (same kernel, every dot out)')} ms`,
-          ratio: ratio(r, `search ÷ bare scan p50, ${what}`),
+          // The bench names its ratio by the size alone: "search ÷ bare scan p50, 1 posting vs 10k".
+          ratio: ratio(r, `search ÷ bare scan p50, ${what.replace(/ candidates$/, '')}`),
         };
       }),
   },
@@ -156,10 +158,19 @@ const parts: Part[] = [
   },
 ];
 
+/** BENCH_CAPACITY_CEILINGS=media,matching: only these benches (default: every one). */
+const ONLY = process.env.BENCH_CAPACITY_CEILINGS?.split(',').filter(Boolean);
+
 /** Runs each part's bench at `size`, prints its report, and returns the summary rows. */
 export async function everyCeiling(size: Size): Promise<Summary[]> {
+  const unknown = ONLY?.filter((name) => !parts.some((p) => p.bench === name)) ?? [];
+  if (unknown.length > 0) {
+    throw new Error(
+      `BENCH_CAPACITY_CEILINGS: no bench ${unknown.join(', ')}; have ${parts.map((p) => p.bench).join(', ')}`,
+    );
+  }
   const summaries: Summary[] = [];
-  for (const part of parts) {
+  for (const part of parts.filter((p) => !ONLY || ONLY.includes(p.bench))) {
     const env = part.env[size];
     const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);
