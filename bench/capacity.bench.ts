@@ -1,5 +1,12 @@
-// What Redis holds per waiting BullMQ task (issue 33): the figure the
-// capacity model (libs/contracts/src/capacity) sizes ElastiCache with.
+// `pnpm bench capacity` (issue 33): the figures the capacity model
+// (libs/contracts/src/capacity) reads that no other bench measures, each
+// beside its bare baseline in the same run: parts redis and sse.
+// `pnpm bench capacity --all` adds part ceilings: every other ceiling of
+// docs/capacity.md, short versions of the benches that measure them, in
+// the same run, and a table of them all (bench/capacity-ceilings.ts; run it
+// alone). BENCH_CAPACITY_PARTS=redis,sse,ceilings picks parts.
+//
+// redis: what Redis holds per waiting BullMQ task, which sizes ElastiCache.
 // 10,000 email tasks added as notifications adds them (createTaskQueue, an
 // intent key each, 500 in flight) beside the bare baseline in the same
 // run: the same payloads stored as plain Redis strings (SET key json). Each
@@ -9,12 +16,22 @@
 import { randomBytes } from 'node:crypto';
 import { createTaskQueue } from '@hireflow/messaging/tasks';
 import { Redis } from 'ioredis';
+import { everyCeiling } from './capacity-ceilings.ts';
+import { sseStreamMemory } from './capacity-sse.ts';
 import { type BenchReport, median, round } from './report.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TASKS = Number(process.env.BENCH_CAPACITY_TASKS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BULK = 500;
+const SSE_STREAMS = (process.env.BENCH_CAPACITY_SSE_STREAMS ?? '1000,2000')
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
+const ALL = process.argv.includes('--all');
+const PARTS = (process.env.BENCH_CAPACITY_PARTS ?? (ALL ? 'redis,sse,ceilings' : 'redis,sse')).split(',');
+/** The ceilings part's sizes: `short` (default) or `smoke` (tiny: does it run end to end). */
+const CEILINGS_SIZE = process.env.BENCH_CAPACITY_SIZE === 'smoke' ? 'smoke' : 'short';
 
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
@@ -71,7 +88,7 @@ async function waitingTasks(redis: Redis, run: string): Promise<number> {
   }
 }
 
-export default async function capacity(): Promise<BenchReport> {
+async function redisPerTask(): Promise<BenchReport> {
   const redis = new Redis(REDIS_URL);
   const bare: number[] = [];
   const bull: number[] = [];
@@ -91,15 +108,84 @@ export default async function capacity(): Promise<BenchReport> {
     redis.disconnect();
   }
   const rows = bare.map((b, i) => ({
+    part: 'redis',
     round: i + 1,
     'bare SET, bytes/key': round(b, 0),
     'waiting BullMQ task, bytes/task': round(bull[i]!, 0),
   }));
   const perTask = median(bull);
   return {
-    description: `Redis memory per waiting task: ${TASKS} email tasks (createTaskQueue) beside the same payloads as plain strings, used_memory before/after, ${ROUNDS} rounds`,
+    description: `Redis memory per waiting task: ${TASKS} email tasks (createTaskQueue) beside the same payloads as plain strings, used_memory before/after, ${ROUNDS} rounds.`,
     rows,
     ratios: { 'waiting task ÷ bare string (bytes)': perTask / median(bare) },
     checks: [],
+  };
+}
+
+async function ssePerStream(): Promise<BenchReport> {
+  const measured = await sseStreamMemory(SSE_STREAMS);
+  const rows = measured.map((m, i) => ({
+    part: 'sse',
+    process: m.process,
+    streams: m.streams,
+    'RSS before, MB': round(m.rssBefore / 1e6, 1),
+    'RSS with the streams, MB': round(m.rssAfter / 1e6, 1),
+    'bytes/stream': round(m.bytesPerStream, 0),
+    // The step from the previous count: the fixed costs of the first streams cancel out.
+    'bytes/stream since the previous count':
+      i > 0 && measured[i - 1]!.process === m.process
+        ? round((m.rssAfter - measured[i - 1]!.rssAfter) / (m.streams - measured[i - 1]!.streams), 0)
+        : '',
+  }));
+  const at = (name: string, n: number) =>
+    measured.find((m) => m.process.startsWith(name) && m.streams === n)!.bytesPerStream;
+  return {
+    description: `Memory per open SSE stream: the jobs API (GET /v1/jobs/{id}/events, a posting each) beside a bare node:http server holding as many text/event-stream responses, ${SSE_STREAMS.join(' then ')} streams from 127.0.0.1, VmRSS settled before and after.`,
+    rows,
+    ratios: Object.fromEntries(
+      SSE_STREAMS.map((n) => [
+        `jobs API ÷ bare server, bytes per stream at ${n}`,
+        at('jobs', n) / at('bare', n),
+      ]),
+    ),
+    checks: [],
+  };
+}
+
+async function ceilings(): Promise<BenchReport> {
+  const started = performance.now();
+  const rows = await everyCeiling(CEILINGS_SIZE);
+  return {
+    description: `Every ceiling beside its bare baseline, short versions of the benches in one run (${CEILINGS_SIZE}, ${round((performance.now() - started) / 60_000, 1)} min).`,
+    rows: rows.map((r) => ({
+      part: r.part,
+      ceiling: r.ceiling,
+      baseline: r.baseline,
+      ratio: round(r.ratio, 3),
+    })),
+    ratios: {},
+    checks: [],
+  };
+}
+
+const parts: Record<string, () => Promise<BenchReport>> = {
+  redis: redisPerTask,
+  sse: ssePerStream,
+  ceilings,
+};
+
+export default async function capacity(): Promise<BenchReport> {
+  const reports: BenchReport[] = [];
+  for (const name of PARTS) {
+    const part = parts[name];
+    if (!part)
+      throw new Error(`BENCH_CAPACITY_PARTS: no part ${name}; have ${Object.keys(parts).join(', ')}`);
+    reports.push(await part());
+  }
+  return {
+    description: reports.map((r) => r.description).join(' '),
+    rows: reports.flatMap((r) => r.rows),
+    ratios: Object.assign({}, ...reports.map((r) => r.ratios)),
+    checks: reports.flatMap((r) => r.checks ?? []),
   };
 }

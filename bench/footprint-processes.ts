@@ -119,11 +119,19 @@ export function serviceProcess(
   };
 }
 
-/**
- * Spawns one process, waits until it is ready and `idleMs` more, reads its
- * RSS; then runs each phase, waits `idleMs` and reads it again; stops it.
- */
-export async function measure(kind: ProcessKind, idleMs: number, load: LoadPhase[] = []): Promise<Measure> {
+/** A spawned process, ready: its pid, the port it listens on (0 if it said none), its start. */
+export interface Started {
+  pid: number;
+  port: number;
+  /** From spawn to the `started` message, in ms. */
+  readyMs: number;
+  startMs?: Record<string, number>;
+  /** SIGTERM, then SIGKILL after STOP_TIMEOUT_MS; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** Spawns one process and waits for its `started` message (it is stopped if it never comes). */
+export async function startProcess(kind: ProcessKind): Promise<Started> {
   const started = performance.now();
   const child = spawn(process.execPath, kind.args, {
     cwd: root,
@@ -137,6 +145,12 @@ export async function measure(kind: ProcessKind, idleMs: number, load: LoadPhase
   const exited = new Promise<number | string | null>((done) =>
     child.once('exit', (code, signal) => done(code ?? signal)),
   );
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
   try {
     let port = 0;
     let startMs: Record<string, number> | undefined;
@@ -157,24 +171,36 @@ export async function measure(kind: ProcessKind, idleMs: number, load: LoadPhase
         fail(new Error(`${kind.name} exited (${code}) before it was ready:\n${stderr}`));
       });
     });
-    const readyCpuMs = await cpuMs(child.pid!);
+    return { pid: child.pid!, port, readyMs, ...(startMs ? { startMs } : {}), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Spawns one process, waits until it is ready and `idleMs` more, reads its
+ * RSS; then runs each phase, waits `idleMs` and reads it again; stops it.
+ */
+export async function measure(kind: ProcessKind, idleMs: number, load: LoadPhase[] = []): Promise<Measure> {
+  const child = await startProcess(kind);
+  try {
+    const readyCpuMs = await cpuMs(child.pid);
     // An idle process: what it holds once started, not the garbage of starting (the same wait for every kind).
     await delay(idleMs);
-    const idle = await rssMb(child.pid!);
+    const idle = await rssMb(child.pid);
     const phases: Measure['phases'] = [];
     for (const phase of load) {
-      const before = await cpuMs(child.pid!);
-      await phase.run({ port });
-      const cpu = (await cpuMs(child.pid!)) - before;
+      const before = await cpuMs(child.pid);
+      await phase.run({ port: child.port });
+      const cpu = (await cpuMs(child.pid)) - before;
       await delay(idleMs);
-      phases.push({ name: phase.name, rssMb: await rssMb(child.pid!), cpuMs: cpu });
+      phases.push({ name: phase.name, rssMb: await rssMb(child.pid), cpuMs: cpu });
     }
+    const { readyMs, startMs } = child;
     return { rssMb: idle, readyMs, readyCpuMs, ...(startMs ? { startMs } : {}), phases };
   } finally {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
+    await child.stop();
   }
 }
 
@@ -187,9 +213,13 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** VmRSS from /proc/<pid>/status (Linux), in bytes. */
+export async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) * 1024;
+}
+
 /** VmRSS from /proc/<pid>/status (Linux), in MB. */
 async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
-  return (kb * 1024) / 1e6;
+  return (await rssBytes(pid)) / 1e6;
 }

@@ -8,17 +8,11 @@
 // services migrate their databases then). Memory is reported ÷ the baseline
 // of the same round; targets: ≤ 1.5× the baseline, ready in ≤ 1.5 s.
 import { randomBytes } from 'node:crypto';
-import { topology } from '@hireflow/contracts';
-import { dropDatabase, ensureDatabase } from '@hireflow/db';
-import { startEmulator } from '@hireflow/emulator';
-import { provisionTopology } from '@hireflow/ops';
-import { createSnsClient, createSqsClient } from '@hireflow/runtime';
-import { createS3Client } from '@hireflow/runtime/s3';
+import { startBenchPlatform } from './bench-platform.ts';
 import { benchApiKey, PHASES, postingPhases, relayPhases, settleOutbox } from './footprint-load.ts';
 import {
   bare,
   baseline,
-  benchServiceEnv,
   type Measure,
   measure,
   type ProcessKind,
@@ -26,13 +20,10 @@ import {
   serviceProcess,
 } from './footprint-processes.ts';
 import { type BenchReport, type Check, median, round } from './report.ts';
-import { startOtlpSink } from './tracing-system.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IDLE_MS = Number(process.env.FOOTPRINT_IDLE_MS ?? 3000);
 const SERVICES = ['jobs', 'matching', 'notifications', 'media'] as const;
-const REGION = 'eu-west-1';
-const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const TARGET_RSS_RATIO = 1.5;
 const TARGET_READY_MS = 1500;
 /** RSS after 10,000 requests or events ÷ after 1,000: above, memory grows with work (a leak). */
@@ -60,27 +51,12 @@ function withFlags(kind: ProcessKind, flags: string[]): ProcessKind {
 
 export default async function footprint(): Promise<BenchReport> {
   const suffix = randomBytes(4).toString('hex');
-  const emulator = await startEmulator({ region: REGION });
-  const sink = await startOtlpSink();
-  const databases = SERVICES.map((service) => `${SERVER}/hfbench_fp_${service}_${suffix}`);
+  const platform = await startBenchPlatform(SERVICES, 'fp', suffix);
+  const { databases } = platform;
   try {
-    const aws = { region: REGION, endpoint: emulator.endpoint, dummyCredentials: true };
-    const clients = { sns: createSnsClient(aws), sqs: createSqsClient(aws), s3: createS3Client(aws) };
-    const provisioned = await provisionTopology(topology, { ...clients, prefix: `fp-${suffix}-` });
-    for (const client of Object.values(clients)) client.destroy();
-    for (const url of databases) await ensureDatabase(url);
-
     let kinds: ProcessKind[] = [bare, baseline, preload];
-    SERVICES.forEach((service, i) => {
-      const env = benchServiceEnv({
-        service,
-        region: REGION,
-        emulator: emulator.endpoint,
-        otlp: sink.endpoint,
-        database: databases[i]!,
-        redisPrefix: `bench:fp${suffix}:${service}`,
-        topologyPrefix: provisioned.prefix,
-      });
+    SERVICES.forEach((service) => {
+      const env = platform.env(service, `bench:fp${suffix}:${service}`);
       kinds.push(serviceProcess(service, 'api', env), serviceProcess(service, 'worker', env));
       if (service === 'jobs') {
         for (const flags of FLAG_VARIANTS) {
@@ -134,9 +110,7 @@ export default async function footprint(): Promise<BenchReport> {
     }
     return report(kinds, measured, loaded);
   } finally {
-    await sink.close();
-    await emulator.stop();
-    for (const url of databases) await dropDatabase(url).catch(() => undefined);
+    await platform.close();
   }
 }
 

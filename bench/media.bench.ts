@@ -21,8 +21,8 @@ import { startWorkerPath, type WorkerPath } from './media-worker.ts';
 import { type BenchReport, percentile, round } from './report.ts';
 
 const CONCURRENCY = 4;
-const ROUNDS = 8;
-const IMAGES_PER_ROUND = 12;
+const ROUNDS = Number(process.env.BENCH_MEDIA_ROUNDS ?? 8);
+const IMAGES_PER_ROUND = Number(process.env.BENCH_MEDIA_IMAGES ?? 12);
 const STEADY_RATE_PER_S = Number(process.env.BENCH_MEDIA_RATE ?? 3);
 const STEADY_UPLOADS = Number(process.env.BENCH_MEDIA_UPLOADS ?? 45);
 

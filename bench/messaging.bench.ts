@@ -23,10 +23,10 @@ import { type BenchReport, type LatencyRound, latencyChecks, median, percentile,
 const REGION = 'eu-west-1';
 const SERVER = process.env.BENCH_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const THROUGHPUT_EVENTS = 2000;
+const THROUGHPUT_EVENTS = Number(process.env.BENCH_MESSAGING_EVENTS ?? 2000);
 const PRODUCERS = 10;
 const LATENCY_RATE_PER_S = 200;
-const LATENCY_EVENTS = 1000;
+const LATENCY_EVENTS = Number(process.env.BENCH_MESSAGING_LATENCY_EVENTS ?? 1000);
 /** `BENCH_MESSAGING_SPLIT=0` skips the production-shape rows (relay and consumer, emulator in processes of their own). */
 const SPLIT = process.env.BENCH_MESSAGING_SPLIT !== '0';
 

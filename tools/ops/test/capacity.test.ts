@@ -18,10 +18,28 @@ describe('pnpm capacity', () => {
     expect(plan.bindsFirst.name).toBe(expected.bindsFirst.name);
   });
 
-  it('names the limit that binds first in its table', async () => {
+  it('names the limit that binds first in its table, ceilings and quotas alike', async () => {
     const { stdout } = await run(process.execPath, [cli, '--profile', 'x10000']);
-    expect(stdout).toMatch(/binds first: email provider rate/);
+    expect(stdout).toMatch(/binds first: tenant daily email quota, the largest tenant .*, a quota/);
     expect(stdout).toMatch(/matching worker memory/);
+    expect(stdout).toMatch(/SNS Publish, account quota in eu-west-1/);
+    expect(stdout).toMatch(/SQS in-flight messages per queue/);
+    // The quota as a deployment sets it, and another region's account quotas.
+    const set = await run(process.execPath, [
+      cli,
+      '--profile',
+      'x10000',
+      '--tenant-daily-email-quota',
+      '100000000',
+      '--region',
+      'us-east-1',
+    ]);
+    expect(set.stdout).toMatch(/binds first: email provider rate/);
+    expect(set.stdout).toMatch(/SNS Publish, account quota in us-east-1/);
+    await expect(run(process.execPath, [cli, '--tenant-daily-email-quota', 'lots'])).rejects.toMatchObject({
+      code: 64,
+      stderr: expect.stringMatching(/--tenant-daily-email-quota must be/),
+    });
   });
 
   it('refuses an unknown profile and a bad number', async () => {

@@ -13,3 +13,4 @@ export {
 export type { CacheClass, DatabaseClass } from './prices.ts';
 export { cacheClasses, databaseClasses, fargate, maxConnections } from './prices.ts';
 export { capacityProfiles, DEFAULT_CAPACITY_PROFILE } from './profiles.ts';
+export * from './quotas.ts';

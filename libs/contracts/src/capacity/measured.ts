@@ -97,6 +97,18 @@ export const measured = {
     'MiB',
     'the largest worker RSS measured under work since --heap-growing-percent=20: 195–202 MB in the relay harness (docs/performance.md); pnpm burst 2026-12-02 05:35, every worker of the four services: 142–170 MiB first seen, 146–174 MiB at most',
   ),
+  /**
+   * One open status stream (SSE) in the jobs API process: its socket, the
+   * reply, the feed's listener and channel (a posting each), the slot, the
+   * keep-alive timer. The largest of two runs' averages; a bare node:http
+   * server holding as many text/event-stream responses took 22–30 KB each
+   * in the same runs (17.5 KB from 1,000 to 2,000 streams, the jobs API 30–44 KB).
+   */
+  bytesPerSseStream: m(
+    42_000,
+    'bytes',
+    'pnpm bench capacity (sse), 2026-12-02, two runs: the jobs API +39–42 KB RSS a stream at 1,000 streams, +36–41 KB at 2,000 (a bare node:http SSE server 22–30 KB)',
+  ),
   /** sharp's working set for one image in flight (decode + three encodes). */
   resizeWorkingSetMiB: m(
     150,

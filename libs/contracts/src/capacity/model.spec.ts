@@ -101,10 +101,36 @@ describe('the capacity model', () => {
     expect(plan.services.matching.worker).toMatchObject({ cpu: 4096 });
   });
 
-  it('says which limit binds first, with its headroom', () => {
-    expect(planCapacity(capacityProfiles.x100!).bindsFirst.name).toMatch(/email provider rate/);
+  it('sizes the jobs API for its open status streams, all of them on the minimum tasks', () => {
+    // small: 300 streams on 2 tasks × 42,000 bytes = 6 MiB over the process's 205: still 0.5 vCPU's 1 GB.
+    expect(planCapacity(small).services.jobs.api).toMatchObject({
+      memoryMiB: 1024,
+      expectedRssMiB: Math.round(205 + (150 * 42_000) / 1024 ** 2),
+    });
+    // x100: 30,000 streams on 2 tasks: 15,000 each, 601 MiB more, 806 MiB × 1.3 + 128 = 1,176: the 2 GB size.
+    const x100 = planCapacity(capacityProfiles.x100!).services.jobs.api!;
+    expect(x100).toMatchObject({ cpu: 512, memoryMiB: 2048, minTasks: 2, expectedRssMiB: 806 });
+    // No stream, no memory for them: the process's own figure.
+    expect(planCapacity({ ...small, peakOpenStreams: 0 }).services.jobs.api!.expectedRssMiB).toBe(
+      measured.apiProcessRssMiB.value,
+    );
+    expect(measured.bytesPerSseStream.value).toBe(42_000);
+  });
+
+  it('says which limit binds first, with its headroom, ceilings and quotas alike', () => {
+    // x100: the largest tenant (200,000 of the 2,000 an average tenant has: 100×) causes 156,000 emails a day
+    // against TENANT_DAILY_EMAIL_QUOTA's 1,000.
+    const x100 = planCapacity(capacityProfiles.x100!);
+    expect(x100.bindsFirst).toMatchObject({ kind: 'quota' });
+    expect(x100.bindsFirst.name).toMatch(/tenant daily email quota, the largest tenant/);
+    expect(x100.bindsFirst.demand).toBeCloseTo(156_000, 6);
+    expect(x100.bindsFirst.headroom).toBeCloseTo(1_000 / 156_000, 9);
+    // The quota raised past every tenant's day: the provider's rate binds first.
+    const raised = planCapacity(capacityProfiles.x100!, { tenantDailyEmailQuota: 1_000_000 });
+    expect(raised.bindsFirst.name).toMatch(/email provider rate/);
     const huge = planCapacity(capacityProfiles.x10000!);
     const memory = huge.limits.find((l) => l.name.startsWith('matching worker memory'))!;
+    expect(memory).toMatchObject({ kind: 'ceiling' });
     expect(memory.headroom).toBeLessThan(1);
     const noEmail: LoadProfile = {
       ...small,
@@ -114,6 +140,60 @@ describe('the capacity model', () => {
       matchesPerCandidate: 0,
     };
     expect(planCapacity(noEmail).bindsFirst.name).not.toMatch(/email/);
+  });
+
+  it("counts the per-tenant email quota on an average tenant's day and on the largest tenant's", () => {
+    // small: 78,000 emails a day over 50 tenants = 1,560 each; the largest tenant has 10× the candidates.
+    const plan = planCapacity(small);
+    const average = plan.limits.find((l) => l.name.includes('an average tenant'))!;
+    const largest = plan.limits.find((l) => l.name.includes('the largest tenant'))!;
+    expect(average).toMatchObject({ kind: 'quota', capacity: 1_000, unit: 'emails/day' });
+    expect(average.demand).toBeCloseTo(1_560, 6);
+    expect(largest.demand).toBeCloseTo(15_600, 6);
+    expect(plan.bindsFirst).toBe(largest);
+    // Set as a deployment sets it.
+    const set = planCapacity(small, { tenantDailyEmailQuota: 20_000 });
+    expect(set.bindsFirst.name).toMatch(/the largest tenant/);
+    expect(set.bindsFirst.headroom).toBeCloseTo(20_000 / 15_600, 9);
+    // Past every tenant's day, the next limit binds: the database's connections (12.8×).
+    expect(planCapacity(small, { tenantDailyEmailQuota: 1_000_000 }).bindsFirst.name).toMatch(
+      /Postgres connections/,
+    );
+  });
+
+  it("counts every published message against the region's SNS Publish quota", () => {
+    // x10000: 41,204 events a second at the peak, each one message published.
+    const plan = planCapacity(capacityProfiles.x10000!);
+    const sns = plan.limits.find((l) => l.name.startsWith('SNS Publish'))!;
+    expect(sns).toMatchObject({ kind: 'quota', capacity: 9_000, unit: 'messages/s' });
+    expect(sns.demand).toBeCloseTo(plan.peak.events, 9);
+    expect(sns.headroom).toBeLessThan(1);
+    expect(sns.name).toMatch(/eu-west-1/);
+    expect(
+      planCapacity(capacityProfiles.x10000!, { region: 'us-east-1' }).limits.find((l) =>
+        l.name.startsWith('SNS Publish'),
+      ),
+    ).toMatchObject({ capacity: 30_000 });
+    // x100 at 5× its peak factor in a 1,500/s region: 2,060 messages a second, past the quota, and said so.
+    const sydney = planCapacity({ ...capacityProfiles.x100!, peakFactor: 20 }, { region: 'ap-southeast-2' });
+    const over = sydney.limits.find((l) => l.name === 'SNS Publish, account quota in ap-southeast-2')!;
+    expect(over.capacity).toBe(1_500);
+    expect(over.demand).toBeCloseTo(2_060, 0);
+    expect(over.headroom).toBeCloseTo(1_500 / sydney.peak.events, 9);
+    expect(over.headroom).toBeLessThan(1);
+    expect(over.remedy).toMatch(/Service Quotas/);
+  });
+
+  it('counts the in-flight messages each inbox queue holds at its maximum workers: 110 a consumer', () => {
+    // x10000: 1,682 matching workers × (10 handlers + a hand of 100) = 185,020 against 120,000.
+    const plan = planCapacity(capacityProfiles.x10000!);
+    const inFlight = plan.limits.find((l) => l.name.startsWith('SQS in-flight'))!;
+    expect(inFlight.name).toMatch(/matching's inbox/);
+    expect(inFlight.demand).toBe(plan.services.matching.worker!.maxTasks * 110);
+    expect(inFlight.capacity).toBe(120_000);
+    // Standard queues' API calls: nearly unlimited, never the binding limit.
+    const calls = plan.limits.find((l) => l.name.startsWith('SQS API calls'))!;
+    expect(calls.headroom).toBe(Number.POSITIVE_INFINITY);
   });
 
   it("counts each registry subscriber's task and pool in the connections, the class and the cost", () => {

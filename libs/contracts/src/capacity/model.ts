@@ -23,6 +23,13 @@ import {
   STORAGE_GB,
   storagePerGbMonth,
 } from './prices.ts';
+import {
+  DEFAULT_REGION,
+  SQS_IN_FLIGHT_PER_CONSUMER,
+  snsPublishQuota,
+  sqsStandard,
+  TENANT_DAILY_EMAIL_QUOTA,
+} from './quotas.ts';
 
 const DAY = 86_400;
 
@@ -41,6 +48,11 @@ export interface LoadProfile {
   uploadsPerDay: number;
   /** Public API requests a day (reads and writes). */
   apiRequestsPerDay: number;
+  /**
+   * Status streams (SSE, GET /v1/jobs/{id}/events) open at once at the peak,
+   * across the jobs API tasks: each holds memory in its task while open.
+   */
+  peakOpenStreams: number;
   /** Match emails a posting sends on average (at most MATCH_LIMIT). */
   emailsPerPosting: number;
   /** Postings a new candidate matches on average (a match.found each). */
@@ -66,6 +78,11 @@ export interface RolePlan {
 
 export interface Limit {
   name: string;
+  /**
+   * `ceiling`: a part's measured capacity or a size AWS sells; `quota`: an
+   * account quota of AWS or a quota of Hireflow's own configuration.
+   */
+  kind: 'ceiling' | 'quota';
   /** The profile's peak demand and the limit's capacity, in `unit`. */
   demand: number;
   capacity: number;
@@ -98,9 +115,12 @@ export interface CapacityPlan {
   cache: { class: CacheClass; neededGiB: number };
   requestsPerMonth: { snsPublishes: number; sqs: number };
   monthlyCost: { items: Record<string, number>; total: number; fargateAtMax: number };
+  /** Every limit, ceilings and quotas, each with its headroom. */
   limits: Limit[];
-  /** The limit with the least headroom. */
+  /** The limit with the least headroom, of either kind. */
   bindsFirst: Limit;
+  /** The region whose account quotas apply. */
+  region: string;
 }
 
 /** Postgres connections one process opens: its pool and the outbox relay's LISTEN. */
@@ -143,6 +163,10 @@ const API_MAX_FLOOR: Partial<Record<ServiceName, number>> = { jobs: 6, notificat
 export interface CapacityOptions {
   /** The subscriber services the deployment runs beside the four (default: the registry's). */
   subscribers?: readonly Pick<SubscriberDefinition, 'name'>[];
+  /** The AWS region, for its account quotas (default eu-west-1, the prices'). */
+  region?: string;
+  /** TENANT_DAILY_EMAIL_QUOTA as the deployment sets it (default: the service's default, 1,000). */
+  tenantDailyEmailQuota?: number;
 }
 
 export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}): CapacityPlan {
@@ -233,7 +257,11 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
         API_MAX_FLOOR[service] ?? min,
         Math.ceil(apiTasksFor(service, atPeak) * DRAIN_HEADROOM),
       );
-      roles.api = sized(cpu.api, measured.apiProcessRssMiB.value, min, max);
+      // The jobs API holds the status streams; its policy scales on CPU, which streams barely use,
+      // so its minimum tasks may hold them all.
+      const streams =
+        service === 'jobs' ? (profile.peakOpenStreams / min) * measured.bytesPerSseStream.value : 0;
+      roles.api = sized(cpu.api, measured.apiProcessRssMiB.value + streams / 1024 ** 2, min, max);
     }
     if (cpu.worker) {
       const policy = workerScaling[service];
@@ -299,6 +327,26 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
   const total = Object.values(items).reduce((a, b) => a + b, 0);
 
   const largestDb = databaseClasses[databaseClasses.length - 1]!;
+  // Account quotas. SQS calls at the peak: a receive and a delete per delivery (a third, as the cost counts
+  // them) and each worker's long polls at the maximum counts.
+  const region = options.region ?? DEFAULT_REGION;
+  const maxWorkers = Object.values(services).reduce((sum, r) => sum + (r.worker?.maxTasks ?? 0), 0);
+  const sqsRequestsAtPeak =
+    Object.values(atPeak.inbox).reduce((a, b) => a + b, 0) * (2 / 3) + maxWorkers / 20;
+  // In flight on a service's inbox: each of its workers at its maximum holds its hand and its handlers.
+  const busiestQueue = (['jobs', 'matching', 'notifications'] as const)
+    .filter((service) => atPeak.inbox[service] > 0)
+    .map((service) => ({
+      service,
+      inFlight: (services[service].worker?.maxTasks ?? 0) * SQS_IN_FLIGHT_PER_CONSUMER,
+    }))
+    .reduce((a, b) => (b.inFlight > a.inFlight ? b : a), { service: 'jobs' as ServiceName, inFlight: 0 });
+  const tenantQuota = options.tenantDailyEmailQuota ?? TENANT_DAILY_EMAIL_QUOTA;
+  const emailsPerDay = atAvg.emails * DAY;
+  const largestShare = Math.max(
+    1,
+    profile.largestTenantCandidates / Math.max(1, profile.candidatesPerTenant),
+  );
   const limits: Limit[] = [
     limit(
       'email provider rate (EMAIL_RATE_MAX, shared)',
@@ -306,6 +354,47 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
       EMAIL_RATE_MAX,
       'emails/s',
       "raise the provider's sending quota and EMAIL_RATE_MAX; past it emails wait (held, not lost)",
+      'quota',
+    ),
+    limit(
+      `SNS Publish, account quota in ${region}`,
+      atPeak.events,
+      snsPublishQuota(region),
+      'messages/s',
+      'ask AWS for a higher SNS Publish quota (Service Quotas), or spread the services over accounts',
+      'quota',
+    ),
+    limit(
+      'SQS API calls, standard queues',
+      sqsRequestsAtPeak,
+      sqsStandard.apiCallsPerSecond,
+      'requests/s',
+      'none needed: nearly unlimited for standard queues',
+      'quota',
+    ),
+    limit(
+      `SQS in-flight messages per queue (${busiestQueue.service}'s inbox at its maximum workers)`,
+      busiestQueue.inFlight,
+      sqsStandard.inFlightPerQueue,
+      'messages',
+      'a smaller hand per consumer (SqsFairnessOptions.hold), or the inbox split over queues (a queue per tenant shard)',
+      'quota',
+    ),
+    limit(
+      'tenant daily email quota, an average tenant (TENANT_DAILY_EMAIL_QUOTA)',
+      emailsPerDay / profile.tenants,
+      tenantQuota,
+      'emails/day',
+      "raise TENANT_DAILY_EMAIL_QUOTA (per deployment) to the tenants' plans; past it a tenant's emails are held and sent on later days, and a steady excess never drains",
+      'quota',
+    ),
+    limit(
+      'tenant daily email quota, the largest tenant (its emails ∝ its candidates)',
+      (emailsPerDay / profile.tenants) * largestShare,
+      tenantQuota,
+      'emails/day',
+      "raise TENANT_DAILY_EMAIL_QUOTA, or a quota per tenant's plan; past it the tenant's emails are held and sent on later days",
+      'quota',
     ),
     ...(['jobs', 'matching', 'media'] as const).map((service) =>
       limit(
@@ -371,6 +460,7 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
     monthlyCost: { items, total, fargateAtMax: fargateMonthly((r) => r.maxTasks) },
     limits,
     bindsFirst,
+    region,
   };
 }
 
@@ -402,9 +492,17 @@ function taskHourly(r: { cpu: number; memoryMiB: number }): number {
   return (r.cpu / 1024) * fargate.perVcpuHour + (r.memoryMiB / 1024) * fargate.perGbHour;
 }
 
-function limit(name: string, demand: number, capacity: number, unit: string, remedy: string): Limit {
+function limit(
+  name: string,
+  demand: number,
+  capacity: number,
+  unit: string,
+  remedy: string,
+  kind: Limit['kind'] = 'ceiling',
+): Limit {
   return {
     name,
+    kind,
     demand,
     capacity,
     unit,

@@ -14,6 +14,8 @@ const small: LoadProfile = {
   registrationsPerDay: 20_000,
   uploadsPerDay: 5_000,
   apiRequestsPerDay: 33_000,
+  // A browser tab watching a posting it sent, for a minute or two after it: a few hundred at once.
+  peakOpenStreams: 300,
   emailsPerPosting: 5,
   matchesPerCandidate: 2,
   peakFactor: 4,
@@ -31,6 +33,7 @@ const x100: LoadProfile = {
   registrationsPerDay: 2_000_000,
   uploadsPerDay: 500_000,
   apiRequestsPerDay: 3_300_000,
+  peakOpenStreams: 30_000,
 };
 
 /** 10,000× the load: a national market's every board on one deployment. */
@@ -45,6 +48,7 @@ const x10000: LoadProfile = {
   registrationsPerDay: 200_000_000,
   uploadsPerDay: 50_000_000,
   apiRequestsPerDay: 330_000_000,
+  peakOpenStreams: 3_000_000,
 };
 
 export const capacityProfiles: Record<string, LoadProfile> = { small, x100, x10000 };

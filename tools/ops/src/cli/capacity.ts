@@ -2,14 +2,16 @@
 // what a load takes on AWS, from the capacity model (libs/contracts/src/capacity,
 // docs/capacity.md): task sizes and counts per service and role, the database
 // and cache classes, Postgres connections at the maximum counts, SNS/SQS
-// requests, the monthly cost, and each limit's headroom, the first to bind
-// marked. A field given overrides the profile's, e.g.
+// requests, the monthly cost, and each limit's headroom — the parts'
+// ceilings and the quotas (AWS's account quotas of the region, the
+// per-tenant email quota) — the first to bind marked. A field given overrides the profile's, e.g.
 // `pnpm capacity --tenants 500 --candidates-per-tenant 20000 --postings-per-day 5000`.
 import { parseArgs } from 'node:util';
 import {
   type CapacityPlan,
   capacityProfiles,
   DEFAULT_CAPACITY_PROFILE,
+  DEFAULT_REGION,
   type LoadProfile,
   planCapacity,
   usableConnections,
@@ -24,6 +26,7 @@ const NUMERIC: (keyof LoadProfile)[] = [
   'registrationsPerDay',
   'uploadsPerDay',
   'apiRequestsPerDay',
+  'peakOpenStreams',
   'emailsPerPosting',
   'matchesPerCandidate',
   'peakFactor',
@@ -34,6 +37,8 @@ const flag = (field: string) => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase
 const { values } = parseArgs({
   options: {
     profile: { type: 'string', default: DEFAULT_CAPACITY_PROFILE },
+    region: { type: 'string', default: DEFAULT_REGION },
+    'tenant-daily-email-quota': { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
     ...Object.fromEntries(NUMERIC.map((f) => [flag(f), { type: 'string' as const }])),
@@ -42,7 +47,7 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(
-    `usage: pnpm capacity [--profile ${Object.keys(capacityProfiles).join('|')}] [--json] ${NUMERIC.map((f) => `[--${flag(f)} N]`).join(' ')}`,
+    `usage: pnpm capacity [--profile ${Object.keys(capacityProfiles).join('|')}] [--region ${DEFAULT_REGION}] [--tenant-daily-email-quota N] [--json] ${NUMERIC.map((f) => `[--${flag(f)} N]`).join(' ')}`,
   );
   process.exit(0);
 }
@@ -69,7 +74,19 @@ if (overridden.length > 0) {
   profile.description = `${base.description}, with ${overridden.map(flag).join(', ')} given`;
 }
 
-const plan = planCapacity(profile);
+const quotaRaw = values['tenant-daily-email-quota'];
+const tenantDailyEmailQuota = quotaRaw === undefined ? undefined : Number(quotaRaw);
+if (
+  tenantDailyEmailQuota !== undefined &&
+  !(Number.isInteger(tenantDailyEmailQuota) && tenantDailyEmailQuota > 0)
+) {
+  console.error(`--tenant-daily-email-quota must be a whole number > 0, got ${String(quotaRaw)}`);
+  process.exit(64);
+}
+const plan = planCapacity(profile, {
+  region: values.region as string,
+  ...(tenantDailyEmailQuota === undefined ? {} : { tenantDailyEmailQuota }),
+});
 if (values.json) {
   console.log(JSON.stringify(plan, null, 2));
 } else {
@@ -119,16 +136,22 @@ function print(p: CapacityPlan): void {
   console.log(
     `total ≈ $${n(p.monthlyCost.total)} a month; Fargate at the maximum tasks $${n(p.monthlyCost.fargateAtMax)}\n`,
   );
-  console.log('limits (headroom = the factor of this load at which each binds):');
+  console.log(
+    `limits, ceilings and quotas (${p.region}'s account quotas; headroom = the factor of this load at which each binds):`,
+  );
+  const of = (v: number, unit: string) => (Number.isFinite(v) ? `${n(v, 1)} ${unit}` : 'unlimited');
   console.table(
     [...p.limits]
       .sort((a, b) => a.headroom - b.headroom)
       .map((l) => ({
         limit: l.name,
-        demand: `${n(l.demand, 1)} ${l.unit}`,
-        capacity: `${n(l.capacity, 1)} ${l.unit}`,
-        headroom: `${n(l.headroom, 2)}×`,
+        kind: l.kind,
+        demand: of(l.demand, l.unit),
+        capacity: of(l.capacity, l.unit),
+        headroom: Number.isFinite(l.headroom) ? `${n(l.headroom, 3)}×` : '∞',
       })),
   );
-  console.log(`binds first: ${p.bindsFirst.name} (${n(p.bindsFirst.headroom, 2)}×) — ${p.bindsFirst.remedy}`);
+  console.log(
+    `binds first: ${p.bindsFirst.name}, a ${p.bindsFirst.kind} (${n(p.bindsFirst.headroom, 3)}×) — ${p.bindsFirst.remedy}`,
+  );
 }
