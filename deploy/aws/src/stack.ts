@@ -129,8 +129,14 @@ export class HireflowStack extends Stack {
           ...(service === 'media' || service === 'jobs' ? { MEDIA_PUBLIC_URL: publicUrl } : {}),
           // Behind the load balancer every client would share its address: believe its X-Forwarded-For only.
           ...(servicePlan.api ? { TRUST_PROXY: VPC_CIDR } : {}),
-          // The one-click unsubscribe links of emails point at the public entry, which routes them to notifications.
-          ...(service === 'notifications' ? { UNSUBSCRIBE_BASE_URL: publicUrl } : {}),
+          // The one-click unsubscribe links of emails point at the public entry, which routes them to notifications;
+          // the per-tenant email quota is the model's for this profile (twice the largest tenant's day), not the default.
+          ...(service === 'notifications'
+            ? {
+                UNSUBSCRIBE_BASE_URL: publicUrl,
+                TENANT_DAILY_EMAIL_QUOTA: String(capacity.tenantDailyEmailQuota),
+              }
+            : {}),
         },
         secrets: this.#secrets(service),
         adminPeer: this.network.internalPeer,

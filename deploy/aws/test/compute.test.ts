@@ -8,7 +8,13 @@ import { loadConfig as matchingConfig } from '@hireflow/matching/config';
 import { loadConfig as mediaConfig } from '@hireflow/media/config';
 import { loadConfig as notificationsConfig } from '@hireflow/notifications/config';
 import { describe, expect, it } from 'vitest';
-import { adminPortOf, deploymentPlan, type ServicePlan, SMTP_URL_PLACEHOLDER } from '../src/index.ts';
+import {
+  adminPortOf,
+  capacityFor,
+  deploymentPlan,
+  type ServicePlan,
+  SMTP_URL_PLACEHOLDER,
+} from '../src/index.ts';
 import { synthesize } from './synth.ts';
 import {
   type ResourceJson,
@@ -145,12 +151,17 @@ describe('Fargate services', () => {
     }
   });
 
-  it('API2/API8: tell the API tasks to believe X-Forwarded-For from the VPC only (the load balancer), and notifications its public unsubscribe base', () => {
+  it('API2/API8: tell the API tasks to believe X-Forwarded-For from the VPC only (the load balancer), and notifications its public unsubscribe base and the per-tenant email quota of the plan', () => {
     for (const { env } of deployed) {
       const service = String(env.SERVICE);
       expect(env.TRUST_PROXY, service).toBe(plans[service]!.api ? '10.40.0.0/16' : undefined);
       expect(env.UNSUBSCRIBE_BASE_URL, service).toBe(
         service === 'notifications' ? 'https://api.example.com' : undefined,
+      );
+      // The model's quota for the default profile, never the service's default of 1,000 (which the
+      // small board's largest tenant passes every day).
+      expect(env.TENANT_DAILY_EMAIL_QUOTA, service).toBe(
+        service === 'notifications' ? String(capacityFor().tenantDailyEmailQuota) : undefined,
       );
     }
     const vpc = resourcesOfType(json, 'AWS::EC2::VPC')[0]![1];

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { registeredSubscribers } from '../subscribers.registry.ts';
 import { measured, searchMs } from './measured.ts';
-import { type LoadProfile, planCapacity, taskMemoryFor, usableConnections } from './model.ts';
+import {
+  type LoadProfile,
+  planCapacity,
+  taskMemoryFor,
+  tenantDailyEmailQuotaFor,
+  usableConnections,
+} from './model.ts';
 import { databaseClasses, fargate, HOURS_PER_MONTH, maxConnections } from './prices.ts';
 import { capacityProfiles } from './profiles.ts';
+import { TENANT_DAILY_EMAIL_QUOTA } from './quotas.ts';
 
 const small = capacityProfiles.small!;
 
@@ -118,16 +125,20 @@ describe('the capacity model', () => {
   });
 
   it('says which limit binds first, with its headroom, ceilings and quotas alike', () => {
-    // x100: the largest tenant (200,000 of the 2,000 an average tenant has: 100×) causes 156,000 emails a day
-    // against TENANT_DAILY_EMAIL_QUOTA's 1,000.
+    // x100: the email provider's rate, 361 emails/s at the peak against 50. The per-tenant quota the plan
+    // sets itself (twice the largest tenant's 156,000 a day) is reported, never the binding limit.
     const x100 = planCapacity(capacityProfiles.x100!);
     expect(x100.bindsFirst).toMatchObject({ kind: 'quota' });
-    expect(x100.bindsFirst.name).toMatch(/tenant daily email quota, the largest tenant/);
-    expect(x100.bindsFirst.demand).toBeCloseTo(156_000, 6);
-    expect(x100.bindsFirst.headroom).toBeCloseTo(1_000 / 156_000, 9);
-    // The quota raised past every tenant's day: the provider's rate binds first.
-    const raised = planCapacity(capacityProfiles.x100!, { tenantDailyEmailQuota: 1_000_000 });
-    expect(raised.bindsFirst.name).toMatch(/email provider rate/);
+    expect(x100.bindsFirst.name).toMatch(/email provider rate/);
+    expect(x100.tenantDailyEmailQuota).toBe(312_000);
+    const set = x100.limits.find((l) => l.name.includes('the largest tenant'))!;
+    expect(set).toMatchObject({ kind: 'setting', capacity: 312_000 });
+    expect(set.demand).toBeCloseTo(156_000, 6);
+    // The service's default quota given as the deployment's: the largest tenant's day binds first.
+    const defaulted = planCapacity(capacityProfiles.x100!, { tenantDailyEmailQuota: 1_000 });
+    expect(defaulted.bindsFirst.name).toMatch(/tenant daily email quota, the largest tenant/);
+    expect(defaulted.bindsFirst).toMatchObject({ kind: 'quota' });
+    expect(defaulted.bindsFirst.headroom).toBeCloseTo(1_000 / 156_000, 9);
     const huge = planCapacity(capacityProfiles.x10000!);
     const memory = huge.limits.find((l) => l.name.startsWith('matching worker memory'))!;
     expect(memory).toMatchObject({ kind: 'ceiling' });
@@ -140,22 +151,28 @@ describe('the capacity model', () => {
       matchesPerCandidate: 0,
     };
     expect(planCapacity(noEmail).bindsFirst.name).not.toMatch(/email/);
+    // No email at all: the quota stays the service's default.
+    expect(tenantDailyEmailQuotaFor(noEmail)).toBe(TENANT_DAILY_EMAIL_QUOTA);
   });
 
   it("counts the per-tenant email quota on an average tenant's day and on the largest tenant's", () => {
     // small: 78,000 emails a day over 50 tenants = 1,560 each; the largest tenant has 10× the candidates.
+    // The plan sets the quota to twice the largest's 15,600, rounded up to a thousand: 32,000.
     const plan = planCapacity(small);
+    expect(plan.tenantDailyEmailQuota).toBe(32_000);
+    expect(tenantDailyEmailQuotaFor(small)).toBe(32_000);
     const average = plan.limits.find((l) => l.name.includes('an average tenant'))!;
     const largest = plan.limits.find((l) => l.name.includes('the largest tenant'))!;
-    expect(average).toMatchObject({ kind: 'quota', capacity: 1_000, unit: 'emails/day' });
+    expect(average).toMatchObject({ kind: 'setting', capacity: 32_000, unit: 'emails/day' });
     expect(average.demand).toBeCloseTo(1_560, 6);
     expect(largest.demand).toBeCloseTo(15_600, 6);
-    expect(plan.bindsFirst).toBe(largest);
-    // Set as a deployment sets it.
-    const set = planCapacity(small, { tenantDailyEmailQuota: 20_000 });
-    expect(set.bindsFirst.name).toMatch(/the largest tenant/);
-    expect(set.bindsFirst.headroom).toBeCloseTo(20_000 / 15_600, 9);
-    // Past every tenant's day, the next limit binds: the database's connections (12.8×).
+    // A setting never binds: of load, the database's connections (12.8×).
+    expect(plan.bindsFirst.name).toMatch(/Postgres connections/);
+    // Set as a deployment sets it (below the largest tenant's day): it binds.
+    const low = planCapacity(small, { tenantDailyEmailQuota: 10_000 });
+    expect(low.tenantDailyEmailQuota).toBe(10_000);
+    expect(low.bindsFirst.name).toMatch(/the largest tenant/);
+    expect(low.bindsFirst.headroom).toBeCloseTo(10_000 / 15_600, 9);
     expect(planCapacity(small, { tenantDailyEmailQuota: 1_000_000 }).bindsFirst.name).toMatch(
       /Postgres connections/,
     );

@@ -80,9 +80,11 @@ export interface Limit {
   name: string;
   /**
    * `ceiling`: a part's measured capacity or a size AWS sells; `quota`: an
-   * account quota of AWS or a quota of Hireflow's own configuration.
+   * account quota of AWS or a quota of Hireflow's own configuration as given;
+   * `setting`: a quota the plan itself sets from the profile (it grows with
+   * the load, so it is reported but never binds first).
    */
-  kind: 'ceiling' | 'quota';
+  kind: 'ceiling' | 'quota' | 'setting';
   /** The profile's peak demand and the limit's capacity, in `unit`. */
   demand: number;
   capacity: number;
@@ -117,10 +119,43 @@ export interface CapacityPlan {
   monthlyCost: { items: Record<string, number>; total: number; fargateAtMax: number };
   /** Every limit, ceilings and quotas, each with its headroom. */
   limits: Limit[];
-  /** The limit with the least headroom, of either kind. */
+  /** The limit with the least headroom, a ceiling or a quota (a setting the plan derives never binds). */
   bindsFirst: Limit;
   /** The region whose account quotas apply. */
   region: string;
+  /**
+   * TENANT_DAILY_EMAIL_QUOTA the stack sets on notifications: the one given,
+   * or `tenantDailyEmailQuotaFor(profile)`.
+   */
+  tenantDailyEmailQuota: number;
+}
+
+/** How many times the largest tenant's average day the per-tenant email quota allows. */
+export const TENANT_QUOTA_HEADROOM = 2;
+
+/**
+ * The per-tenant daily email quota a deployment of this profile sets: an
+ * abuse brake, not a capacity, so it must never hold a tenant's ordinary
+ * day. TENANT_QUOTA_HEADROOM × the largest tenant's average day (its emails
+ * taken ∝ its candidates), rounded up to a thousand, never below the
+ * service's default.
+ */
+export function tenantDailyEmailQuotaFor(profile: LoadProfile): number {
+  const matches =
+    profile.postingsPerDay * profile.emailsPerPosting +
+    profile.registrationsPerDay * profile.matchesPerCandidate;
+  // Welcomes, match emails and summaries, as planCapacity's demand counts them.
+  const emailsPerDay = profile.registrationsPerDay + matches + profile.postingsPerDay;
+  const largest = largestTenantEmailsPerDay(profile, emailsPerDay);
+  return Math.max(TENANT_DAILY_EMAIL_QUOTA, Math.ceil((largest * TENANT_QUOTA_HEADROOM) / 1_000) * 1_000);
+}
+
+function largestTenantEmailsPerDay(profile: LoadProfile, emailsPerDay: number): number {
+  const largestShare = Math.max(
+    1,
+    profile.largestTenantCandidates / Math.max(1, profile.candidatesPerTenant),
+  );
+  return (emailsPerDay / profile.tenants) * largestShare;
 }
 
 /** Postgres connections one process opens: its pool and the outbox relay's LISTEN. */
@@ -165,7 +200,7 @@ export interface CapacityOptions {
   subscribers?: readonly Pick<SubscriberDefinition, 'name'>[];
   /** The AWS region, for its account quotas (default eu-west-1, the prices'). */
   region?: string;
-  /** TENANT_DAILY_EMAIL_QUOTA as the deployment sets it (default: the service's default, 1,000). */
+  /** TENANT_DAILY_EMAIL_QUOTA as the deployment sets it (default: tenantDailyEmailQuotaFor(profile), which the stack sets). */
   tenantDailyEmailQuota?: number;
 }
 
@@ -341,12 +376,9 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
       inFlight: (services[service].worker?.maxTasks ?? 0) * SQS_IN_FLIGHT_PER_CONSUMER,
     }))
     .reduce((a, b) => (b.inFlight > a.inFlight ? b : a), { service: 'jobs' as ServiceName, inFlight: 0 });
-  const tenantQuota = options.tenantDailyEmailQuota ?? TENANT_DAILY_EMAIL_QUOTA;
+  const tenantQuota = options.tenantDailyEmailQuota ?? tenantDailyEmailQuotaFor(profile);
+  const tenantQuotaKind = options.tenantDailyEmailQuota === undefined ? 'setting' : 'quota';
   const emailsPerDay = atAvg.emails * DAY;
-  const largestShare = Math.max(
-    1,
-    profile.largestTenantCandidates / Math.max(1, profile.candidatesPerTenant),
-  );
   const limits: Limit[] = [
     limit(
       'email provider rate (EMAIL_RATE_MAX, shared)',
@@ -386,15 +418,15 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
       tenantQuota,
       'emails/day',
       "raise TENANT_DAILY_EMAIL_QUOTA (per deployment) to the tenants' plans; past it a tenant's emails are held and sent on later days, and a steady excess never drains",
-      'quota',
+      tenantQuotaKind,
     ),
     limit(
       'tenant daily email quota, the largest tenant (its emails ∝ its candidates)',
-      (emailsPerDay / profile.tenants) * largestShare,
+      largestTenantEmailsPerDay(profile, emailsPerDay),
       tenantQuota,
       'emails/day',
       "raise TENANT_DAILY_EMAIL_QUOTA, or a quota per tenant's plan; past it the tenant's emails are held and sent on later days",
-      'quota',
+      tenantQuotaKind,
     ),
     ...(['jobs', 'matching', 'media'] as const).map((service) =>
       limit(
@@ -434,7 +466,9 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
       "split the services' databases onto instances of their own (each owns its schema already)",
     ),
   ];
-  const bindsFirst = limits.reduce((a, b) => (b.headroom < a.headroom ? b : a));
+  const bindsFirst = limits
+    .filter((l) => l.kind !== 'setting')
+    .reduce((a, b) => (b.headroom < a.headroom ? b : a));
 
   return {
     profile,
@@ -461,6 +495,7 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
     limits,
     bindsFirst,
     region,
+    tenantDailyEmailQuota: tenantQuota,
   };
 }
 
