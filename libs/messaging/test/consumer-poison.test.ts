@@ -8,10 +8,12 @@ import { jobClosed, jobPosted, receiveCount, sendEvent, smallTopology, useAws } 
 
 const env = useAws();
 
+type ConsumerOptions = ConstructorParameters<typeof SqsConsumer>[0];
+
 async function harness(
   label: string,
-  handlers: ConstructorParameters<typeof SqsConsumer>[0]['handlers'],
-  maxDeferMs?: number,
+  handlers: ConsumerOptions['handlers'],
+  options: Pick<ConsumerOptions, 'maxDeferMs' | 'fairness'> = {},
 ) {
   const topo = await testTopology(env.aws, label, smallTopology());
   const queue = topo.queues.inbox!;
@@ -22,7 +24,7 @@ async function harness(
     waitTimeSeconds: 1,
     onMessage: spy.observer,
     handlers,
-    ...(maxDeferMs === undefined ? {} : { maxDeferMs }),
+    ...options,
   });
   await consumer.start();
   return { queue, spy, consumer };
@@ -228,7 +230,7 @@ describe('SQS consumer: poison and typed outcomes', () => {
           throw new DeferError(1000, 'candidate not known yet');
         },
       },
-      2500,
+      { maxDeferMs: 2500 },
     );
     const event = jobClosed();
     try {
@@ -254,18 +256,11 @@ describe('SQS consumer: poison and typed outcomes', () => {
   ] as const)(
     'reads an SNS envelope whose attributes are malformed (%s): its event handled, the consumer still receiving',
     async (_, fairness) => {
-      const topo = await testTopology(env.aws, 'poison-envelope', smallTopology());
-      const queue = topo.queues.inbox!;
-      const spy = new HandlerSpy();
-      const consumer = new SqsConsumer({
-        sqs: env.aws.sqs,
-        queue,
-        waitTimeSeconds: 1,
-        fairness,
-        onMessage: spy.observer,
-        handlers: { 'job.closed.v1': () => undefined },
-      });
-      await consumer.start();
+      const { queue, spy, consumer } = await harness(
+        'poison-envelope',
+        { 'job.closed.v1': () => undefined },
+        { fairness },
+      );
       const wrapped = jobClosed();
       const after = jobClosed();
       try {
