@@ -141,13 +141,18 @@ export const TENANT_QUOTA_HEADROOM = 2;
  * service's default.
  */
 export function tenantDailyEmailQuotaFor(profile: LoadProfile): number {
-  const matches =
-    profile.postingsPerDay * profile.emailsPerPosting +
-    profile.registrationsPerDay * profile.matchesPerCandidate;
-  // Welcomes, match emails and summaries, as planCapacity's demand counts them.
-  const emailsPerDay = profile.registrationsPerDay + matches + profile.postingsPerDay;
-  const largest = largestTenantEmailsPerDay(profile, emailsPerDay);
+  const { emails } = emailsAt(profile, {
+    postings: profile.postingsPerDay,
+    registrations: profile.registrationsPerDay,
+  });
+  const largest = largestTenantEmailsPerDay(profile, emails);
   return Math.max(TENANT_DAILY_EMAIL_QUOTA, Math.ceil((largest * TENANT_QUOTA_HEADROOM) / 1_000) * 1_000);
+}
+
+/** Matches, and the emails they and the rest cause (welcomes, match emails, summaries), at rates of postings and registrations. */
+function emailsAt(profile: LoadProfile, r: { postings: number; registrations: number }) {
+  const matches = r.postings * profile.emailsPerPosting + r.registrations * profile.matchesPerCandidate;
+  return { matches, emails: r.registrations + matches + r.postings };
 }
 
 function largestTenantEmailsPerDay(profile: LoadProfile, emailsPerDay: number): number {
@@ -219,11 +224,10 @@ export function planCapacity(profile: LoadProfile, options: CapacityOptions = {}
 
   // What each stream of work costs per second of load, at a given set of rates.
   const demand = (r: typeof avg) => {
-    const matches = r.postings * profile.emailsPerPosting + r.registrations * profile.matchesPerCandidate;
+    const { matches, emails } = emailsAt(profile, r);
     const jobsEvents = 2 * r.postings + r.registrations; // posted + closed, registered
     const matchingEvents = r.postings + matches; // job.matched + match.found
     const mediaEvents = r.uploads; // processed or failed
-    const emails = r.registrations + matches + r.postings; // welcome, match emails, summaries
     const computations = r.postings + r.registrations;
     const computeSeconds =
       (r.postings *
