@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { faultsAround, faultsInSendWindow, sendWindowOpens } from './attribution.ts';
+import { faultsAround, faultsInSendWindow, sendWindowCloses, sendWindowOpens } from './attribution.ts';
 import type { FaultRecord } from './faults.ts';
 
 const at = (s: number) => Date.UTC(2026, 10, 30, 12, 0, 0) + s * 1000;
@@ -68,6 +68,32 @@ describe('tying an email copy to the fault in its send window', () => {
     expect(faultsInSendWindow(faults, at(21))).toEqual([]);
     expect(faultsInSendWindow(faults, at(10.2), 5_000).length).toBeGreaterThan(0);
     expect(faultsInSendWindow(faults, at(60))).toEqual([]);
+  });
+
+  it('closes the window when the senders around the copy wrote their logs, not 5 s after every accept', () => {
+    // The fifth soak's case: a worker killed 7 s after the first copy's 250 while, at that load,
+    // the emails sent around it took up to 7.5 s from their 250 to their log write.
+    const kill = [fault('kill-worker', 'notifications/2', 107)];
+    const write = (accept: number, gap: number) => ({ acceptedAt: at(accept), loggedAt: at(accept + gap) });
+    const slow = [
+      write(69, 9),
+      write(95, 0.4),
+      write(98, 7.5),
+      write(101, 1.2),
+      write(129, 2),
+      write(131, 20),
+    ];
+    const closes = sendWindowCloses(at(100), slow);
+    // 7.5 s: the slowest within ±30 s (the writes at 69 s and at 131 s lie outside).
+    expect(closes).toBe(at(107.5));
+    expect(faultsInSendWindow(kill, at(100), closes - at(100))).toEqual([
+      'kill-worker notifications/2 @12:01:47',
+    ]);
+    // With quick writes around it the window keeps its 5 s floor, and the kill at +7 s is not tied.
+    const quick = [write(95, 0.4), write(101, 1.2)];
+    expect(sendWindowCloses(at(100), quick)).toBe(at(105));
+    expect(faultsInSendWindow(kill, at(100), sendWindowCloses(at(100), quick) - at(100))).toEqual([]);
+    expect(sendWindowCloses(at(100), [])).toBe(at(105));
   });
 
   it('lists every fault around other anomalies', () => {

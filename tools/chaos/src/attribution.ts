@@ -11,10 +11,55 @@ export function faultsAround(faults: FaultRecord[], from: number, to = from, bef
 
 /**
  * How long after the SMTP server's 250 a fault can still reopen the send
- * window: the log write follows the accept at once, but retries for up to a
- * few seconds while its database is cut or restarting.
+ * window, at least: the log write follows the accept at once, but retries for
+ * up to a few seconds while its database is cut or restarting. Under load it
+ * takes longer; sendWindowCloses measures how much longer.
  */
 export const SEND_WINDOW_MS = 5_000;
+
+/** One email sent once: when the SMTP sink accepted it and when notifications' log recorded the send (sent_at). */
+export interface LogWrite {
+  acceptedAt: number;
+  loggedAt: number;
+}
+
+/** How far around a copy's accept the emails are whose log writes say how slow the senders were. */
+export const LOG_WRITE_AROUND_MS = 30_000;
+
+/**
+ * When the send window closes: when the first copy's sender would have
+ * written the log had it lived. The window lasts SEND_WINDOW_MS, or longer
+ * when the emails accepted around the copy (±LOG_WRITE_AROUND_MS) took longer
+ * from their 250 to their log write: the slowest of them. A sender stopped
+ * before that moment may not have written it yet, so its email goes out again.
+ * `writes` holds emails sent once only (a copy's own log write is the
+ * re-sender's, late by the retry), sorted by acceptedAt.
+ */
+export function sendWindowCloses(
+  acceptedAt: number,
+  writes: readonly LogWrite[],
+  around = LOG_WRITE_AROUND_MS,
+): number {
+  let slowest = SEND_WINDOW_MS;
+  for (let i = firstAtOrAfter(writes, acceptedAt - around); i < writes.length; i++) {
+    const w = writes[i]!;
+    if (w.acceptedAt > acceptedAt + around) break;
+    slowest = Math.max(slowest, w.loggedAt - w.acceptedAt);
+  }
+  return acceptedAt + slowest;
+}
+
+/** The index of the first write accepted at or after `at` (binary search over sorted writes). */
+function firstAtOrAfter(writes: readonly LogWrite[], at: number): number {
+  let lo = 0;
+  let hi = writes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (writes[mid]!.acceptedAt < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /** How far a fault's band lies from a moment (0 while it is on). */
 const distance = (f: FaultRecord, at: number) => (at < f.start ? f.start - at : at > f.end ? at - f.end : 0);
@@ -55,7 +100,8 @@ export function sendWindowOpens(accept: Accept): number {
 /**
  * The faults that can explain a same-Message-ID email copy: those that hit
  * what stands between the first copy's accept and the log write that records
- * it, while that window was open ([sendWindowOpens, accept + SEND_WINDOW_MS]):
+ * it, while that window was open ([sendWindowOpens, accept + windowMs], where
+ * windowMs is SEND_WINDOW_MS or what sendWindowCloses measured):
  * a notifications worker stopped (killed, terminated, paused past its lock),
  * notifications' database unreachable (cut, long cut, restart) or slow for
  * the log write, or the SMTP server dropping connections (a 250 the client

@@ -6,7 +6,7 @@ import { topology } from '@hireflow/contracts';
 import type { CaughtEmail } from '@hireflow/testing/smtp';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
-import { faultsAround, faultsInSendWindow } from './attribution.ts';
+import { faultsAround, faultsInSendWindow, type LogWrite, sendWindowCloses } from './attribution.ts';
 import type { FaultRecord } from './faults.ts';
 import type { Plan } from './plan.ts';
 import { BAD_TEXT_ACCEPTED, type OpRecord, type SmallTenantRecord } from './workload.ts';
@@ -52,6 +52,8 @@ export interface CheckResult {
     sameIdUntied: number;
     differentIdCopies: number;
     unexpected: number;
+    /** From the SMTP 250 to notifications' log write (sent_at), over emails sent once: how long send windows stay open. */
+    logWriteMs: { count: number; p50: number; p99: number; max: number };
   };
   deadLetters: DeadLetter[];
   poison: { sent: number; expectedPlacements: number; missingPlacements: number };
@@ -386,6 +388,25 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       )
     ).map((row) => row.key),
   );
+  // How long each email sent once took from its 250 to its log write (sent_at): a copy's send
+  // window stays open as long as its neighbours' took (sendWindowCloses).
+  const loggedAt = new Map(
+    (
+      await query<{ key: string; ms: number }>(
+        sources.databaseUrl('notifications'),
+        "SELECT key, extract(epoch FROM sent_at)::float8 * 1000 AS ms FROM notification_log WHERE status = 'sent' AND sent_at IS NOT NULL",
+      )
+    ).map((row) => [row.key, Number(row.ms)]),
+  );
+  const logWrites: LogWrite[] = [];
+  for (const [digest, want] of expected.emails) {
+    const got = byKey.get(digest);
+    const at = loggedAt.get(want.key);
+    if (got?.length === 1 && at !== undefined)
+      logWrites.push({ acceptedAt: got[0]!.acceptedAt, loggedAt: at });
+  }
+  logWrites.sort((a, b) => a.acceptedAt - b.acceptedAt);
+  const logWriteGaps = logWrites.map((w) => w.loggedAt - w.acceptedAt).sort((a, b) => a - b);
   for (const [digest, want] of expected.emails) {
     const got = byKey.get(digest);
     if (!got) {
@@ -404,7 +425,8 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
     if (got.length > ids.size || (ids.size === 1 && got.length > 1)) {
       const copies = got.length - ids.size;
       sameIdCopies += copies;
-      const tied = faultsInSendWindow(faults, firstCopy);
+      const windowMs = sendWindowCloses(first, logWrites) - first;
+      const tied = faultsInSendWindow(faults, firstCopy, windowMs);
       if (tied.length === 0) sameIdUntied += copies;
       // The later copies' delays say which path sent them again: nodemailer's own re-send of a
       // message whose connection closed comes within a second or two, a retry after a lost
@@ -416,7 +438,7 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
         .map((ms) => `+${(ms / 1000).toFixed(1)} s`);
       anomaly(
         'same Message-ID copy',
-        `${want.key.replace(/:.*/, '')} ${digest.slice(0, 8)} ×${got.length}${later.length ? ` (${later.join(', ')})` : ''}${firstCopy.lagMs >= 50 ? `, sink lag ${Math.round(firstCopy.lagMs)} ms` : ''}`,
+        `${want.key.replace(/:.*/, '')} ${digest.slice(0, 8)} ×${got.length}${later.length ? ` (${later.join(', ')})` : ''}${firstCopy.lagMs >= 50 ? `, sink lag ${Math.round(firstCopy.lagMs)} ms` : ''}, window ${(windowMs / 1000).toFixed(1)} s`,
         first,
         first,
         tied,
@@ -542,6 +564,12 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
       sameIdUntied,
       differentIdCopies,
       unexpected,
+      logWriteMs: {
+        count: logWriteGaps.length,
+        p50: percentile(logWriteGaps, 50),
+        p99: percentile(logWriteGaps, 99),
+        max: logWriteGaps[logWriteGaps.length - 1] ?? 0,
+      },
     },
     deadLetters,
     poison: { sent: sentPoison.size, expectedPlacements, missingPlacements },

@@ -1,4 +1,4 @@
-import { READ_SLACK_MS, SEND_WINDOW_MS } from './attribution.ts';
+import { LOG_WRITE_AROUND_MS, READ_SLACK_MS, SEND_WINDOW_MS } from './attribution.ts';
 import type { CheckResult, SmallTenantResult } from './checker.ts';
 import type { FaultKind } from './faults.ts';
 import type { Sample } from './sampler.ts';
@@ -190,6 +190,8 @@ export function markdownReport(options: {
     '',
     `Email copies: **${result.emails.sameIdCopies}** with the same Message-ID (the documented accept → log-write window; ${result.emails.sameIdUntied} of them with no fault in that window), **${result.emails.differentIdCopies}** with a different Message-ID (a bug, always); ${result.emails.unexpected} emails for no expected intent.`,
     '',
+    `Accept → log write (the SMTP 250 to notifications' sent_at, ${result.emails.logWriteMs.count} emails sent once): p50 ${(result.emails.logWriteMs.p50 / 1000).toFixed(2)} s, p99 ${(result.emails.logWriteMs.p99 / 1000).toFixed(2)} s, max ${(result.emails.logWriteMs.max / 1000).toFixed(2)} s.`,
+    '',
     `End-to-end latency (request → first email accepted, ${result.latencyMs.count} emails): p50 ${(result.latencyMs.p50 / 1000).toFixed(2)} s, p90 ${(result.latencyMs.p90 / 1000).toFixed(2)} s, p99 ${(result.latencyMs.p99 / 1000).toFixed(2)} s, max ${(result.latencyMs.max / 1000).toFixed(2)} s.`,
     '',
     ...(result.smallTenant ? [smallTenantLine(result.smallTenant), ''] : []),
@@ -218,7 +220,7 @@ export function markdownReport(options: {
     '',
     '## Anomalies, with the faults around each',
     '',
-    `A same-Message-ID copy lists the faults inside its send window: those that stop a notifications worker, cut or slow its database, or drop SMTP connections, from when the sink read the first copy, less the sink's own event-loop lag and ${READ_SLACK_MS} ms, to ${SEND_WINDOW_MS / 1000} s after its accept. Anything else lists every fault from 30 s before to 2 s after it.`,
+    `A same-Message-ID copy lists the faults inside its send window: those that stop a notifications worker, cut or slow its database, or drop SMTP connections, from when the sink read the first copy, less the sink's own event-loop lag and ${READ_SLACK_MS} ms, to when its sender would have written the log: ${SEND_WINDOW_MS / 1000} s after its accept, or the slowest accept → log write of the emails sent once within ±${LOG_WRITE_AROUND_MS / 1000} s of it when that is longer (its "window"). Anything else lists every fault from 30 s before to 2 s after it.`,
     '',
   ];
   if (anomalyKinds.size === 0) lines.push('None.');
