@@ -389,7 +389,9 @@ export async function check(sources: CheckSources): Promise<CheckResult> {
     ).map((row) => row.key),
   );
   // How long each email sent once took from its 250 to its log write (sent_at): a copy's send
-  // window stays open as long as its neighbours' took (sendWindowCloses).
+  // window stays open as long as its neighbours' took (sendWindowCloses). Both ends are this
+  // host's clock: the run's (clock.ts: the wall clock at its start plus monotonic time) and
+  // Postgres's now(); they part only if the wall clock is stepped during the run.
   const loggedAt = new Map(
     (
       await query<{ key: string; ms: number }>(
