@@ -3,6 +3,8 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { SqlMigration } from './migrations.ts';
+import { retireConnectionsEndedByServer } from './pool.ts';
+import { MIGRATION_LOCK } from './runner.ts';
 
 export interface OrmOptions {
   url: string;
@@ -36,52 +38,6 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
   });
 }
 
-interface PooledClient {
-  connection: { on(event: 'errorMessage', listener: (message: { severity?: string }) => void): void };
-  release?: (error?: Error) => void;
-}
-
-/**
- * A connection that dies while checked out goes back to the pool at once,
- * as broken, whatever its holder does next (found by the chaos soak;
- * test/connection-loss.test.ts):
- * - Postgres ends a connection with a FATAL error (shutdown, restart,
- *   failover, pg_terminate_backend) before it closes the socket; the query in
- *   flight fails, and the holder released the connection in the same turn,
- *   before `pg` saw the close: `pg-pool` kept it and the next waiting caller
- *   got a dead connection.
- * - Kysely releases a transaction's connection only once COMMIT or ROLLBACK
- *   succeeds; on a dead connection both fail, the connection stayed checked
- *   out for good, and once the pool's few were gone every caller waited for
- *   ever (a worker stopped consuming after a Postgres cut).
- * Each checkout's `release` is made idempotent, so the holder's own release,
- * should it come later, does nothing.
- */
-function retireConnectionsEndedByServer(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    const pooled = client as unknown as PooledClient;
-    let release: ((error?: Error) => void) | undefined;
-    Object.defineProperty(pooled, 'release', {
-      configurable: true,
-      get: () => release,
-      // pg-pool sets a new release function at each checkout.
-      set: (fn: (error?: Error) => void) => {
-        let done = false;
-        release = (error) => {
-          if (done) return;
-          done = true;
-          fn(error);
-        };
-      },
-    });
-    const giveBack = (why: string) => release?.(new Error(why));
-    pooled.connection.on('errorMessage', (message) => {
-      if (message.severity === 'FATAL' || message.severity === 'PANIC') giveBack('ended by the server');
-    });
-    client.on('end', () => giveBack('connection ended'));
-  });
-}
-
 /**
  * Applies pending migrations. Concurrent starters serialise on an advisory
  * lock. A database that has every migration already (every start but the
@@ -104,8 +60,6 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
     await lock.end();
   }
 }
-
-const MIGRATION_LOCK = 0x68666d67; // "hfmg"
 
 /** Whether `schema_migrations` names every migration of the ORM's list (false when the table is missing). */
 async function upToDate(orm: MikroORM): Promise<boolean> {

@@ -1,21 +1,22 @@
 import { createTestDatabase, type TestDatabase } from '@hireflow/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrm, type MikroORM } from '../src/index.ts';
+import { type Connected, implementations } from './implementations.ts';
 
 // Found by the chaos soak (docs/chaos.md): Postgres ends a connection with a
 // FATAL error (restart, failover, pg_terminate_backend) and closes it. The
 // query in flight fails at once, and the pool took the connection back as
 // healthy before its socket had closed: the next caller waiting for a
 // connection got the dead one and failed too, with work that never touched it.
-describe('a pooled connection that dies while checked out', () => {
+// The same checks hold MikroORM and the pg implementation (issue 31).
+describe.each(implementations)('$name: a pooled connection that dies while checked out', ({ connect }) => {
   let db: TestDatabase;
-  let orm: MikroORM;
+  let orm: Connected;
   let admin: pg.Client;
 
   beforeAll(async () => {
     db = await createTestDatabase('conn-loss');
-    orm = await createOrm({ url: db.url, entities: [], migrations: [], poolMax: 1 });
+    orm = await connect(db.url, 1);
     admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
   });

@@ -1,0 +1,94 @@
+import pg from 'pg';
+import type { SqlMigration } from './migrations.ts';
+import type { Database } from './sql.ts';
+
+// The migration runner beside MikroORM's Migrator (issue 31, slice 1). It
+// keeps the Migrator's bookkeeping as createOrm configures it, so that a
+// database migrated by one is up to date for the other, both ways
+// (test/runner.test.ts):
+// - the table `schema_migrations`, created as MigrationStorage.ensureTable
+//   creates it, one row per migration, its name without .js/.ts;
+// - the table created first, on its own (Migrator.init); then the list's
+//   order, not sorted; every pending migration in one transaction
+//   (`transactional: true, allOrNothing: true`), each statement sent as
+//   written;
+// - libs/db's advisory lock around it, and its fast path.
+// Not kept: the Migrator runs each migration in a savepoint of that
+// transaction and starts it with `set names 'utf8'` (the client encoding pg
+// sets anyway); with one transaction for all, a failure rolls back the
+// whole run either way.
+
+/** The advisory lock concurrent starters serialise on (libs/db's `migrate` takes it too). */
+export const MIGRATION_LOCK = 0x68666d67; // "hfmg"
+
+/** MigrationStorage.ensureTable's DDL on PostgreSQL (serial id, varchar(255) name, timestamptz(6) executed_at). */
+const CREATE_TABLE = `create table if not exists "schema_migrations" ("id" serial primary key, "name" varchar(255) not null, "executed_at" timestamptz(6) not null default current_timestamp(6))`;
+
+/**
+ * Applies the database's pending migrations and returns their names. A
+ * database that has every migration already is answered by one query on the
+ * pool, without the lock; otherwise concurrent starters wait for the lock,
+ * and each finds what the one before applied.
+ */
+export async function migrateDatabase(db: Database): Promise<string[]> {
+  if (await upToDate(db)) return [];
+  // A session-level lock is taken and released on one connection: a dedicated client.
+  const lock = new pg.Client({ connectionString: db.url });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    return await applyPending(db);
+  } finally {
+    await lock.end();
+  }
+}
+
+const withoutExtension = (name: string) => name.replace(/\.[jt]s$/, '');
+
+/** Whether `schema_migrations` names every migration of the list (false when the table is missing or the list empty). */
+async function upToDate(db: Database): Promise<boolean> {
+  if (db.migrations.length === 0) return false;
+  let rows: { name: string }[];
+  try {
+    rows = await db.em.execute<{ name: string }[]>('SELECT name FROM schema_migrations');
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return false; // undefined_table: a new database
+    throw error;
+  }
+  const applied = new Set(rows.map((row) => withoutExtension(row.name)));
+  return db.migrations.every((migration) => applied.has(withoutExtension(migration.name)));
+}
+
+async function applyPending(db: Database): Promise<string[]> {
+  // Before the run's transaction, as Migrator.init does: a failed run leaves the table, empty.
+  await db.em.execute(CREATE_TABLE);
+  return db.em.transactional(async (tx) => {
+    const rows = await tx.execute<{ name: string }[]>(
+      'select "name" from "schema_migrations" order by "id" asc',
+    );
+    const applied = new Set(rows.map((row) => withoutExtension(row.name)));
+    const done: string[] = [];
+    for (const migration of db.migrations) {
+      const name = withoutExtension(migration.name);
+      if (applied.has(name)) continue;
+      for (const statement of await statementsOf(migration)) await tx.execute(statement);
+      await tx.execute('insert into "schema_migrations" ("name") values (?)', [name]);
+      done.push(name);
+    }
+    return done;
+  });
+}
+
+/** The statements a migration adds (`defineSqlMigration`'s class), without the blank ones, as MigrationRunner.getQueries. */
+async function statementsOf(migration: SqlMigration): Promise<string[]> {
+  const instance = new migration.class();
+  instance.reset();
+  await instance.up();
+  const queries: unknown[] = instance.getQueries?.() ?? [];
+  return queries
+    .map((query) => {
+      if (typeof query !== 'string') throw new Error(`migration ${migration.name}: only SQL text can be run`);
+      return query;
+    })
+    .filter((query) => query.trim().length > 0);
+}

@@ -1,0 +1,195 @@
+import type pg from 'pg';
+import { formatQuery } from './format.ts';
+import type { SqlMigration } from './migrations.ts';
+import { createPool } from './pool.ts';
+
+// The part of MikroORM's EntityManager the services use, on one pg pool
+// (issue 31, slice 1 of replacing MikroORM: beside it, used by no service
+// yet; test/sql.test.ts runs the same checks on both).
+
+type Row = Record<string, unknown>;
+
+/** A scope to run statements in: the pool (autocommit) or one transaction. */
+export interface Sql {
+  /**
+   * Runs `sql` with its `?` replaced by `params` written into the text, as
+   * MikroORM's `em.execute` does (format.ts), and returns its rows; with
+   * `'run'`, `{ affectedRows, insertId, row, rows }`. A text of several
+   * statements (no parameters) runs whole and gives no rows.
+   */
+  execute<T = Row[]>(sql: string, params?: readonly unknown[], method?: 'all' | 'run'): Promise<T>;
+  /**
+   * Runs `work` in a transaction (BEGIN … COMMIT on one connection, the
+   * server's default isolation: READ COMMITTED), rolled back if it throws.
+   * On a transaction's scope: a SAVEPOINT, released, or rolled back to if
+   * `work` throws.
+   */
+  transactional<T>(work: (tx: Sql) => T | Promise<T>): Promise<T>;
+  /** A new scope on the pool, never inside this scope's transaction. */
+  fork(): Sql;
+  isInTransaction(): boolean;
+  /** Nothing to write: there is no unit of work (kept for MikroORM's callers). */
+  flush(): Promise<void>;
+}
+
+/** One pool, the root scope (`db.em.fork()` as `orm.em.fork()`), the migrations `migrateDatabase` applies. */
+export interface Database {
+  readonly em: Sql;
+  readonly pool: pg.Pool;
+  /** For a dedicated connection (the migration lock, a LISTEN client). */
+  readonly url: string;
+  readonly migrations: readonly SqlMigration[];
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  url: string;
+  /** Library migrations first, then the service's own; applied in this order. */
+  migrations: readonly SqlMigration[];
+  poolMax?: number;
+}
+
+export function createDatabase(options: DatabaseOptions): Database {
+  const pool = createPool(options.url, options.poolMax);
+  return {
+    em: new PoolScope(pool),
+    pool,
+    url: options.url,
+    migrations: options.migrations,
+    close: () => pool.end(),
+  };
+}
+
+type Method = 'all' | 'run';
+
+/** Commands whose count is the affected rows (Kysely's PostgresConnection); for others, the rows returned. */
+const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+/** MikroORM's transformRawResult over what Kysely made of pg's result. */
+function resultOf(result: pg.QueryResult | pg.QueryResult[], method: Method): unknown {
+  // Several statements give an array of results, from which Kysely read no rows and no command.
+  const single = Array.isArray(result) ? undefined : result;
+  const rows: Row[] = single?.rows ?? [];
+  if (method === 'all') return rows;
+  const counted = single !== undefined && COUNTED.has(single.command);
+  return {
+    affectedRows: counted ? Number(single.rowCount) : rows.length,
+    insertId: undefined,
+    row: rows[0],
+    rows,
+  };
+}
+
+/** Statements on the pool, each on whichever connection is free (autocommit). */
+class PoolScope implements Sql {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async execute<T = Row[]>(sql: string, params: readonly unknown[] = [], method: Method = 'all'): Promise<T> {
+    const text = formatQuery(sql, params);
+    const client = await this.#pool.connect();
+    try {
+      return resultOf(await client.query(text), method) as T;
+    } finally {
+      // Given back as healthy even when the statement failed, as Kysely does: a
+      // connection the server ended is retired by the pool hook (pool.ts).
+      client.release();
+    }
+  }
+
+  async transactional<T>(work: (tx: Sql) => T | Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
+    const state = { ended: false };
+    let result: T;
+    try {
+      result = await work(new TransactionScope(client, this.#pool, 0, state));
+      await client.query('COMMIT');
+    } catch (error) {
+      state.ended = true;
+      try {
+        await client.query('ROLLBACK');
+        client.release();
+      } catch (rollbackError) {
+        // A connection that can neither commit nor roll back (the server
+        // ended it) is destroyed, not kept checked out for good.
+        client.release(rollbackError as Error);
+      }
+      throw error;
+    }
+    state.ended = true;
+    client.release();
+    return result;
+  }
+
+  fork(): Sql {
+    return new PoolScope(this.#pool);
+  }
+
+  isInTransaction(): boolean {
+    return false;
+  }
+
+  async flush(): Promise<void> {}
+}
+
+/** Statements on a transaction's connection; a nested `transactional` is a savepoint on it. */
+class TransactionScope implements Sql {
+  readonly #client: pg.PoolClient;
+  readonly #pool: pg.Pool;
+  readonly #depth: number;
+  readonly #state: { ended: boolean };
+
+  constructor(client: pg.PoolClient, pool: pg.Pool, depth: number, state: { ended: boolean }) {
+    this.#client = client;
+    this.#pool = pool;
+    this.#depth = depth;
+    this.#state = state;
+  }
+
+  async execute<T = Row[]>(sql: string, params: readonly unknown[] = [], method: Method = 'all'): Promise<T> {
+    const text = formatQuery(sql, params);
+    this.#assertOpen();
+    return resultOf(await this.#client.query(text), method) as T;
+  }
+
+  async transactional<T>(work: (tx: Sql) => T | Promise<T>): Promise<T> {
+    this.#assertOpen();
+    // MikroORM names a savepoint by its depth: trx1, trx2, …
+    const savepoint = `trx${this.#depth + 1}`;
+    await this.#client.query(`SAVEPOINT ${savepoint}`);
+    try {
+      const result = await work(new TransactionScope(this.#client, this.#pool, this.#depth + 1, this.#state));
+      await this.#client.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return result;
+    } catch (error) {
+      // As MikroORM: a failing rollback does not hide why the work failed.
+      await this.#client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`).catch(() => {});
+      throw error;
+    }
+  }
+
+  fork(): Sql {
+    return new PoolScope(this.#pool);
+  }
+
+  isInTransaction(): boolean {
+    return true;
+  }
+
+  async flush(): Promise<void> {}
+
+  /** After COMMIT or ROLLBACK the connection is back in the pool, maybe in another caller's transaction. */
+  #assertOpen(): void {
+    if (this.#state.ended)
+      throw new Error('the transaction has ended: use its scope inside its callback only');
+  }
+}
