@@ -1,10 +1,9 @@
 import type { EntitySchema } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
-import pg from 'pg';
 import type { SqlMigration } from './migrations.ts';
 import { retireConnectionsEndedByServer } from './pool.ts';
-import { MIGRATION_LOCK } from './runner.ts';
+import { namesApplied, withMigrationLock } from './runner.ts';
 
 export interface OrmOptions {
   url: string;
@@ -47,32 +46,11 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
  * stays applied).
  */
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  if (await upToDate(orm)) return [];
-  // A session-level lock must be taken and released on one connection, so it
-  // lives on a dedicated client rather than on the ORM's pool.
-  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
-  await lock.connect();
-  try {
-    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const applied = await orm.migrator.up();
-    return applied.map((m) => m.name);
-  } finally {
-    await lock.end();
-  }
-}
-
-/** Whether `schema_migrations` names every migration of the ORM's list (false when the table is missing). */
-async function upToDate(orm: MikroORM): Promise<boolean> {
   const { migrationsList = [], tableName = 'schema_migrations' } = orm.config.get('migrations');
-  if (migrationsList.length === 0) return false;
-  let rows: { name: string }[];
-  try {
-    rows = await orm.em.getConnection().execute<{ name: string }[]>(`SELECT name FROM ${tableName}`);
-  } catch (error) {
-    if ((error as { code?: string }).code === '42P01') return false; // undefined_table: a new database
-    throw error;
-  }
-  // The Migrator records a name without a .js/.ts extension.
-  const applied = new Set(rows.map((row) => row.name.replace(/\.[jt]s$/, '')));
-  return migrationsList.every((migration) => applied.has(migration.name.replace(/\.[jt]s$/, '')));
+  const names = migrationsList.map((migration) => migration.name);
+  const read = () => orm.em.getConnection().execute<{ name: string }[]>(`SELECT name FROM ${tableName}`);
+  if (await namesApplied(names, read)) return [];
+  return withMigrationLock(orm.config.get('clientUrl'), async () =>
+    (await orm.migrator.up()).map((m) => m.name),
+  );
 }

@@ -31,13 +31,22 @@ const CREATE_TABLE = `create table if not exists "schema_migrations" ("id" seria
  * and each finds what the one before applied.
  */
 export async function migrateDatabase(db: Database): Promise<string[]> {
-  if (await upToDate(db)) return [];
-  // A session-level lock is taken and released on one connection: a dedicated client.
-  const lock = new pg.Client({ connectionString: db.url });
+  const names = db.migrations.map((migration) => migration.name);
+  if (await namesApplied(names, () => db.em.execute('SELECT name FROM schema_migrations'))) return [];
+  return withMigrationLock(db.url, () => applyPending(db));
+}
+
+/**
+ * Runs `apply` holding the advisory lock concurrent starters serialise on.
+ * A session-level lock is taken and released on one connection: a dedicated
+ * client, not the pool (MikroORM's `migrate` in orm.ts takes it the same way).
+ */
+export async function withMigrationLock<T>(url: string, apply: () => Promise<T>): Promise<T> {
+  const lock = new pg.Client({ connectionString: url });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    return await applyPending(db);
+    return await apply();
   } finally {
     await lock.end();
   }
@@ -45,18 +54,25 @@ export async function migrateDatabase(db: Database): Promise<string[]> {
 
 const withoutExtension = (name: string) => name.replace(/\.[jt]s$/, '');
 
-/** Whether `schema_migrations` names every migration of the list (false when the table is missing or the list empty). */
-async function upToDate(db: Database): Promise<boolean> {
-  if (db.migrations.length === 0) return false;
+/**
+ * Whether `schema_migrations` (its rows, read by `applied`) names every one
+ * of `names` (false when the table is missing or the list empty). The
+ * Migrator records a name without a .js/.ts extension.
+ */
+export async function namesApplied(
+  names: readonly string[],
+  applied: () => Promise<{ name: string }[]>,
+): Promise<boolean> {
+  if (names.length === 0) return false;
   let rows: { name: string }[];
   try {
-    rows = await db.em.execute<{ name: string }[]>('SELECT name FROM schema_migrations');
+    rows = await applied();
   } catch (error) {
     if ((error as { code?: string }).code === '42P01') return false; // undefined_table: a new database
     throw error;
   }
-  const applied = new Set(rows.map((row) => withoutExtension(row.name)));
-  return db.migrations.every((migration) => applied.has(withoutExtension(migration.name)));
+  const found = new Set(rows.map((row) => withoutExtension(row.name)));
+  return names.every((name) => found.has(withoutExtension(name)));
 }
 
 async function applyPending(db: Database): Promise<string[]> {

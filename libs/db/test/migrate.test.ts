@@ -2,12 +2,12 @@ import { createTestDatabase, type TestDatabase, waitFor } from '@hireflow/testin
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, defineSqlMigration, type MikroORM, migrate } from '../src/index.ts';
+import { MIGRATION_LOCK } from '../src/runner.ts';
 
 // `migrate` at a service's start: a database with every migration applied is
 // answered by one query, without the advisory lock (issue 31); one with a
 // pending migration waits for the lock as concurrent starters do.
 
-const MIGRATION_LOCK = 0x68666d67; // orm.ts's
 const first = defineSqlMigration('0001-migrate-test-a', ['CREATE TABLE a (id text PRIMARY KEY)']);
 const second = defineSqlMigration('0002-migrate-test-b', ['CREATE TABLE b (id text PRIMARY KEY)']);
 
