@@ -225,7 +225,12 @@ describe('pnpm new:subscriber', () => {
           );
         return line ? Number(line.split(' ').at(-1)) : 0;
       };
-      const before = await handled();
+      // The row commits with the handler's work; the metric counts the delivery once it is
+      // settled, a moment later: wait for it rather than read it once.
+      const before = await until('the first delivery counted as handled', async () => {
+        const count = await handled();
+        return count >= 1 ? count : undefined;
+      });
       expect(before).toBeGreaterThanOrEqual(1);
       const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
       aws = {
