@@ -5,6 +5,7 @@ import { loadLauncherSettings, type RunningPlatform, startPlatform } from '@hire
 import { FREE_PORTS, percentile, waitFor } from '@hireflow/testing';
 import { keyDigest, type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, root } from './launcher.ts';
 
@@ -110,6 +111,30 @@ interface BRun {
   latencyMs: number;
   matchedMs: number;
   doneAt: number;
+  /** From `matched` to the last of B's 5 match intents recorded by notifications (its inbox's part), ms. */
+  recordedMs: number;
+}
+
+/**
+ * When notifications recorded the intents (`notification_log.created_at`):
+ * splits B's wait after `matched` into its inbox's part (the match event
+ * received, its candidate and posting known, the intent written) and the
+ * email queue's (the intent written → SMTP accept).
+ */
+async function recordedAt(keys: string[]): Promise<number> {
+  const client = new pg.Client({
+    connectionString: `postgres://postgres@127.0.0.1:5432/hireflow_${instance}_notifications`,
+  });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ at: Date | null }>(
+      'SELECT max(created_at) AS at FROM notification_log WHERE key = ANY($1)',
+      [keys],
+    );
+    return rows[0]?.at?.getTime() ?? Number.NaN;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Tenant B registers 5 people and posts a role; until the posting is `matched` and its 5 match emails are accepted. */
@@ -135,7 +160,8 @@ async function runB(client: HireflowClient, smtp: SmtpCatcher, label: string): P
   );
   const doneAt = Math.max(...mails.map((m) => m.acceptedAt), started + matchedMs);
   expect(await client.jobs.get(posting.id)).toMatchObject({ status: 'matched', matchCount: 5 });
-  return { latencyMs: doneAt - started, matchedMs, doneAt };
+  const recorded = await recordedAt(people.map((p) => `match-email:${posting.id}:${p.id}`));
+  return { latencyMs: doneAt - started, matchedMs, doneAt, recordedMs: recorded - (started + matchedMs) };
 }
 
 describe('fair queues: one tenant flooding does not delay another (real processes)', () => {
@@ -272,6 +298,15 @@ describe('fair queues: one tenant flooding does not delay another (real processe
       'A requests took ms': Math.round(floodSent),
       'B idle ms (matched, emailed)': [Math.round(idle.matchedMs), Math.round(idle.latencyMs)],
       'B under flood ms (matched, emailed)': [Math.round(flooded.matchedMs), Math.round(flooded.latencyMs)],
+      // After `matched`: until notifications recorded the 5 intents (inbox), then until SMTP accepted them (email queue).
+      'B idle ms after matched (recorded, emailed)': [
+        Math.round(idle.recordedMs),
+        Math.round(idle.latencyMs - idle.matchedMs),
+      ],
+      'B under flood ms after matched (recorded, emailed)': [
+        Math.round(flooded.recordedMs),
+        Math.round(flooded.latencyMs - flooded.matchedMs),
+      ],
       'ratio matched flood ÷ idle': Number((flooded.matchedMs / idle.matchedMs).toFixed(2)),
       'ratio emailed flood ÷ idle': Number((flooded.latencyMs / idle.latencyMs).toFixed(2)),
       'A emails sent before B started': aSentBy(flooded.doneAt - flooded.latencyMs),

@@ -89,8 +89,8 @@ export const configSchema = serviceConfigSchema('notifications').extend({
     HOUR,
   ),
   DEPENDENCY_WAIT_BASE_MS: positiveInt(
-    'An event whose candidate or posting is not known yet is re-sent to the inbox after about this long, doubling each time.',
-    5000,
+    'An event whose candidate or posting is not known yet is re-sent to the inbox after about this long (SQS delays are whole seconds), doubling each time.',
+    1000,
     900_000,
   ),
   DEPENDENCY_WAIT_CAP_MS: positiveInt(

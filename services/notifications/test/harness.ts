@@ -39,7 +39,6 @@ const TEST_ENV = {
   // One key for every process of a test (a worker it spawns reads the same links).
   UNSUBSCRIBE_SIGNING_KEY: 'test-unsubscribe-signing-key-0123456789abcdef',
   ROLE: 'all',
-  DEPENDENCY_WAIT_BASE_MS: '1000',
   DEPENDENCY_WAIT_CAP_MS: '1000',
   EMAIL_BACKOFF_BASE_MS: '200',
   EMAIL_BACKOFF_CAP_MS: '2000',

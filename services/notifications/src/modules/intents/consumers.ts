@@ -57,11 +57,8 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   const { orm, emails } = options;
   const random = options.random ?? Math.random;
 
-  const waitFor = (context: MessageContext, what: string): DeferError => {
-    const bound = backoffBound(context.deferredCount, { base: options.wait.baseMs, cap: options.wait.capMs });
-    // Half fixed, half jitter: duplicates spread out, and no draw comes back at once.
-    return new DeferError(Math.round(bound / 2 + random() * (bound / 2)), `waiting for ${what}`);
-  };
+  const waitFor = (context: MessageContext, what: string): DeferError =>
+    new DeferError(dependencyWaitMs(context.deferredCount, options.wait, random), `waiting for ${what}`);
 
   // The messages of one receive batch share one transaction (claims, effects, completions, one commit).
   const batcher = new IdempotentBatcher(orm, { leaseMs: HANDLER_LEASE_MS });
@@ -243,6 +240,22 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
         });
       }),
   };
+}
+
+/**
+ * How long an event waits for a candidate or posting it has not seen, its
+ * `deferredCount`-th time: half fixed, half jitter (duplicates spread out,
+ * and no draw comes back at once) under a bound that doubles from `baseMs`
+ * up to `capMs`. Most waits are a lost race with an event in flight beside
+ * it (docs/notifications.md), so the first is short.
+ */
+export function dependencyWaitMs(
+  deferredCount: number,
+  wait: NotificationHandlersOptions['wait'],
+  random: RandomSource = Math.random,
+): number {
+  const bound = backoffBound(deferredCount, { base: wait.baseMs, cap: wait.capMs });
+  return Math.round(bound / 2 + random() * (bound / 2));
 }
 
 /**
