@@ -11,6 +11,15 @@
 //     BullMQ addBulk (the recipient and name in the job) → BullMQ worker →
 //     Powertools `makeIdempotent` on Redis per send → nodemailer → the
 //     same smtp-server.
+//   ceiling: the peer pipeline as it is, plus the Postgres writes Hireflow's
+//     guarantees need, with plain `pg` on tables of its own
+//     (peers-email-ceiling.ts): in the consumer's batch, BEGIN with the event
+//     keys' claim, per event the candidate's upsert with the address's lock
+//     and the intent with its admission, the decisions with COMMIT (before
+//     the addBulk); around the SMTP send, the send's claim and its record.
+//     What Hireflow's path could reach with its durable writes and nothing
+//     else of its own: Hireflow ÷ ceiling is its implementation's overhead,
+//     ceiling ÷ peer the design's price.
 //
 // Same emulator, same SMTP sink (no parsing), the same rendered email (the
 // notifications templates, an unsubscribe link, Message-ID and
@@ -65,6 +74,7 @@ import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { Consumer } from 'sqs-consumer';
 import { acceptedCount, welcomeLatencies } from './email-latency.ts';
+import { type DurableWrites, startDurableWrites } from './peers-email-ceiling.ts';
 import { type BenchReport, type Check, median, percentile, round } from './report.ts';
 
 const REGION = 'eu-west-1';
@@ -77,6 +87,8 @@ const LATENCY_EMAILS = Number(process.env.BENCH_LATENCY_EMAILS ?? 200);
 const FULL_TOPOLOGY = process.env.BENCH_FULL_TOPOLOGY === '1';
 const CONCURRENCY = 10;
 const POOL = 5;
+/** The ceiling's Postgres connections: the notifications worker's DATABASE_POOL_MAX (its default). */
+const DB_POOL = 10;
 const TIMEOUT_MS = 180_000;
 /** Powertools' in-progress expiry: Hireflow's send lease (SEND_LEASE_MS) and handler lease. */
 const LEASE_MS = 15_000;
@@ -189,17 +201,35 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     };
 
     // ---- The peer pipeline.
-    const peerPipeline = await startPeer({ sns, sqs, redisUrl: redisServer.url, smtpUrl: smtp.url, suffix });
+    const peerOptions = { sns, sqs, redisUrl: redisServer.url, smtpUrl: smtp.url, suffix };
+    const peerPipeline = await startPeer({ ...peerOptions, label: 'peer', name: PEER_NAME });
     closers.unshift(() => peerPipeline.close());
     const peer: Side = peerPipeline.side;
 
+    // ---- The ceiling: the same peer pipeline with Hireflow's durable writes, in the bench database.
+    const durable = await startDurableWrites({
+      url: `${SERVER}/${dbName}`,
+      suffix,
+      poolMax: DB_POOL,
+      leaseMs: LEASE_MS,
+    });
+    closers.unshift(() => durable.drop());
+    const ceilingPipeline = await startPeer({ ...peerOptions, label: 'ceil', name: CEILING_NAME, durable });
+    closers.unshift(() => ceilingPipeline.close());
+    const ceiling: Side = ceilingPipeline.side;
+
     const tenantId = randomUUID();
-    const sides = [hireflow, peer];
-    // Warm-up: connections, prepared plans, both SMTP pools.
+    const sides = [hireflow, peer, ceiling];
+    // Warm-up: connections, prepared plans, the SMTP pools.
     const writesBefore = await tableWrites(own);
     let hireflowEmails = 0;
+    let ceilingEmails = 0;
+    const count = (side: Side, emails: number) => {
+      if (side === hireflow) hireflowEmails += emails;
+      if (side === ceiling) ceilingEmails += emails;
+    };
     for (const side of sides) {
-      if (side === hireflow) hireflowEmails += 50;
+      count(side, 50);
       const accepted = acceptedCount(smtp, 50, TIMEOUT_MS);
       await side.publishBurst(Array.from({ length: 50 }, () => candidateRegistered(tenantId)));
       await accepted;
@@ -211,7 +241,7 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate which side goes first: a stall of the shared machine then hits both.
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
-        if (side === hireflow) hireflowEmails += EMAILS;
+        count(side, EMAILS);
         const events = Array.from({ length: EMAILS }, () => candidateRegistered(tenantId));
         const accepted = acceptedCount(smtp, EMAILS, TIMEOUT_MS);
         const before = await snapshot(admin, dbName, redisServer);
@@ -223,7 +253,7 @@ export default async function peersEmailBench(): Promise<BenchReport> {
         costs.get(side.name)!.push(costOf(before, after, EMAILS, seconds));
       }
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
-        if (side === hireflow) hireflowEmails += LATENCY_EMAILS;
+        count(side, LATENCY_EMAILS);
         const measured = await welcomeLatencies(
           smtp,
           { count: LATENCY_EMAILS, ratePerSecond: LATENCY_RATE_PER_S, tenantId, timeoutMs: TIMEOUT_MS },
@@ -235,10 +265,21 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     }
     const keys = smtp.emails.map((e) => e.key);
     const duplicates = keys.length - new Set(keys).size;
-    // Backends report their counters when idle, at most once a second: let the last ones land.
-    await delay(2_000);
-    printTableWrites(writesBefore, await tableWrites(own), hireflowEmails);
-    return report(hireflow.name, peer.name, costs, latencies, latencyRounds, duplicates);
+    // A backend flushes its counters at most once a second; one that goes idle within a second of
+    // its last flush keeps them up to 10 s (PostgreSQL 15's PGSTAT_IDLE_INTERVAL): let the last land.
+    await delay(11_000);
+    const writesAfter = await tableWrites(own);
+    const ceilingTable = (table: string) =>
+      table.startsWith(durable.prefix) ? table.slice(durable.prefix.length) : undefined;
+    printTableWrites(writesBefore, writesAfter, hireflowEmails, {
+      title: 'Postgres rows written per Hireflow email, by table',
+      table: (table) => (ceilingTable(table) === undefined ? table : undefined),
+    });
+    printTableWrites(writesBefore, writesAfter, ceilingEmails, {
+      title: "Postgres rows written per ceiling email, by table (the ceiling's own tables, prefix left out)",
+      table: ceilingTable,
+    });
+    return report(hireflow.name, peer.name, ceiling.name, costs, latencies, latencyRounds, duplicates);
   } finally {
     for (const close of closers) await close().catch((error) => console.error('close', error));
     await admin.end();
@@ -253,13 +294,14 @@ export default async function peersEmailBench(): Promise<BenchReport> {
 function report(
   ours: string,
   theirs: string,
+  ceilingName: string,
   costs: Map<string, PhaseCost[]>,
   latencies: Map<string, number[]>,
   latencyRounds: Map<string, { p50: number; p99: number }[]>,
   duplicates: number,
 ): BenchReport {
   const per = (xs: number[], digits = 0) => xs.map((x) => round(x, digits)).join(' / ');
-  const rows = [ours, theirs].map((name) => {
+  const rows = [ours, theirs, ceilingName].map((name) => {
     const c = costs.get(name)!;
     const pick = (f: (p: PhaseCost) => number) => c.map(f);
     return {
@@ -279,6 +321,7 @@ function report(
   });
   const a = costs.get(ours)!;
   const b = costs.get(theirs)!;
+  const c = costs.get(ceilingName)!;
   printCommandBreakdown(a, b);
   const throughput = a.map((x, i) => x.emailsPerS / b[i]!.emailsPerS);
   // CPU per email that the machine spends for the path: this process and Postgres (the peer has none).
@@ -286,6 +329,12 @@ function report(
   const cpuRatio = a.map((x, i) => cpu(x) / cpu(b[i]!));
   const withRedis = a.map((x, i) => (cpu(x) + x.redisCpuMs) / (cpu(b[i]!) + b[i]!.redisCpuMs));
   const beside = `peer ${round(median(b.map((x) => x.emailsPerS)), 0)} emails/s`;
+  // The ceiling (the peer with Hireflow's durable writes): Hireflow ÷ ceiling is the overhead of
+  // Hireflow's implementation, ceiling ÷ peer the price of the writes themselves.
+  const throughputToCeiling = a.map((x, i) => x.emailsPerS / c[i]!.emailsPerS);
+  const cpuToCeiling = a.map((x, i) => cpu(x) / cpu(c[i]!));
+  const ceilingThroughput = c.map((x, i) => x.emailsPerS / b[i]!.emailsPerS);
+  const ceilingCpu = c.map((x, i) => cpu(x) / cpu(b[i]!));
   const lat = (name: string, p: 'p50' | 'p99') => latencyRounds.get(name)!.map((r) => r[p]);
   const checks: Check[] = [
     {
@@ -297,12 +346,28 @@ function report(
       beside,
     },
     {
+      row: 'welcome-email path ÷ ceiling: peer + durable writes (emails/s)',
+      values: throughputToCeiling,
+      kind: 'min',
+      target: 1.0,
+      unit: 'ratio',
+      beside: `ceiling ${round(median(c.map((x) => x.emailsPerS)), 0)} emails/s, ${round(median(ceilingThroughput), 2)} of the peer`,
+    },
+    {
       row: 'CPU per email (process + Postgres) ÷ peer',
       values: cpuRatio,
       kind: 'max',
       target: 1.0,
       unit: 'ratio',
       beside: `peer ${round(median(b.map(cpu)), 2)} ms/email`,
+    },
+    {
+      row: 'CPU per email (process + Postgres) ÷ ceiling',
+      values: cpuToCeiling,
+      kind: 'max',
+      target: 1.0,
+      unit: 'ratio',
+      beside: `ceiling ${round(median(c.map(cpu)), 2)} ms/email, ${round(median(ceilingCpu), 2)}× the peer`,
     },
     ...(['p50', 'p99'] as const).map(
       (p): Check => ({
@@ -319,14 +384,21 @@ function report(
     description:
       `${ROUNDS} rounds, each a ${EMAILS}-event burst per side (alternating first) and ${LATENCY_EMAILS} events at ` +
       `${LATENCY_RATE_PER_S}/s per side; worker concurrency ${CONCURRENCY}, SMTP pool ${POOL}, inbox ${CONCURRENCY}; ` +
-      `one process runs both pipelines, the emulator and the SMTP server; ${FULL_TOPOLOGY ? 'every inbox of the topology' : "notifications' inboxes only"} subscribed. Duplicates seen: ${duplicates}. ` +
-      `Per round: ${per(throughput, 2)} (throughput ratio), ${per(cpuRatio, 2)} (CPU ratio).`,
+      `one process runs the three pipelines, the emulator and the SMTP server; ${FULL_TOPOLOGY ? 'every inbox of the topology' : "notifications' inboxes only"} subscribed. Duplicates seen: ${duplicates}. ` +
+      `Per round: ${per(throughput, 2)} (throughput ratio), ${per(cpuRatio, 2)} (CPU ratio). ` +
+      `Ceiling (the peer + Hireflow's durable writes, plain pg), interleaved as a third side: ` +
+      `Hireflow ÷ ceiling per round ${per(throughputToCeiling, 2)} (throughput), ${per(cpuToCeiling, 2)} (CPU); ` +
+      `ceiling ÷ peer ${per(ceilingThroughput, 2)} (throughput), ${per(ceilingCpu, 2)} (CPU).`,
     rows,
     ratios: {
       'welcome-email path ÷ peer (emails/s)': median(throughput),
       'CPU per email, process + Postgres, Hireflow ÷ peer': median(cpuRatio),
       'CPU per email, process + Postgres + Redis, Hireflow ÷ peer': median(withRedis),
       'process CPU per email, Hireflow ÷ peer': median(a.map((x, i) => x.processCpuMs / b[i]!.processCpuMs)),
+      'welcome-email path ÷ ceiling (emails/s)': median(throughputToCeiling),
+      'CPU per email, process + Postgres, Hireflow ÷ ceiling': median(cpuToCeiling),
+      'ceiling ÷ peer (emails/s)': median(ceilingThroughput),
+      'CPU per email, process + Postgres, ceiling ÷ peer': median(ceilingCpu),
     },
     checks,
   };
@@ -353,19 +425,31 @@ function printCommandBreakdown(ours: PhaseCost[], theirs: PhaseCost[]): void {
 
 // ---------------------------------------------------------------- the peer pipeline
 
+const PEER_NAME = 'peer (PublishBatch, sqs-consumer batch, Powertools on Redis, BullMQ, nodemailer)';
+const CEILING_NAME = "ceiling (the peer + Hireflow's durable writes, plain pg: peers-email-ceiling.ts)";
+
+/**
+ * The peer pipeline; with `durable`, the ceiling: the same pipeline with
+ * Hireflow's Postgres writes (the inbox's in the consumer's batch, committed
+ * before its addBulk; the send's claim and record around the SMTP send).
+ */
 async function startPeer(options: {
   sns: SNSClient;
   sqs: SQSClient;
   redisUrl: string;
   smtpUrl: string;
   suffix: string;
+  /** In the names of its topic, queue, BullMQ queue and Powertools keys. */
+  label: string;
+  name: string;
+  durable?: DurableWrites;
 }): Promise<{ side: Side; close(): Promise<void> }> {
-  const { sns, sqs, suffix } = options;
+  const { sns, sqs, suffix, label, durable } = options;
   // Topic → queue, raw delivery (as Hireflow's topology).
-  const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `bench-pe-${suffix}-peer-events` }));
+  const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `bench-pe-${suffix}-${label}-events` }));
   const { QueueUrl } = await sqs.send(
     new CreateQueueCommand({
-      QueueName: `bench-pe-${suffix}-peer-inbox`,
+      QueueName: `bench-pe-${suffix}-${label}-inbox`,
       Attributes: { VisibilityTimeout: '30' },
     }),
   );
@@ -393,7 +477,7 @@ async function startPeer(options: {
   };
 
   // BullMQ: one connection for the queue, one the worker opens; jobs kept as Hireflow keeps them.
-  const prefix = `bench-pe-${suffix}-peer`;
+  const prefix = `bench-pe-${suffix}-${label}`;
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const queue = new Queue<WelcomeJob>('welcome', {
     connection,
@@ -422,9 +506,12 @@ async function startPeer(options: {
     // The long poll sqs-consumer recommends; an empty queue answers when a message arrives.
     waitTimeSeconds: 20,
     handleMessageBatch: async (messages) => {
+      const events = messages.map((m) => parseEvent(JSON.parse(m.Body ?? '')) as CloudEvent);
+      // The ceiling: the batch's writes committed before its jobs exist (a job finds its intent's row).
+      if (durable) await durable.recordBatch(events);
       const jobs = await Promise.all(
-        messages.map(async (m) => {
-          const job = await decide(parseEvent(JSON.parse(m.Body ?? '')) as CloudEvent);
+        events.map(async (event) => {
+          const job = await decide(event);
           return { name: 'welcome', data: job, opts: { jobId: keyDigest(job.key) } };
         }),
       );
@@ -435,7 +522,7 @@ async function startPeer(options: {
   consumer.on('error', (error) => {
     if ((error as { code?: string }).code !== 'AbortError') console.error('sqs-consumer error', error);
   });
-  consumer.on('processing_error', (error) => console.error('peer processing error', error));
+  consumer.on('processing_error', (error) => console.error(`${label} processing error`, error));
 
   const transport = nodemailer.createTransport({
     url: options.smtpUrl,
@@ -443,24 +530,25 @@ async function startPeer(options: {
     maxConnections: POOL,
     maxMessages: 1000,
   });
-  // Per send, once (Powertools keyed by the intent key).
+  // Per send, once (Powertools keyed by the intent key); the ceiling claims and records it in Postgres too.
+  const deliver = async (job: WelcomeJob) => {
+    const unsubscribeUrl = `${UNSUBSCRIBE_BASE}${randomBytes(48).toString('base64url')}`;
+    const content = render('welcome', { name: job.name }, { unsubscribeUrl });
+    const info = await transport.sendMail({
+      from: FROM,
+      to: job.to,
+      ...content,
+      messageId: messageIdFor(job.key),
+      headers: {
+        'X-Idempotency-Key': keyDigest(job.key),
+        'List-Unsubscribe': `<${unsubscribeUrl}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    });
+    return { messageId: info.messageId, response: String(info.response) };
+  };
   const send = makeIdempotent(
-    async (job: WelcomeJob) => {
-      const unsubscribeUrl = `${UNSUBSCRIBE_BASE}${randomBytes(48).toString('base64url')}`;
-      const content = render('welcome', { name: job.name }, { unsubscribeUrl });
-      const info = await transport.sendMail({
-        from: FROM,
-        to: job.to,
-        ...content,
-        messageId: messageIdFor(job.key),
-        headers: {
-          'X-Idempotency-Key': keyDigest(job.key),
-          'List-Unsubscribe': `<${unsubscribeUrl}>`,
-          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-        },
-      });
-      return { messageId: info.messageId, response: String(info.response) };
-    },
+    durable ? (job: WelcomeJob) => durable.send(job.key, () => deliver(job)) : deliver,
     { persistenceStore: persistenceOf(), config: configFor('key'), keyPrefix: `${prefix}-sends` },
   );
   const workerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
@@ -469,7 +557,7 @@ async function startPeer(options: {
     prefix,
     concurrency: CONCURRENCY,
   });
-  worker.on('failed', (job, error) => console.error('peer send failed', job?.id, error));
+  worker.on('failed', (job, error) => console.error(`${label} send failed`, job?.id, error));
   consumer.start();
 
   const entryOf = (event: CloudEvent, i: number) => ({
@@ -479,7 +567,7 @@ async function startPeer(options: {
   });
   return {
     side: {
-      name: 'peer (PublishBatch, sqs-consumer batch, Powertools on Redis, BullMQ, nodemailer)',
+      name: options.name,
       publishBurst: (events) =>
         inBatches(events, (batch) =>
           retried(() =>
@@ -562,7 +650,9 @@ async function snapshot(admin: pg.Client, dbName: string, redis: LocalRedis): Pr
     const ms = await processCpuMs(pid);
     if (ms !== undefined) backends.set(pid, ms);
   }
-  // pg_stat_database is updated by each backend at the end of a transaction (and flushed every ~1 s).
+  // pg_stat_database is updated by each backend at the end of a transaction (flushed at most once a
+  // second, and by an idle backend up to 10 s later: a phase's commits may include the last second of
+  // the phase before).
   const stats = await admin.query<{ commits: string }>(
     'SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = $1',
     [dbName],
@@ -623,25 +713,36 @@ async function tableWrites(client: pg.Client): Promise<TableWrites> {
 }
 
 /**
- * Rows written per Hireflow email, per table, over the whole run (warm-up,
- * bursts and latency phases; the peer writes no Postgres row): an update that
- * is not HOT writes a new entry in every index of its table.
+ * Rows written per email of one side (Hireflow, or the ceiling in its own
+ * tables), per table, over the whole run (warm-up, bursts and latency phases;
+ * the peer writes no Postgres row): an update that is not HOT writes a new
+ * entry in every index of its table.
  */
-function printTableWrites(before: TableWrites, after: TableWrites, emails: number): void {
+function printTableWrites(
+  before: TableWrites,
+  after: TableWrites,
+  emails: number,
+  /** `table`: the name to print, undefined to leave the table out. */
+  which: { title: string; table: (name: string) => string | undefined },
+): void {
   const rows = [...after]
-    .map(([table, a]) => {
-      const b = before.get(table) ?? { inserted: 0, updated: 0, hot: 0, deleted: 0 };
-      return {
-        table,
-        'inserted /email': round((a.inserted - b.inserted) / emails, 2),
-        'updated /email': round((a.updated - b.updated) / emails, 2),
-        'of which HOT': round((a.hot - b.hot) / emails, 2),
-        'deleted /email': round((a.deleted - b.deleted) / emails, 2),
-      };
+    .flatMap(([name, a]) => {
+      const table = which.table(name);
+      if (table === undefined) return [];
+      const b = before.get(name) ?? { inserted: 0, updated: 0, hot: 0, deleted: 0 };
+      return [
+        {
+          table,
+          'inserted /email': round((a.inserted - b.inserted) / emails, 2),
+          'updated /email': round((a.updated - b.updated) / emails, 2),
+          'of which HOT': round((a.hot - b.hot) / emails, 2),
+          'deleted /email': round((a.deleted - b.deleted) / emails, 2),
+        },
+      ];
     })
     .filter((r) => r['inserted /email'] + r['updated /email'] + r['deleted /email'] > 0)
     .sort((x, y) => x.table.localeCompare(y.table));
-  console.log(`\nPostgres rows written per Hireflow email, by table (${emails} emails, pg_stat_user_tables)`);
+  console.log(`\n${which.title} (${emails} emails, pg_stat_user_tables)`);
   console.table(rows);
 }
 
