@@ -6,3 +6,7 @@ export type { OrmOptions } from './orm.ts';
 export { createOrm, migrate } from './orm.ts';
 export { pingDatabase } from './ping.ts';
 export { executePrepared } from './prepared.ts';
+export type { Scope } from './scope.ts';
+export { asSql } from './scope.ts';
+export type { Database, Sql } from './sql.ts';
+export { createDatabase, isPgScope, transactionScopeOn } from './sql.ts';

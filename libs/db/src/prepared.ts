@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import { isPgScope, type PreparedStatement, type Sql } from './sql.ts';
 
 // MikroORM 7 formats parameters into the SQL text (Platform.formatQuery), so
 // Postgres parses and plans every statement anew, with its values inlined. A
@@ -11,8 +12,11 @@ import type pg from 'pg';
 // Its parameters are typed by Postgres from their context, so a parameter
 // that context does not type (a SELECT list, an operand of an overloaded
 // operator) needs an explicit cast: `?::jsonb`, `?::float8 * interval '1 ms'`.
+// The pg implementation's scope (sql.ts) does the same on its own pool or
+// transaction connection (issue 31, slice 1b): one function takes either
+// until the services move to it.
 
-const statements = new Map<string, { name: string; text: string }>();
+const statements = new Map<string, PreparedStatement>();
 
 /** `?` placeholders (as em.execute takes them) as `$1…$n`. The text must have no `?` operator. */
 function numbered(sql: string): string {
@@ -21,7 +25,7 @@ function numbered(sql: string): string {
 }
 
 /** The statement's name and numbered text, worked out once per SQL text. */
-function prepared(sql: string): { name: string; text: string } {
+function prepared(sql: string): PreparedStatement {
   let statement = statements.get(sql);
   if (!statement) {
     statement = {
@@ -47,15 +51,21 @@ interface KyselyTransaction {
 
 /**
  * Runs one statement (`?` placeholders, no `?` operator in its text) as a
- * named prepared statement and returns its rows: on the ORM's pool when `em`
- * is not in a transaction, on the transaction's connection when it is.
+ * named prepared statement and returns its rows: on the pool when `scope` is
+ * not in a transaction, on the transaction's connection when it is. `scope`
+ * is MikroORM's EntityManager (also when carried as a `Sql`, scope.ts) or a
+ * scope of the pg implementation (sql.ts); the rows are the same either way
+ * (test/prepared.test.ts).
  */
 export async function executePrepared<T extends object>(
-  em: EntityManager,
+  scope: EntityManager | Sql,
   sql: string,
   params: unknown[],
 ): Promise<T[]> {
-  const { name, text } = prepared(sql);
+  const statement = prepared(sql);
+  if (isPgScope(scope)) return scope.prepared<T>(statement, params);
+  const em = scope as EntityManager;
+  const { name, text } = statement;
   if (em.isInTransaction()) {
     const tx = em.getTransactionContext<KyselyTransaction>();
     if (typeof tx?.executeQuery !== 'function') return em.execute<T[]>(sql, params);

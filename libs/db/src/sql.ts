@@ -32,6 +32,13 @@ export interface Sql {
   flush(): Promise<void>;
 }
 
+/** A named prepared statement: what pg takes as `{ name, text, values }` (prepared.ts names them). */
+export interface PreparedStatement {
+  name: string;
+  /** `$1…$n` placeholders. */
+  text: string;
+}
+
 /** One pool, the root scope (`db.em.fork()` as `orm.em.fork()`), the migrations `migrateDatabase` applies. */
 export interface Database {
   readonly em: Sql;
@@ -62,6 +69,35 @@ export function createDatabase(options: DatabaseOptions): Database {
 
 type Method = 'all' | 'run';
 
+/**
+ * Whether `value` is a scope of this implementation (not MikroORM's
+ * EntityManager carried as a `Sql`, scope.ts): what `executePrepared`
+ * dispatches on during the transition.
+ */
+export function isPgScope(value: unknown): value is PgScope {
+  return value instanceof PoolScope || value instanceof TransactionScope;
+}
+
+/**
+ * A scope on `client`, a connection of `pool` the caller has checked out and
+ * holds in a transaction of its own (it sent BEGIN and sends COMMIT or
+ * ROLLBACK itself, maybe with other statements in the same query, as
+ * idempotency's owned transaction does): statements run on `client`, a
+ * nested `transactional` is a savepoint on it, `fork` a scope on the pool.
+ * Call `end` once the transaction is over (or before the owner commits): the
+ * scope then refuses statements, as a transaction's scope does after its
+ * callback, for the connection may be in another caller's hands.
+ */
+export function transactionScopeOn(client: pg.ClientBase, pool: pg.Pool): { scope: Sql; end(): void } {
+  const state = { ended: false };
+  return {
+    scope: new TransactionScope(client, pool, 0, state),
+    end: () => {
+      state.ended = true;
+    },
+  };
+}
+
 /** Commands whose count is the affected rows (Kysely's PostgresConnection); for others, the rows returned. */
 const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
@@ -80,8 +116,18 @@ function resultOf(result: pg.QueryResult | pg.QueryResult[], method: Method): un
   };
 }
 
+/** A scope of this implementation: a `Sql` that also runs named prepared statements. */
+interface PgScope extends Sql {
+  /**
+   * Runs `statement` with `values` as bind parameters (pg's extended
+   * protocol: parsed once per connection under its name) and returns its
+   * rows (`executePrepared`, prepared.ts).
+   */
+  prepared<T extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<T[]>;
+}
+
 /** Statements on the pool, each on whichever connection is free (autocommit). */
-class PoolScope implements Sql {
+class PoolScope implements PgScope {
   readonly #pool: pg.Pool;
 
   constructor(pool: pg.Pool) {
@@ -96,6 +142,16 @@ class PoolScope implements Sql {
     } finally {
       // Given back as healthy even when the statement failed, as Kysely does: a
       // connection the server ended is retired by the pool hook (pool.ts).
+      client.release();
+    }
+  }
+
+  async prepared<T extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<T[]> {
+    const client = await this.#pool.connect();
+    try {
+      return (await client.query<T & pg.QueryResultRow>({ ...statement, values: [...values] })).rows;
+    } finally {
+      // As execute: a failed statement (a duplicate key) keeps the connection, and the statements prepared on it.
       client.release();
     }
   }
@@ -142,13 +198,13 @@ class PoolScope implements Sql {
 }
 
 /** Statements on a transaction's connection; a nested `transactional` is a savepoint on it. */
-class TransactionScope implements Sql {
-  readonly #client: pg.PoolClient;
+class TransactionScope implements PgScope {
+  readonly #client: pg.ClientBase;
   readonly #pool: pg.Pool;
   readonly #depth: number;
   readonly #state: { ended: boolean };
 
-  constructor(client: pg.PoolClient, pool: pg.Pool, depth: number, state: { ended: boolean }) {
+  constructor(client: pg.ClientBase, pool: pg.Pool, depth: number, state: { ended: boolean }) {
     this.#client = client;
     this.#pool = pool;
     this.#depth = depth;
@@ -159,6 +215,11 @@ class TransactionScope implements Sql {
     const text = formatQuery(sql, params);
     this.#assertOpen();
     return resultOf(await this.#client.query(text), method) as T;
+  }
+
+  async prepared<T extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<T[]> {
+    this.#assertOpen();
+    return (await this.#client.query<T & pg.QueryResultRow>({ ...statement, values: [...values] })).rows;
   }
 
   async transactional<T>(work: (tx: Sql) => T | Promise<T>): Promise<T> {

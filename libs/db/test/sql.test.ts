@@ -3,7 +3,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm } from '../src/orm.ts';
-import { createDatabase, type Database, type Sql } from '../src/sql.ts';
+import { executePrepared } from '../src/prepared.ts';
+import { createDatabase, type Database, type Sql, transactionScopeOn } from '../src/sql.ts';
 import { type Connected, implementations } from './implementations.ts';
 
 // The pg implementation (src/sql.ts) held to MikroORM's `em` where the code
@@ -276,5 +277,103 @@ describe.each(implementations)('$name: transactions and forks', ({ connect }) =>
 
   it('flushes nothing', async () => {
     await expect(subject.em.fork().flush()).resolves.toBeUndefined();
+  });
+});
+
+// What idempotency's owned transaction needs (issue 31, slice 1b): a scope on
+// a connection its caller checked out and holds in a transaction of its own,
+// BEGIN and COMMIT sent by the caller, with other statements in the same query.
+describe('pg: a scope on a connection whose transaction the caller owns', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  const ids = async (prefix: string) =>
+    (
+      await db.em.execute<{ id: string }[]>('SELECT id FROM owned_item WHERE id LIKE ? ORDER BY id', [
+        `${prefix}%`,
+      ])
+    ).map((row) => row.id);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('sql-owned');
+    db = createDatabase({ url: testDb.url, migrations: [], poolMax: 2 });
+    await db.em.execute('CREATE TABLE owned_item (id text PRIMARY KEY)');
+  });
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  /** Checks a connection out, BEGIN, the scope's work, then `finish` (the caller's own COMMIT or ROLLBACK). */
+  async function owned<T>(
+    work: (scope: Sql, client: pg.PoolClient) => Promise<T>,
+    finish: string,
+  ): Promise<T> {
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { scope, end } = transactionScopeOn(client, db.pool);
+      let result: T;
+      try {
+        result = await work(scope, client);
+      } finally {
+        end();
+      }
+      await client.query(finish);
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  it("runs the work on the caller's connection and transaction; the caller's COMMIT makes it durable", async () => {
+    await owned(async (scope, client) => {
+      expect(scope.isInTransaction()).toBe(true);
+      await scope.execute('INSERT INTO owned_item (id) VALUES (?)', ['a1']);
+      await executePrepared(scope, 'INSERT INTO owned_item (id) VALUES (?::text)', ['a2']);
+      // Unseen outside until the caller commits; a fork is outside.
+      expect(await ids('a')).toEqual([]);
+      expect(await scope.fork().execute('SELECT id FROM owned_item WHERE id = ?', ['a1'])).toEqual([]);
+      expect(scope.fork().isInTransaction()).toBe(false);
+      // The caller's connection, in the caller's transaction (which the inserts gave an id).
+      const query = 'SELECT pg_backend_pid() AS pid, txid_current_if_assigned()::text AS xid';
+      const [row] = await scope.execute<{ pid: number; xid: string | null }[]>(query);
+      expect(row).toEqual((await client.query(query)).rows[0]);
+      expect(row!.xid).not.toBeNull();
+    }, "INSERT INTO owned_item (id) VALUES ('a3'); COMMIT");
+    expect(await ids('a')).toEqual(['a1', 'a2', 'a3']);
+  });
+
+  it("rolls back with the caller's ROLLBACK; a nested transactional is a savepoint in it", async () => {
+    await owned(async (scope) => {
+      await scope.execute('INSERT INTO owned_item (id) VALUES (?)', ['b1']);
+      await expect(
+        scope.transactional(async (nested) => {
+          expect(nested.isInTransaction()).toBe(true);
+          await nested.execute('INSERT INTO owned_item (id) VALUES (?)', ['b2']);
+          throw new Error('inner');
+        }),
+      ).rejects.toThrow('inner');
+      await scope.transactional((nested) => nested.execute('INSERT INTO owned_item (id) VALUES (?)', ['b3']));
+      expect(await scope.execute('SELECT id FROM owned_item WHERE id LIKE ? ORDER BY id', ['b%'])).toEqual([
+        { id: 'b1' },
+        { id: 'b3' },
+      ]);
+    }, 'ROLLBACK');
+    expect(await ids('b')).toEqual([]);
+    await owned(async (scope) => {
+      await scope.execute('INSERT INTO owned_item (id) VALUES (?)', ['b4']);
+      await scope.transactional((nested) => nested.execute('INSERT INTO owned_item (id) VALUES (?)', ['b5']));
+    }, 'COMMIT');
+    expect(await ids('b')).toEqual(['b4', 'b5']);
+  });
+
+  it('refuses statements once ended, as a transaction scope after its callback', async () => {
+    const leaked = await owned(async (scope) => scope, 'COMMIT');
+    await expect(leaked.execute('SELECT 1')).rejects.toThrow(/ended/);
+    await expect(executePrepared(leaked, 'SELECT ?::int AS n', [1])).rejects.toThrow(/ended/);
+    await expect(leaked.transactional(async () => 1)).rejects.toThrow(/ended/);
   });
 });

@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, EntityManager, MikroORM, Sql } from '@hireflow/db';
 import { type Context, context } from '@opentelemetry/api';
 import { idempotent } from './idempotent.ts';
 import { OwnedTransaction } from './owned/store.ts';
@@ -19,9 +19,13 @@ export interface IdempotentBatcherOptions {
   maxBatch?: number;
 }
 
+/** The scope the works of a batcher on `D` get: an EntityManager on MikroORM, a `Sql` on the pg implementation. */
+type ScopeOf<D extends MikroORM | Database> = D extends Database ? Sql : EntityManager;
+
 interface Pending {
   key: string;
-  work: (tx: EntityManager) => Promise<unknown>;
+  /** Given what the batcher's backend gives (ScopeOf), carried as a Sql. */
+  work: (tx: Sql) => Promise<unknown>;
   /** The caller's context: its work runs in it, so its spans stay in its own trace. */
   context: Context;
   resolve(value: unknown): void;
@@ -47,28 +51,29 @@ interface Pending {
  * each call is retried alone, so the one that fails fails on its own and the
  * others commit. Work must therefore have no effect outside the transaction.
  */
-export class IdempotentBatcher {
-  readonly #orm: MikroORM;
+export class IdempotentBatcher<D extends MikroORM | Database = MikroORM> {
+  readonly #db: D;
   readonly #leaseMs: number;
   readonly #ttlMs: number;
   readonly #maxBatch: number;
   #pending: Pending[] = [];
   #scheduled = false;
 
-  constructor(orm: MikroORM, options: IdempotentBatcherOptions = {}) {
-    this.#orm = orm;
+  /** `db`: MikroORM, or the pg implementation's Database (@hireflow/db). */
+  constructor(db: D, options: IdempotentBatcherOptions = {}) {
+    this.#db = db;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#ttlMs = options.ttlMs ?? DEFAULT_RETENTION_MS;
     this.#maxBatch = options.maxBatch ?? 10;
   }
 
   /** Runs `work` at most once per key to completion, in a batch's transaction; resolves with its (JSON) result. */
-  run<T>(key: string, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  run<T>(key: string, work: (tx: ScopeOf<D>) => Promise<T>): Promise<T> {
     if (!key) return Promise.reject(new TypeError('IdempotentBatcher: the key is empty'));
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({
         key,
-        work,
+        work: work as (tx: Sql) => Promise<unknown>,
         context: context.active(),
         resolve: resolve as (v: unknown) => void,
         reject,
@@ -97,7 +102,8 @@ export class IdempotentBatcher {
     context
       .with(call.context, () =>
         idempotent(
-          this.#orm,
+          // Either backend: idempotent tells them apart at run time.
+          this.#db as Database,
           { key: call.key, transactional: true, leaseMs: this.#leaseMs, ttlMs: this.#ttlMs },
           (tx) => call.work(tx),
         ),
@@ -106,13 +112,12 @@ export class IdempotentBatcher {
   }
 
   async #runBatch(batch: Pending[]): Promise<void> {
-    const orm = this.#orm;
     let claimedCalls: Pending[] = [];
     const results = new Map<Pending, string>();
     let tx: OwnedTransaction | undefined;
     let failed = false;
     try {
-      tx = await OwnedTransaction.connect(orm.em);
+      tx = await OwnedTransaction.connect(this.#db);
       const rows = await tx.begin<{ key: string; token: string }>(
         CLAIM_NEW_KEYS_SQL,
         claimNewKeysParams(
@@ -129,8 +134,8 @@ export class IdempotentBatcher {
         taken.add(call.key);
         return true;
       });
-      // One EntityManager on the transaction's connection for the batch's works, flushed after the last.
-      await tx.work(orm.em, async (em) => {
+      // One scope on the transaction's connection for the batch's works (an EntityManager flushed after the last).
+      await tx.work(async (em) => {
         for (const call of claimedCalls) {
           const result = await context.with(call.context, () => call.work(em));
           results.set(call, JSON.stringify(result) ?? 'null');

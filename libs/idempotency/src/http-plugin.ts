@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import { asSql, type Database, type MikroORM, type Sql } from '@hireflow/db';
 import { signals } from '@hireflow/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -19,7 +19,8 @@ declare module 'fastify' {
 }
 
 export interface IdempotencyPluginOptions {
-  orm: MikroORM;
+  /** MikroORM, or the pg implementation's Database (@hireflow/db). */
+  orm: MikroORM | Database;
   /**
    * The API client a key belongs to (tenant or API key id), so two clients'
    * keys never collide. It runs in preHandler: authenticate before that
@@ -44,7 +45,7 @@ interface StoredResponse {
 interface OpenClaim {
   key: string;
   token: string;
-  store: EntityManager;
+  store: Sql;
 }
 
 const ANONYMOUS_SCOPE = 'anonymous';
@@ -77,7 +78,7 @@ export const idempotencyPlugin = fp<IdempotencyPluginOptions>(
       }
       const key = idempotencyKey('http', options.scope?.(request) || ANONYMOUS_SCOPE, clientKey);
       request.idempotencyKey = key;
-      const store = options.orm.em.fork();
+      const store = asSql(options.orm.em).fork();
       const print = fingerprint({ method: request.method, url: request.url, body: request.body });
       try {
         const outcome = await claimKey(store, { key, fingerprint: print, leaseMs, ttlMs });

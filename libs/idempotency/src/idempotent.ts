@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import { asSql, type Database, type EntityManager, type MikroORM, type Sql } from '@hireflow/db';
 import { signals } from '@hireflow/telemetry';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError } from './errors.ts';
 import { fingerprint } from './fingerprint.ts';
@@ -36,7 +36,7 @@ export interface IdempotentOptions {
   ttlMs?: number;
   /**
    * Claim, work and completion commit in one transaction; the work gets the
-   * transactional EntityManager. Use it when the work's effect is a write to
+   * transaction's scope (an EntityManager, or a `Sql` on the pg implementation). Use it when the work's effect is a write to
    * this database: the effect then happens exactly once.
    */
   transactional?: boolean;
@@ -70,13 +70,18 @@ export interface IdempotencyClaim {
    * meanwhile, the write still commits and IdempotencyLeaseLostError is thrown.
    */
   completeWith(
-    em: EntityManager,
+    em: EntityManager | Sql,
     result: unknown,
     statement: { sql: string; params: unknown[] },
   ): Promise<void>;
 }
 
-export type IdempotentWork<T> = (em: EntityManager, claim: IdempotencyClaim) => Promise<T>;
+/**
+ * The work, given a scope of the backend the wrapper was given: an
+ * EntityManager for MikroORM or an EntityManager, a `Sql` for the pg
+ * implementation's Database or a `Sql` (@hireflow/db, issue 31).
+ */
+export type IdempotentWork<T, S = EntityManager> = (em: S, claim: IdempotencyClaim) => Promise<T>;
 
 /**
  * Runs `work` at most once per key to completion and returns its result; a
@@ -88,10 +93,20 @@ export type IdempotentWork<T> = (em: EntityManager, claim: IdempotencyClaim) => 
  * IdempotencyLeaseLostError when this holder was fenced out, and the work's
  * own error after releasing the claim so that a retry runs the work again.
  */
-export async function idempotent<T>(
+export function idempotent<T>(
   db: EntityManager | MikroORM,
   options: IdempotentOptions,
   work: IdempotentWork<T>,
+): Promise<T>;
+export function idempotent<T>(
+  db: Sql | Database,
+  options: IdempotentOptions,
+  work: IdempotentWork<T, Sql>,
+): Promise<T>;
+export async function idempotent<T>(
+  db: EntityManager | MikroORM | Sql | Database,
+  options: IdempotentOptions,
+  work: IdempotentWork<T> | IdempotentWork<T, Sql>,
 ): Promise<T> {
   if (!options.key) throw new TypeError('idempotent: the key is empty');
   const settings = {
@@ -100,23 +115,26 @@ export async function idempotent<T>(
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     ttlMs: options.ttlMs ?? DEFAULT_RETENTION_MS,
   };
-  // Given the ORM, transactional mode owns the transaction's connection (two
-  // round trips fewer), its work on one fork of the ORM's EntityManager; given
-  // an EntityManager, which may be in a transaction of the caller's, it runs
-  // in (or nested in) that EntityManager's transaction.
-  if (options.transactional && 'em' in db) return runInOwnedTransaction(db.em, settings, work);
-  const em = 'em' in db ? db.em.fork() : db;
-  if (!options.transactional) return runWithLease(em, settings, options.heartbeat ?? true, work);
-  return runInTransaction(em, settings, work);
+  // Inside, an EntityManager is carried as a Sql (asSql): the work gets the
+  // kind of scope it was written for, at run time as in its type.
+  const scoped = work as IdempotentWork<T, Sql>;
+  // Given the ORM (or the pg Database), transactional mode owns the
+  // transaction's connection (two round trips fewer), its work on one scope
+  // on that connection; given an EntityManager (or a Sql), which may be in a
+  // transaction of the caller's, it runs in (or nested in) that transaction.
+  if (options.transactional && 'em' in db) return runInOwnedTransaction(db, settings, scoped);
+  const em = 'em' in db ? asSql(db.em).fork() : asSql(db);
+  if (!options.transactional) return runWithLease(em, settings, options.heartbeat ?? true, scoped);
+  return runInTransaction(em, settings, scoped);
 }
 
 type Settings = Parameters<typeof claimKey>[1];
 
 async function runWithLease<T>(
-  em: EntityManager,
+  em: Sql,
   settings: Settings,
   heartbeat: boolean,
-  work: IdempotentWork<T>,
+  work: IdempotentWork<T, Sql>,
 ): Promise<T> {
   const { key, leaseMs } = settings;
   // Bookkeeping commits on its own, outside any transaction the caller's EM is in.
@@ -144,7 +162,11 @@ async function runWithLease<T>(
       stopHeartbeat();
       const json = toJson(result);
       if (
-        !(await completeClaimWith(target, { key, token, resultJson: json, ttlMs: settings.ttlMs }, statement))
+        !(await completeClaimWith(
+          asSql(target),
+          { key, token, resultJson: json, ttlMs: settings.ttlMs },
+          statement,
+        ))
       ) {
         throw new IdempotencyLeaseLostError(key);
       }
@@ -171,11 +193,7 @@ async function runWithLease<T>(
   return JSON.parse(json) as T;
 }
 
-async function runInTransaction<T>(
-  em: EntityManager,
-  settings: Settings,
-  work: IdempotentWork<T>,
-): Promise<T> {
+async function runInTransaction<T>(em: Sql, settings: Settings, work: IdempotentWork<T, Sql>): Promise<T> {
   const { key, leaseMs } = settings;
   // The claim row stays uncommitted until the work commits: a failed work
   // rolls it back with the work's writes, and a dead holder's connection
@@ -191,7 +209,7 @@ async function runInTransaction<T>(
       takenOver: outcome.takenOver,
       extendLease: (ms = leaseMs) => setTransactionLease(tx, ms),
       // In the transaction the write and the completion commit together anyway.
-      completeWith: (target, _result, statement) => runStatement(target, statement),
+      completeWith: (target, _result, statement) => runStatement(asSql(target), statement),
     };
     const json = toJson(await work(tx, claim));
     // A new key's row went in completed with a null result: nothing to store for a null one.
@@ -206,19 +224,20 @@ async function runInTransaction<T>(
 
 /**
  * Transactional mode on a connection of its own (owned/store.ts): BEGIN and the
- * claim in one round trip, the work on a fork of `em` in that transaction,
+ * claim in one round trip, the work on a scope in that transaction (a fork of
+ * the ORM's EntityManager, or the pg implementation's transaction scope),
  * then the completion (when the result is not null) and COMMIT in one. The
  * same statements and guarantees as runInTransaction: the claim row commits
  * with the work's writes or not at all, and the claim's lease ends a holder
  * that idles in the transaction.
  */
 async function runInOwnedTransaction<T>(
-  em: EntityManager,
+  owner: MikroORM | Database,
   settings: Settings,
-  work: IdempotentWork<T>,
+  work: IdempotentWork<T, Sql>,
 ): Promise<T> {
   const { key, leaseMs, ttlMs } = settings;
-  const tx = await OwnedTransaction.connect(em);
+  const tx = await OwnedTransaction.connect(owner);
   try {
     let begun = false;
     const run: StatementRunner = (sql, params) => {
@@ -227,7 +246,7 @@ async function runInOwnedTransaction<T>(
       // Every statement of the wrapper's is PREPAREd before BEGIN, never inside the transaction.
       return tx.begin(sql, params, [COMPLETE_OR_FAIL_SQL, TAKE_OVER_SQL, TRANSACTION_LEASE_SQL]);
     };
-    const outcome = await claimKeyObserved(em, { ...settings, inTransaction: true }, run);
+    const outcome = await claimKeyObserved(asSql(owner.em), { ...settings, inTransaction: true }, run);
     if (outcome.kind === 'completed') {
       await tx.commit();
       return outcome.result as T;
@@ -240,9 +259,9 @@ async function runInOwnedTransaction<T>(
       extendLease: async (ms = leaseMs) => {
         await tx.run(TRANSACTION_LEASE_SQL, [asSetting(ms)]);
       },
-      completeWith: (target, _result, statement) => runStatement(target, statement),
+      completeWith: (target, _result, statement) => runStatement(asSql(target), statement),
     };
-    const json = toJson(await tx.work(em, (fork) => work(fork, claim)));
+    const json = toJson(await tx.work((scope) => work(scope, claim)));
     // A new key's row went in completed with a null result: nothing to store for a null one.
     if (outcome.stored && json === 'null') {
       await tx.commit();
@@ -289,7 +308,7 @@ export function startHeartbeat(renew: () => Promise<boolean>, leaseMs: number, l
 }
 
 /** Claims the key, reporting what the wrapper saved (a duplicate) to the process's metrics. */
-async function claimKeyObserved(em: EntityManager, settings: Settings, run?: StatementRunner) {
+async function claimKeyObserved(em: Sql, settings: Settings, run?: StatementRunner) {
   try {
     const outcome = await claimKey(em, settings, run);
     if (outcome.kind === 'completed') signals.idempotency.publish({ outcome: 'duplicate' });

@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import { asSql, type Database, type EntityManager, type MikroORM, type Sql } from '@hireflow/db';
 import { deleteExpired } from './store.ts';
 
 export interface PruneOptions {
@@ -14,14 +14,14 @@ export interface PruneOptions {
  * job); several runners at once skip each other's rows.
  */
 export async function pruneExpired(
-  db: EntityManager | MikroORM,
+  db: EntityManager | MikroORM | Sql | Database,
   options: PruneOptions = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new TypeError(`batchSize must be a positive integer, got ${batchSize}`);
   }
-  const em = 'em' in db ? db.em.fork() : db.fork();
+  const em = ('em' in db ? asSql(db.em) : asSql(db)).fork();
   let total = 0;
   while (true) {
     const affectedRows = await deleteExpired(em, batchSize);

@@ -1,5 +1,9 @@
-import { type EntityManager, executePrepared } from '@hireflow/db';
+import { executePrepared, type Sql } from '@hireflow/db';
 import { IdempotencyConflictError, IdempotencyInProgressError } from './errors.ts';
+
+// Every statement here runs on a `Sql` scope: the pg implementation's, or
+// MikroORM's EntityManager carried as one (asSql in @hireflow/db) while the
+// services still hold MikroORM (issue 31).
 
 /**
  * Keys outlive every redelivery window: SQS keeps a message at most 14 days,
@@ -130,7 +134,7 @@ const CLAIM_ATTEMPTS = 5;
  * and IdempotencyConflictError when the stored fingerprint differs.
  */
 export async function claimKey(
-  em: EntityManager,
+  em: Sql,
   request: ClaimRequest,
   run: StatementRunner = (sql, params) => executePrepared(em, sql, params),
 ): Promise<ClaimOutcome> {
@@ -172,7 +176,7 @@ export async function claimKey(
   throw new IdempotencyInProgressError(key, leaseMs);
 }
 
-/** Runs one statement (`?` placeholders) and returns its rows: on the ORM's pool, or on an owned connection. */
+/** Runs one statement (`?` placeholders) and returns its rows: on the scope's pool or transaction, or on an owned connection. */
 export type StatementRunner = <T extends object>(sql: string, params: unknown[]) => Promise<T[]>;
 
 /**
@@ -181,7 +185,7 @@ export type StatementRunner = <T extends object>(sql: string, params: unknown[])
  * times, so only `result` changes: no indexed column, a HOT update.
  */
 export async function completeClaim(
-  em: EntityManager,
+  em: Sql,
   key: string,
   token: string,
   resultJson: string,
@@ -222,7 +226,7 @@ export const TRANSACTION_LEASE_SQL = `SELECT set_config('idle_in_transaction_ses
  * statement's write commits all the same).
  */
 export async function completeClaimWith(
-  em: EntityManager,
+  em: Sql,
   claim: { key: string; token: string; resultJson: string; ttlMs: number },
   statement: { sql: string; params: unknown[] },
 ): Promise<boolean> {
@@ -243,7 +247,7 @@ export async function completeClaimWith(
 }
 
 /** Gives the key up so that the next attempt runs the work; a no-op once fenced. */
-export async function releaseClaim(em: EntityManager, key: string, token: string): Promise<boolean> {
+export async function releaseClaim(em: Sql, key: string, token: string): Promise<boolean> {
   return updated(
     em,
     `DELETE FROM processed_message WHERE key = ? AND fencing_token = ? AND status = 'in_progress'`,
@@ -256,12 +260,7 @@ export async function releaseClaim(em: EntityManager, key: string, token: string
  * heartbeat does not undo a longer extendLease); false when the token no
  * longer holds the claim.
  */
-export async function renewLease(
-  em: EntityManager,
-  key: string,
-  token: string,
-  leaseMs: number,
-): Promise<boolean> {
+export async function renewLease(em: Sql, key: string, token: string, leaseMs: number): Promise<boolean> {
   return updated(
     em,
     `UPDATE processed_message
@@ -275,7 +274,7 @@ export async function renewLease(
  * The lease of a transactional holder: the server ends its session (rolling
  * the claim back) when it idles longer than `leaseMs` between statements.
  */
-export async function setTransactionLease(tx: EntityManager, leaseMs: number): Promise<void> {
+export async function setTransactionLease(tx: Sql, leaseMs: number): Promise<void> {
   await tx.execute(`SELECT set_config('idle_in_transaction_session_timeout', ?, true)`, [asSetting(leaseMs)]);
 }
 
@@ -284,7 +283,7 @@ export function asSetting(ms: number): string {
   return `${Math.max(1, Math.ceil(ms))}ms`;
 }
 
-async function updated(em: EntityManager, sql: string, params: unknown[]): Promise<boolean> {
+async function updated(em: Sql, sql: string, params: unknown[]): Promise<boolean> {
   const result = await em.execute<{ affectedRows: number }>(sql, params, 'run');
   return result.affectedRows > 0;
 }
@@ -293,7 +292,7 @@ async function updated(em: EntityManager, sql: string, params: unknown[]): Promi
  * Deletes up to `batchSize` keys whose retention has passed (a claim whose
  * holder died only once its lease has passed too); returns how many.
  */
-export async function deleteExpired(em: EntityManager, batchSize: number): Promise<number> {
+export async function deleteExpired(em: Sql, batchSize: number): Promise<number> {
   const { affectedRows } = await em.execute<{ affectedRows: number }>(
     `DELETE FROM processed_message WHERE key IN (
        SELECT key FROM processed_message
@@ -342,7 +341,7 @@ export interface StatementRow {
  * whether it claimed, and otherwise what stood in the way.
  */
 export async function claimCompletedWith(
-  em: EntityManager,
+  em: Sql,
   claim: { key: string; fingerprint: string | null; ttlMs: number },
   work: { sql: string; params: unknown[]; prepared?: boolean },
 ): Promise<StatementRow | undefined> {
@@ -355,7 +354,7 @@ export async function claimCompletedWith(
 
 /** The slow path's work: the same statement, with `claimed` given (the wrapper holds the claim). */
 export async function runWithClaimed(
-  tx: EntityManager,
+  tx: Sql,
   key: string,
   work: { sql: string; params: unknown[] },
 ): Promise<void> {
@@ -363,10 +362,7 @@ export async function runWithClaimed(
 }
 
 /** A statement of the work's, run as it is (transactional mode's completeWith). */
-export async function runStatement(
-  em: EntityManager,
-  statement: { sql: string; params: unknown[] },
-): Promise<void> {
+export async function runStatement(em: Sql, statement: { sql: string; params: unknown[] }): Promise<void> {
   await em.execute(statement.sql, statement.params);
 }
 

@@ -1,6 +1,6 @@
-import type { EntityManager } from '@hireflow/db';
+import { isPgScope, type Sql } from '@hireflow/db';
 import { startTestTracing } from '@hireflow/telemetry/testing';
-import { uniqueName } from '@hireflow/testing';
+import { uniqueName, waitFor } from '@hireflow/testing';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyInProgressError, IdempotentBatcher, idempotent } from '../src/index.ts';
@@ -10,16 +10,17 @@ import {
   claimNewKeysParams,
   completeClaimsParams,
 } from '../src/store.ts';
-import { effectsOf, gate, openTestOrm, storedRow, type TestOrm } from './orm.ts';
+import { backends, effectsOf, gate, openTestOrm, storedRow, type TestOrm } from './orm.ts';
 
-describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
+describe.each(backends)('$name: IdempotentBatcher: the calls of one turn in one transaction', ({ name }) => {
   let db: TestOrm;
   beforeAll(async () => {
-    db = await openTestOrm('idem-batcher');
+    db = await openTestOrm('idem-batcher', 10, name);
   });
   afterAll(() => db.close());
 
-  const write = (key: string, id: string) => async (tx: EntityManager) => {
+  const write = (key: string, id: string) => async (tx: Sql) => {
+    expect(isPgScope(tx)).toBe(name === 'pg');
     await tx.execute('INSERT INTO effect (id, key) VALUES (?, ?)', [id, key]);
     return { id };
   };
@@ -33,7 +34,7 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
   };
 
   it('runs each key once, completes them all, and a duplicate (in the batch or later) gets the stored result', async () => {
-    const batcher = new IdempotentBatcher(db.orm);
+    const batcher = new IdempotentBatcher(db.target);
     // Nine keys and a duplicate of the first: one batch of ten.
     const keys = Array.from({ length: 9 }, (_, i) => uniqueName(`batch-${i}`));
     const results = await Promise.all([
@@ -50,7 +51,7 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
   });
 
   it('commits a batch once', async () => {
-    const batcher = new IdempotentBatcher(db.orm);
+    const batcher = new IdempotentBatcher(db.target);
     const keys = Array.from({ length: 10 }, (_, i) => uniqueName(`one-commit-${i}`));
     await Promise.all(keys.map((key) => batcher.run(key, write(key, `${key}-a`))));
     const before = await commits();
@@ -62,7 +63,7 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
   });
 
   it('a failing work fails alone: the batch is rolled back and the others commit on their own', async () => {
-    const batcher = new IdempotentBatcher(db.orm);
+    const batcher = new IdempotentBatcher(db.target);
     const keys = Array.from({ length: 5 }, (_, i) => uniqueName(`split-${i}`));
     const failing = keys[2]!;
     const outcomes = await Promise.allSettled(
@@ -89,12 +90,12 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
   });
 
   it('a key another holder runs is told "in progress"; the rest of the batch goes on', async () => {
-    const batcher = new IdempotentBatcher(db.orm);
+    const batcher = new IdempotentBatcher(db.target);
     const held = uniqueName('held');
     const other = uniqueName('free');
     const holding = gate();
     const release = gate();
-    const holder = idempotent(db.orm, { key: held, transactional: true }, async (tx) => {
+    const holder = idempotent(db.target, { key: held, transactional: true }, async (tx) => {
       await write(held, `${held}-holder`)(tx);
       holding.open();
       await release.opened;
@@ -113,7 +114,7 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
   });
 
   it('a batch whose connection the server ends mid-batch: nothing of it reads completed, each call reruns alone once', async () => {
-    const batcher = new IdempotentBatcher(db.orm);
+    const batcher = new IdempotentBatcher(db.target);
     const keys = [uniqueName('ended-a'), uniqueName('ended-b')];
     const inWork = gate();
     const ended = gate();
@@ -141,6 +142,13 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
     }
     // As when Postgres restarts or an operator ends the session.
     await db.orm.em.fork().execute('SELECT pg_terminate_backend(?)', [backend]);
+    // The client hears of it (FATAL) before the backend has released its locks and gone: until then
+    // its keys' advisory locks are held, and a call rerun alone would be told "in progress" (retryable).
+    await waitFor(
+      async () =>
+        (await db.orm.em.fork().execute('SELECT 1 FROM pg_stat_activity WHERE pid = ?', [backend])).length ===
+        0,
+    );
     ended.open();
     // The second work ran in the batch too (on the ended connection, so it failed): both ran twice.
     expect(await Promise.all(calls)).toEqual([{ run: 2 }, { run: 2 }]);
@@ -154,7 +162,7 @@ describe('IdempotentBatcher: the calls of one turn in one transaction', () => {
     const tracing = startTestTracing();
     try {
       const tracer = trace.getTracer('batcher-test');
-      const batcher = new IdempotentBatcher(db.orm);
+      const batcher = new IdempotentBatcher(db.target);
       const seen: { caller: string; inWork: string | undefined }[] = [];
       await Promise.all(
         ['a', 'b', 'c'].map((name) =>

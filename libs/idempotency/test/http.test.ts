@@ -2,9 +2,9 @@ import { uniqueName, waitFor } from '@hireflow/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyPlugin } from '../src/index.ts';
-import { gate, openTestOrm, type TestOrm } from './orm.ts';
+import { backends, gate, openTestOrm, type TestOrm } from './orm.ts';
 
-describe('idempotencyPlugin', () => {
+describe.each(backends)('$name: idempotencyPlugin', ({ name }) => {
   let db: TestOrm;
   let app: FastifyInstance;
   const calls = { applications: 0, slow: 0, flaky: 0, ignored: 0 };
@@ -12,10 +12,10 @@ describe('idempotencyPlugin', () => {
   let slowEntered = false;
 
   beforeAll(async () => {
-    db = await openTestOrm('idem-http');
+    db = await openTestOrm('idem-http', 10, name);
     app = Fastify();
     await app.register(idempotencyPlugin, {
-      orm: db.orm,
+      orm: db.target,
       scope: (request) => request.headers['x-api-client'] as string | undefined,
     });
     app.post('/applications', async (request, reply) => {

@@ -1,3 +1,4 @@
+import { isPgScope, type Sql } from '@hireflow/db';
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,21 +7,33 @@ import {
   IdempotencyLeaseLostError,
   idempotent,
 } from '../src/index.ts';
-import { expireLease, gate, openTestOrm, storedRow, type TestOrm, unlessInProgress } from './orm.ts';
+import {
+  backends,
+  expireLease,
+  gate,
+  openTestOrm,
+  storedRow,
+  type TestOrm,
+  unlessInProgress,
+} from './orm.ts';
 
-describe('idempotent', () => {
+describe.each(backends)('$name: idempotent', ({ name }) => {
   let db: TestOrm;
   beforeAll(async () => {
-    db = await openTestOrm('idem-wrapper');
+    db = await openTestOrm('idem-wrapper', 10, name);
   });
   afterAll(() => db.close());
 
   it('runs the work once and returns the stored result to duplicates', async () => {
     const key = uniqueName('once');
     let runs = 0;
-    const work = async () => ({ sent: ++runs });
-    expect(await idempotent(db.orm, { key }, work)).toEqual({ sent: 1 });
-    expect(await idempotent(db.orm, { key }, work)).toEqual({ sent: 1 });
+    const work = async (em: Sql) => {
+      // The backend's own scope: the pg implementation's on its Database, an EntityManager on MikroORM.
+      expect(isPgScope(em)).toBe(name === 'pg');
+      return { sent: ++runs };
+    };
+    expect(await idempotent(db.target, { key }, work)).toEqual({ sent: 1 });
+    expect(await idempotent(db.target, { key }, work)).toEqual({ sent: 1 });
     expect(runs).toBe(1);
     expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: { sent: 1 } });
   });
@@ -35,7 +48,7 @@ describe('idempotent', () => {
       return 'done';
     };
     let settledCount = 0;
-    const calls = Array.from({ length: 50 }, () => idempotent(db.orm, { key }, work));
+    const calls = Array.from({ length: 50 }, () => idempotent(db.target, { key }, work));
     for (const call of calls) call.then(countSettled, countSettled);
     function countSettled() {
       settledCount++;
@@ -53,7 +66,7 @@ describe('idempotent', () => {
       expect(error).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, key });
       expect(error.retryAfterMs).toBeGreaterThan(0);
     }
-    const later = await Promise.all(Array.from({ length: 50 }, () => idempotent(db.orm, { key }, work)));
+    const later = await Promise.all(Array.from({ length: 50 }, () => idempotent(db.target, { key }, work)));
     expect(later.every((value) => value === 'done')).toBe(true);
     expect(runs).toBe(1);
   });
@@ -62,7 +75,7 @@ describe('idempotent', () => {
     const key = uniqueName('fifty-race');
     let runs = 0;
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 50 }, () => idempotent(db.orm, { key }, async () => ++runs)),
+      Array.from({ length: 50 }, () => idempotent(db.target, { key }, async () => ++runs)),
     );
     expect(runs).toBe(1);
     for (const outcome of outcomes) {
@@ -78,39 +91,39 @@ describe('idempotent', () => {
       runs++;
       throw new Error('smtp down');
     };
-    await expect(idempotent(db.orm, { key }, failing)).rejects.toThrow('smtp down');
+    await expect(idempotent(db.target, { key }, failing)).rejects.toThrow('smtp down');
     expect(await storedRow(db.orm, key)).toBeUndefined();
     const succeeding = async () => ++runs;
-    expect(await idempotent(db.orm, { key }, succeeding)).toBe(2);
-    expect(await idempotent(db.orm, { key }, succeeding)).toBe(2);
-    await expect(idempotent(db.orm, { key }, failing)).resolves.toBe(2);
+    expect(await idempotent(db.target, { key }, succeeding)).toBe(2);
+    expect(await idempotent(db.target, { key }, succeeding)).toBe(2);
+    await expect(idempotent(db.target, { key }, failing)).resolves.toBe(2);
     expect(runs).toBe(2);
   });
 
   it('releases the claim when the result cannot be stored as JSON', async () => {
     const key = uniqueName('unserializable');
-    await expect(idempotent(db.orm, { key }, async () => ({ big: 1n }))).rejects.toThrow(TypeError);
+    await expect(idempotent(db.target, { key }, async () => ({ big: 1n }))).rejects.toThrow(TypeError);
     expect(await storedRow(db.orm, key)).toBeUndefined();
   });
 
   it('gives every caller the JSON form of the result, the first included', async () => {
     const key = uniqueName('json');
     const at = new Date('2026-11-29T10:00:00Z');
-    const first = await idempotent(db.orm, { key }, async () => ({ at, skip: undefined }));
-    const replayed = await idempotent(db.orm, { key }, async () => ({ at, skip: undefined }));
+    const first = await idempotent(db.target, { key }, async () => ({ at, skip: undefined }));
+    const replayed = await idempotent(db.target, { key }, async () => ({ at, skip: undefined }));
     expect(first).toEqual({ at: '2026-11-29T10:00:00.000Z' });
     expect(replayed).toEqual(first);
-    expect(await idempotent(db.orm, { key: uniqueName('void') }, async () => undefined)).toBeNull();
+    expect(await idempotent(db.target, { key: uniqueName('void') }, async () => undefined)).toBeNull();
   });
 
   it('with a payload: the same payload (keys in any order) replays, another one is a conflict', async () => {
     const key = uniqueName('fingerprint');
     let runs = 0;
     const work = async () => ++runs;
-    await idempotent(db.orm, { key, payload: { jobId: 'j1', skills: ['ts', 'sql'] } }, work);
-    const same = await idempotent(db.orm, { key, payload: { skills: ['ts', 'sql'], jobId: 'j1' } }, work);
+    await idempotent(db.target, { key, payload: { jobId: 'j1', skills: ['ts', 'sql'] } }, work);
+    const same = await idempotent(db.target, { key, payload: { skills: ['ts', 'sql'], jobId: 'j1' } }, work);
     expect(same).toBe(1);
-    const conflict = idempotent(db.orm, { key, payload: { jobId: 'j2', skills: ['ts', 'sql'] } }, work);
+    const conflict = idempotent(db.target, { key, payload: { jobId: 'j2', skills: ['ts', 'sql'] } }, work);
     await expect(conflict).rejects.toBeInstanceOf(IdempotencyConflictError);
     await expect(conflict).rejects.toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', retryable: false });
     expect(runs).toBe(1);
@@ -119,9 +132,9 @@ describe('idempotent', () => {
   it('reports a conflict, not "in progress", for another payload while the first still runs', async () => {
     const key = uniqueName('fingerprint-running');
     const holding = gate();
-    const first = idempotent(db.orm, { key, payload: { n: 1 } }, async () => holding.opened);
+    const first = idempotent(db.target, { key, payload: { n: 1 } }, async () => holding.opened);
     await waitFor(async () => (await storedRow(db.orm, key))?.status === 'in_progress');
-    await expect(idempotent(db.orm, { key, payload: { n: 2 } }, async () => 0)).rejects.toBeInstanceOf(
+    await expect(idempotent(db.target, { key, payload: { n: 2 } }, async () => 0)).rejects.toBeInstanceOf(
       IdempotencyConflictError,
     );
     holding.open();
@@ -131,19 +144,19 @@ describe('idempotent', () => {
   it('without a payload (an intent key): a different event for the same intent replays', async () => {
     const key = uniqueName('welcome-email');
     let runs = 0;
-    await idempotent(db.orm, { key }, async () => ++runs);
-    expect(await idempotent(db.orm, { key }, async () => ++runs)).toBe(1);
+    await idempotent(db.target, { key }, async () => ++runs);
+    expect(await idempotent(db.target, { key }, async () => ++runs)).toBe(1);
     expect(runs).toBe(1);
   });
 
   it('runs the work again once the retention of a completed key has passed', async () => {
     const key = uniqueName('retention');
     let runs = 0;
-    await idempotent(db.orm, { key }, async () => ++runs);
+    await idempotent(db.target, { key }, async () => ++runs);
     await db.orm.em
       .fork()
       .execute(`UPDATE processed_message SET expires_at = now() - interval '1 second' WHERE key = ?`, [key]);
-    expect(await idempotent(db.orm, { key }, async () => ++runs)).toBe(2);
+    expect(await idempotent(db.target, { key }, async () => ++runs)).toBe(2);
     expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: 2 });
   });
 
@@ -151,7 +164,7 @@ describe('idempotent', () => {
     const key = uniqueName('heartbeat');
     const leaseMs = 500;
     const holding = gate();
-    const first = idempotent(db.orm, { key, leaseMs }, async () => {
+    const first = idempotent(db.target, { key, leaseMs }, async () => {
       await holding.opened;
       return 'long';
     });
@@ -164,7 +177,7 @@ describe('idempotent', () => {
       );
       return row?.held === true;
     });
-    await expect(idempotent(db.orm, { key, leaseMs }, async () => 'stolen')).rejects.toBeInstanceOf(
+    await expect(idempotent(db.target, { key, leaseMs }, async () => 'stolen')).rejects.toBeInstanceOf(
       IdempotencyInProgressError,
     );
     holding.open();
@@ -176,21 +189,21 @@ describe('idempotent', () => {
     const leaseMs = 200;
     const holding = gate();
     let oldSignal: AbortSignal | undefined;
-    const old = idempotent(db.orm, { key, leaseMs, heartbeat: false }, async (_em, claim) => {
+    const old = idempotent(db.target, { key, leaseMs, heartbeat: false }, async (_em, claim) => {
       oldSignal = claim.signal;
       await holding.opened;
       return 'old';
     });
     await waitFor(() => oldSignal !== undefined);
     const taken = await waitFor(() =>
-      unlessInProgress(idempotent(db.orm, { key, leaseMs }, async () => 'new')),
+      unlessInProgress(idempotent(db.target, { key, leaseMs }, async () => 'new')),
     );
     expect(taken).toBe('new');
     holding.open();
     await expect(old).rejects.toBeInstanceOf(IdempotencyLeaseLostError);
     await expect(old).rejects.toMatchObject({ code: 'IDEMPOTENCY_LEASE_LOST' });
     expect(await storedRow(db.orm, key)).toMatchObject({ status: 'completed', result: 'new' });
-    expect(await idempotent(db.orm, { key }, async () => 'again')).toBe('new');
+    expect(await idempotent(db.target, { key }, async () => 'again')).toBe('new');
   });
 
   it('aborts the claim signal when the heartbeat finds the claim taken over', async () => {
@@ -198,7 +211,7 @@ describe('idempotent', () => {
     const leaseMs = 200;
     const holding = gate();
     let signal: AbortSignal | undefined;
-    const old = idempotent(db.orm, { key, leaseMs }, async (_em, claim) => {
+    const old = idempotent(db.target, { key, leaseMs }, async (_em, claim) => {
       signal = claim.signal;
       await holding.opened;
       return 'old';
@@ -207,7 +220,7 @@ describe('idempotent', () => {
     // the holder's own heartbeat may renew in between: expire and claim until the claim wins
     const taken = await waitFor(async () => {
       await expireLease(db.orm, key);
-      return unlessInProgress(idempotent(db.orm, { key, leaseMs }, async () => 'new'));
+      return unlessInProgress(idempotent(db.target, { key, leaseMs }, async () => 'new'));
     });
     expect(taken).toBe('new');
     await waitFor(() => signal?.aborted, { timeoutMs: 5_000 });
@@ -220,7 +233,7 @@ describe('idempotent', () => {
     const key = uniqueName('taken-over');
     const holding = gate();
     const seen: boolean[] = [];
-    const old = idempotent(db.orm, { key, heartbeat: false }, async (_em, claim) => {
+    const old = idempotent(db.target, { key, heartbeat: false }, async (_em, claim) => {
       seen.push(claim.takenOver);
       await holding.opened;
       return 'old';
@@ -229,7 +242,7 @@ describe('idempotent', () => {
     await expireLease(db.orm, key);
     // The holder never finished: whoever takes the key over is told so.
     expect(
-      await idempotent(db.orm, { key }, async (_em, claim) => {
+      await idempotent(db.target, { key }, async (_em, claim) => {
         seen.push(claim.takenOver);
         return 'new';
       }),
@@ -242,7 +255,7 @@ describe('idempotent', () => {
 
   it('extendLease pushes the lease, and throws once the claim was taken over', async () => {
     const key = uniqueName('extend');
-    const run = idempotent(db.orm, { key, leaseMs: 1_000, heartbeat: false }, async (_em, claim) => {
+    const run = idempotent(db.target, { key, leaseMs: 1_000, heartbeat: false }, async (_em, claim) => {
       await claim.extendLease(60_000);
       const [row] = await db.orm.em
         .fork()
@@ -252,7 +265,7 @@ describe('idempotent', () => {
         );
       expect(row!.remaining).toBeGreaterThan(50);
       await expireLease(db.orm, key);
-      expect(await idempotent(db.orm, { key }, async () => 'new')).toBe('new');
+      expect(await idempotent(db.target, { key }, async () => 'new')).toBe('new');
       await expect(claim.extendLease()).rejects.toBeInstanceOf(IdempotencyLeaseLostError);
       expect(claim.signal.aborted).toBe(true);
       return 'old';
@@ -261,6 +274,6 @@ describe('idempotent', () => {
   });
 
   it('rejects an empty key', async () => {
-    await expect(idempotent(db.orm, { key: '' }, async () => 1)).rejects.toThrow(TypeError);
+    await expect(idempotent(db.target, { key: '' }, async () => 1)).rejects.toThrow(TypeError);
   });
 });

@@ -1,9 +1,33 @@
-import { createOrm, defineSqlMigration, type MikroORM, migrate } from '@hireflow/db';
+import {
+  createDatabase,
+  createOrm,
+  type Database,
+  defineSqlMigration,
+  type MikroORM,
+  migrate,
+} from '@hireflow/db';
 import { createTestDatabase } from '@hireflow/testing';
 import { IdempotencyInProgressError, idempotencyMigrations } from '../src/index.ts';
 
+/**
+ * The two backends the wrapper runs on until the services move to the pg
+ * implementation (issue 31): the tests run the same checks on each, as
+ * libs/db's do (test/implementations.ts).
+ */
+export type Backend = 'MikroORM' | 'pg';
+export const backends: { name: Backend }[] = [{ name: 'MikroORM' }, { name: 'pg' }];
+
 export interface TestOrm {
+  /** The test's own reads and writes (the rows as stored, a test's setup): MikroORM on either backend. */
   orm: MikroORM;
+  /**
+   * What the test hands the wrapper: the ORM, or the pg implementation's
+   * Database on the same database. Typed as the latter either way: the
+   * wrapper tells them apart at run time, and the work's scope has the
+   * methods the tests use on both (only the types differ, as in libs/db's
+   * test/implementations.ts).
+   */
+  target: Database;
   url: string;
   close(): Promise<void>;
 }
@@ -13,7 +37,11 @@ export interface TestOrm {
  * plus `effect`, a table the tests' work writes to so that a test can count
  * how many times an effect really happened.
  */
-export async function openTestOrm(label: string, poolMax = 10): Promise<TestOrm> {
+export async function openTestOrm(
+  label: string,
+  poolMax = 10,
+  backend: Backend = 'MikroORM',
+): Promise<TestOrm> {
   const db = await createTestDatabase(label);
   const migrations = [
     ...idempotencyMigrations,
@@ -21,10 +49,13 @@ export async function openTestOrm(label: string, poolMax = 10): Promise<TestOrm>
   ];
   const orm = await createOrm({ url: db.url, entities: [], migrations, poolMax });
   await migrate(orm);
+  const pg = backend === 'pg' ? createDatabase({ url: db.url, migrations, poolMax }) : undefined;
   return {
     orm,
+    target: pg ?? (orm as unknown as Database),
     url: db.url,
     close: async () => {
+      await pg?.close();
       await orm.close();
       await db.drop();
     },

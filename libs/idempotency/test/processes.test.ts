@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotent } from '../src/index.ts';
-import { effectsOf, openTestOrm, storedRow, type TestOrm, unlessInProgress } from './orm.ts';
+import { backends, effectsOf, openTestOrm, storedRow, type TestOrm, unlessInProgress } from './orm.ts';
 
 // Holders in child processes, killed (SIGKILL) or stalled (SIGSTOP) while
 // they hold a claim: the cases a single process cannot fake.
-describe('holders that die or stall', () => {
+describe.each(backends)('$name: holders that die or stall', ({ name }) => {
   let db: TestOrm;
   const children: ChildProcess[] = [];
   beforeAll(async () => {
-    db = await openTestOrm('idem-proc');
+    db = await openTestOrm('idem-proc', 10, name);
   });
   afterAll(async () => {
     for (const child of children)
@@ -25,7 +25,7 @@ describe('holders that die or stall', () => {
   async function startHolder(key: string, leaseMs: number, mode: 'lease' | 'transactional' | 'batch') {
     const child = spawn(
       process.execPath,
-      [join(import.meta.dirname, 'fixtures/holder.ts'), db.url, key, String(leaseMs), mode],
+      [join(import.meta.dirname, 'fixtures/holder.ts'), db.url, key, String(leaseMs), mode, name],
       {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       },
@@ -43,7 +43,7 @@ describe('holders that die or stall', () => {
     let runs = 0;
     const attempt = () =>
       unlessInProgress(
-        idempotent(db.orm, { key, ...options }, async (em) => {
+        idempotent(db.target, { key, ...options }, async (em) => {
           runs++;
           await em.execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-parent`, key]);
           return 'parent';

@@ -1,12 +1,12 @@
 import { uniqueName, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION_MS, idempotent, pruneExpired } from '../src/index.ts';
-import { gate, openTestOrm, type TestOrm } from './orm.ts';
+import { backends, gate, openTestOrm, type TestOrm } from './orm.ts';
 
-describe('pruneExpired', () => {
+describe.each(backends)('$name: pruneExpired', ({ name }) => {
   let db: TestOrm;
   beforeAll(async () => {
-    db = await openTestOrm('idem-prune');
+    db = await openTestOrm('idem-prune', 10, name);
   });
   afterAll(() => db.close());
 
@@ -27,13 +27,13 @@ describe('pruneExpired', () => {
     const prefix = uniqueName('prune');
     const expired = Array.from({ length: 5 }, (_, i) => `${prefix}:expired-${i}`);
     const live = Array.from({ length: 3 }, (_, i) => `${prefix}:live-${i}`);
-    for (const key of [...expired, ...live]) await idempotent(db.orm, { key }, async () => key);
+    for (const key of [...expired, ...live]) await idempotent(db.target, { key }, async () => key);
     for (const key of expired) await age(key, 'expires_at');
 
     // a claim still running, past its retention but not its lease: kept
     const holding = gate();
     let entered = false;
-    const running = idempotent(db.orm, { key: `${prefix}:running` }, async () => {
+    const running = idempotent(db.target, { key: `${prefix}:running` }, async () => {
       entered = true;
       await holding.opened;
       return 'running';
@@ -49,9 +49,9 @@ describe('pruneExpired', () => {
       [abandoned],
     );
 
-    expect(await pruneExpired(db.orm, { batchSize: 2 })).toBe(6);
+    expect(await pruneExpired(db.target, { batchSize: 2 })).toBe(6);
     expect(await keys()).toEqual([...live, `${prefix}:running`].sort());
-    expect(await pruneExpired(db.orm.em.fork(), { batchSize: 2 })).toBe(0);
+    expect(await pruneExpired(db.target.em.fork(), { batchSize: 2 })).toBe(0);
 
     holding.open();
     await running;
@@ -59,6 +59,6 @@ describe('pruneExpired', () => {
   });
 
   it('rejects a batch size that is not a positive integer', async () => {
-    await expect(pruneExpired(db.orm, { batchSize: 0 })).rejects.toThrow(TypeError);
+    await expect(pruneExpired(db.target, { batchSize: 0 })).rejects.toThrow(TypeError);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@hireflow/db';
+import { asSql, type Database, isPgScope, type MikroORM, type Sql, transactionScopeOn } from '@hireflow/db';
 import { TransactionContext } from '@mikro-orm/core';
 import type pg from 'pg';
 
@@ -10,10 +10,12 @@ import type pg from 'pg';
 // BEGIN and COMMIT each on its own. The wrapper's statements are SQL-level
 // prepared statements (PREPARE once per connection, parsed and planned
 // once), their values written as escaped literals (`pg`'s escapeLiteral),
-// since the simple protocol carries no parameters. The work gets a fork of
-// the EntityManager whose transaction context runs its queries on the same
-// connection (MikroORM asks a transaction context only to `executeQuery`,
-// and for savepoints when the work nests a transaction).
+// since the simple protocol carries no parameters. The work gets a scope on
+// the same connection: given MikroORM, a fork of its EntityManager whose
+// transaction context runs its queries there (MikroORM asks a transaction
+// context only to `executeQuery`, and for savepoints when the work nests a
+// transaction); given the pg implementation's Database, its transaction
+// scope on the connection (transactionScopeOn in @hireflow/db).
 
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
@@ -52,7 +54,15 @@ interface CompiledQuery {
   parameters: readonly unknown[];
 }
 
+/** Where the connection comes from: MikroORM's pool, or the pg implementation's. */
+type Owner = MikroORM | Database;
+
+/** The pg implementation's Database, not MikroORM (both have an `em`). */
+const isDatabase = (owner: Owner): owner is Database => isPgScope(owner.em);
+
 export class OwnedTransaction {
+  readonly #owner: Owner;
+  readonly #pool: pg.Pool;
   readonly #client: pg.PoolClient;
   #broken: Error | undefined;
   #open = false;
@@ -63,16 +73,20 @@ export class OwnedTransaction {
     this.#broken ??= error;
   };
 
-  private constructor(client: pg.PoolClient) {
+  private constructor(owner: Owner, pool: pg.Pool, client: pg.PoolClient) {
+    this.#owner = owner;
+    this.#pool = pool;
     this.#client = client;
     // A checked-out client has no listener of the pool's: without one an idle error would be thrown.
     client.on('error', this.#onError);
   }
 
-  /** A connection of the ORM's own pool, held until `release`. */
-  static async connect(em: EntityManager): Promise<OwnedTransaction> {
-    const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
-    return new OwnedTransaction(await pool.connect());
+  /** A connection of the owner's own pool, held until `release`. */
+  static async connect(owner: Owner): Promise<OwnedTransaction> {
+    const pool = isDatabase(owner)
+      ? owner.pool
+      : ((await owner.em.getConnection().getNativeClient()) as pg.Pool);
+    return new OwnedTransaction(owner, pool, await pool.connect());
   }
 
   /** `EXECUTE name('literal', …)` of `sql` (`?` placeholders, each cast in the text). */
@@ -146,14 +160,27 @@ export class OwnedTransaction {
   }
 
   /**
-   * Runs `work` on a fork of `em` (the ORM's EntityManager: a fresh, empty one)
-   * whose queries go to this transaction, and flushes it (as em.transactional).
+   * Runs `work` on a scope whose statements go to this transaction (its
+   * nested transactions are savepoints in it), and, given MikroORM, flushes
+   * it (as em.transactional). Given MikroORM the scope is a fork of the ORM's
+   * EntityManager (a fresh, empty one), carried as a `Sql`; given the pg
+   * implementation, its transaction scope on this connection, which refuses
+   * statements once `work` is over.
    */
-  async work<T>(em: EntityManager, work: (fork: EntityManager) => Promise<T>): Promise<T> {
-    const fork = em.fork({ cloneEventManager: true });
+  async work<T>(work: (scope: Sql) => Promise<T>): Promise<T> {
+    const owner = this.#owner;
+    if (isDatabase(owner)) {
+      const { scope, end } = transactionScopeOn(this.#client, this.#pool);
+      try {
+        return await work(scope);
+      } finally {
+        end();
+      }
+    }
+    const fork = owner.em.fork({ cloneEventManager: true });
     fork.setTransactionContext(this.#context());
     return TransactionContext.create(fork, async () => {
-      const result = await work(fork);
+      const result = await work(asSql(fork));
       await fork.flush();
       return result;
     });
