@@ -47,7 +47,7 @@ export async function insertWithEvent(
     createdAt: new Date(),
   });
   if (created) {
-    enqueueEvent(
+    await enqueueEvent(
       tx,
       createEvent(
         'candidate.registered.v1',

@@ -77,7 +77,7 @@ export async function closePosting(
     posting.status = 'closed';
     posting.closedAt = now;
     posting.updatedAt = now;
-    enqueueEvent(
+    await enqueueEvent(
       tx,
       createEvent(
         'job.closed.v1',

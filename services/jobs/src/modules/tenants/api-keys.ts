@@ -65,7 +65,7 @@ export async function issueApiKey(
     const key = newApiKey();
     const apiKey = tx.create(ApiKey, { id: randomUUID(), tenantId: tenant.id, keyHash: hashApiKey(key) });
     const issuedAt = new Date();
-    enqueueEvent(
+    await enqueueEvent(
       tx,
       createEvent(
         'apikey.issued.v1',
@@ -96,7 +96,7 @@ export async function revokeApiKey(
     if (!apiKey) return false;
     if (apiKey.revokedAt) return true;
     apiKey.revokedAt = new Date();
-    enqueueEvent(
+    await enqueueEvent(
       tx,
       createEvent(
         'apikey.revoked.v1',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
-import { enqueueEvent, type Logger, outboxInsertStatement } from '@hireflow/messaging';
+import { enqueueEvents, type Logger, outboxInsertStatement } from '@hireflow/messaging';
 import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.ts';
 import { type ImageLimits, inspectImage } from '../images/index.ts';
 import type { AttachedUpload } from '../owners/store.ts';
@@ -162,23 +162,28 @@ export function finishReady(
 }
 
 /**
- * Adds `media.processed.v1` with its owner to the caller's unit of work
- * (written when its transaction flushes) for each attached upload that is
- * ready (it was announced without one).
+ * Writes `media.processed.v1` with its owner to the outbox in the caller's
+ * transaction, one INSERT for every attached upload that is ready (it was
+ * announced without one).
  * One still pending is announced with its owner when it finishes; a failed
  * one has nothing to show.
  */
-export function announceAttached(em: EntityManager, attached: AttachedUpload[], publicUrl: string): void {
-  for (const row of attached) {
-    if (row.status !== 'ready' || !row.variants) continue;
-    const event = processedEvent(
-      { id: row.id, tenantId: row.tenant_id, createdAt: new Date(row.created_at) },
-      { ownerType: row.owner_type, ownerId: row.owner_id },
-      row.variants,
-      publicUrl,
+export async function announceAttached(
+  em: EntityManager,
+  attached: AttachedUpload[],
+  publicUrl: string,
+): Promise<void> {
+  const events = attached
+    .filter((row) => row.status === 'ready' && row.variants)
+    .map((row) =>
+      processedEvent(
+        { id: row.id, tenantId: row.tenant_id, createdAt: new Date(row.created_at) },
+        { ownerType: row.owner_type, ownerId: row.owner_id },
+        row.variants!,
+        publicUrl,
+      ),
     );
-    enqueueEvent(em, event);
-  }
+  await enqueueEvents(em, events);
 }
 
 /** Marks a pending upload failed with a reason a client may read, and announces `media.failed.v1`. */
