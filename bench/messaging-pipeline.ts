@@ -35,7 +35,6 @@ const sqs = new SQSClient(benchClientConfig(setup.region, setup.endpoint));
 // The bench's process migrated the database already.
 const orm = await createOrm({
   url: setup.databaseUrl,
-  entities: [],
   migrations: outboxMigrations,
 });
 // Warm the pool as the bench's process has: the first phase should not pay the connects.

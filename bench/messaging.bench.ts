@@ -149,7 +149,7 @@ export default async function bench(): Promise<BenchReport> {
   const dbName = `hfbench_messaging_${randomUUID().slice(0, 8)}`;
   const url = `${SERVER}/${dbName}`;
   await ensureDatabase(url);
-  const orm = await createOrm({ url, entities: [], migrations: outboxMigrations });
+  const orm = await createOrm({ url, migrations: outboxMigrations });
   try {
     await migrate(orm);
     const topo = await provisionTopology(topology, { sns, sqs, prefix: 'bench-' });

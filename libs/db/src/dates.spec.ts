@@ -24,7 +24,6 @@ describe('toDate', () => {
   beforeAll(async () => {
     orm = await createOrm({
       url: 'postgres://postgres@127.0.0.1:5432/hftest_dates_never_connected',
-      entities: [],
       migrations: [],
     });
   });

@@ -8,7 +8,7 @@ describe('executePrepared', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('prepared');
-    orm = await createOrm({ url: db.url, entities: [], migrations: [], poolMax: 2 });
+    orm = await createOrm({ url: db.url, migrations: [], poolMax: 2 });
     await orm.em.fork().execute('CREATE TABLE item (id text PRIMARY KEY, doc jsonb NOT NULL)');
   });
   afterAll(async () => {

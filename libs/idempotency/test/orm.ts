@@ -19,7 +19,7 @@ export async function openTestOrm(label: string, poolMax = 10): Promise<TestOrm>
     ...idempotencyMigrations,
     defineSqlMigration('9000-test-effect', ['CREATE TABLE effect (id text PRIMARY KEY, key text NOT NULL)']),
   ];
-  const orm = await createOrm({ url: db.url, entities: [], migrations, poolMax });
+  const orm = await createOrm({ url: db.url, migrations, poolMax });
   await migrate(orm);
   return {
     orm,

@@ -168,7 +168,7 @@ describe('the event log migration', () => {
   it('starts the log with what an existing outbox had sent, in order, and nothing pending', async () => {
     const db = await createTestDatabase('event-log-migration');
     const before = outboxMigrations.filter((m) => m.name < '0003');
-    const orm = await createOrm({ url: db.url, entities: [], migrations: before });
+    const orm = await createOrm({ url: db.url, migrations: before });
     try {
       await migrate(orm);
       const [first, second, pending] = [jobPosted(), jobClosed(), jobClosed()];
@@ -180,7 +180,6 @@ describe('the event log migration', () => {
       await orm.close();
       const upgraded = await createOrm({
         url: db.url,
-        entities: [],
         migrations: outboxMigrations,
       });
       try {

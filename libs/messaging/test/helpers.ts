@@ -146,7 +146,7 @@ export function useOutboxDatabase(label: string): { db: TestDatabase; orm: Mikro
   };
   beforeAll(async () => {
     env.db = await createTestDatabase(label);
-    env.orm = await createOrm({ url: env.db.url, entities: [], migrations: outboxMigrations });
+    env.orm = await createOrm({ url: env.db.url, migrations: outboxMigrations });
     await migrate(env.orm);
   });
   afterAll(async () => {

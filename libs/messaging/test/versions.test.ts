@@ -30,7 +30,6 @@ beforeAll(async () => {
   db = await createTestDatabase('versions');
   orm = await createOrm({
     url: db.url,
-    entities: [],
     migrations: [
       ...idempotencyMigrations,
       ...outboxMigrations,

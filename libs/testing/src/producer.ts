@@ -36,7 +36,7 @@ export async function startTestProducer(
   options: { sns: SNSClient; topicArns: Partial<Record<TopicName, string>>; adminToken?: string },
 ): Promise<TestProducer> {
   const db = await createTestDatabase(label);
-  const orm = await createOrm({ url: db.url, entities: [], migrations: outboxMigrations });
+  const orm = await createOrm({ url: db.url, migrations: outboxMigrations });
   await migrate(orm);
   const relay = new OutboxRelay({
     orm,

@@ -1,11 +1,7 @@
 import type { SqlMigration } from '@hireflow/db';
 import { idempotencyMigrations } from '@hireflow/idempotency';
 import { outboxMigrations } from '@hireflow/messaging';
-import type { EntitySchema } from '@mikro-orm/core';
 import { jobsMigrations } from './migrations.ts';
 
-// No entity: the stores read and write with SQL (issue 31, slice 2).
-// biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
-export const entities: EntitySchema<any, any>[] = [];
 // Library migrations first (idempotency 0000, outbox 0001), then the service's own.
 export const migrations: SqlMigration[] = [...idempotencyMigrations, ...outboxMigrations, ...jobsMigrations];
