@@ -10,7 +10,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createOrm } from '@hireflow/db';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
-import { jobsService } from '@hireflow/jobs/service';
 import pg from 'pg';
 import type { LoadPhase } from './footprint-processes.ts';
 import { postingBody } from './jobs-targets.ts';
@@ -27,7 +26,7 @@ export const PHASES = [
 
 /** Issues a tenant's API key in the jobs database (migrated by then). */
 export async function benchApiKey(databaseUrl: string): Promise<string> {
-  const orm = await createOrm({ url: databaseUrl, entities: jobsService.entities, migrations: [] });
+  const orm = await createOrm({ url: databaseUrl, migrations: [] });
   try {
     return (await issueApiKey(orm.em.fork(), 'footprint bench', 'bench@example.test')).key;
   } finally {

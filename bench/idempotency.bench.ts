@@ -31,7 +31,6 @@ export default async function idempotencyBench(): Promise<BenchReport> {
   await ensureDatabase(`${SERVER}/${name}`);
   const orm = await createOrm({
     url: `${SERVER}/${name}`,
-    entities: [],
     poolMax: CONCURRENCY,
     migrations: [
       ...idempotencyMigrations,

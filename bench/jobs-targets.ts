@@ -46,7 +46,6 @@ export async function startTargets(): Promise<Targets> {
   });
   const deps = await connectDeps(config, {
     service: 'jobs',
-    entities: jobsService.entities,
     migrations: jobsService.migrations,
     env: {},
     log: createLogger('jobs', 'silent'),

@@ -110,7 +110,6 @@ export default async function run(): Promise<BenchReport> {
   await ensureDatabase(url);
   const orm = await createOrm({
     url,
-    entities: matchingService.entities,
     migrations: matchingService.migrations,
   });
   const client = new pg.Client({ connectionString: url });

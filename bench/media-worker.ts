@@ -52,7 +52,6 @@ export async function startWorkerPath(concurrency: number): Promise<WorkerPath> 
   });
   const deps = await connectDeps(config, {
     service: 'media',
-    entities: mediaService.entities,
     migrations: mediaService.migrations,
     env: {},
     log: createLogger('media', 'silent'),

@@ -7,7 +7,7 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createOrm, type EntityManager } from '@hireflow/db';
-import { OutboxMessage, OutboxRelay, outboxMigrations, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
+import { OutboxRelay, outboxMigrations, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
 import { benchClientConfig } from './messaging-split.ts';
 
 export interface PipelineSetup {
@@ -35,7 +35,6 @@ const sqs = new SQSClient(benchClientConfig(setup.region, setup.endpoint));
 // The bench's process migrated the database already.
 const orm = await createOrm({
   url: setup.databaseUrl,
-  entities: [OutboxMessage],
   migrations: outboxMigrations,
 });
 // Warm the pool as the bench's process has: the first phase should not pay the connects.

@@ -7,14 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { createEvent, type Topology } from '@hireflow/contracts';
 import { createOrm, dropDatabase, type EntityManager, ensureDatabase, migrate } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
-import {
-  enqueueEvent,
-  OutboxMessage,
-  OutboxRelay,
-  outboxMigrations,
-  SnsPublisher,
-  SqsConsumer,
-} from '@hireflow/messaging';
+import { enqueueEvent, OutboxRelay, outboxMigrations, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
 import { provisionTopology } from '@hireflow/ops';
 import { sqsBaseline, sqsLatencyBaseline } from './baselines/sqs.ts';
 import { benchClientConfig, type SplitPipeline, startSplitPipeline } from './messaging-split.ts';
@@ -112,7 +105,7 @@ const unprobed: Pipeline = { committed() {}, expect: () => Promise.resolve([]) }
 async function commitOne(em: EntityManager, probe: Pipeline): Promise<void> {
   const event = closedEvent();
   await em.fork().transactional(async (tx) => {
-    enqueueEvent(tx, event);
+    await enqueueEvent(tx, event);
   });
   probe.committed(event.id);
 }
@@ -156,7 +149,7 @@ export default async function bench(): Promise<BenchReport> {
   const dbName = `hfbench_messaging_${randomUUID().slice(0, 8)}`;
   const url = `${SERVER}/${dbName}`;
   await ensureDatabase(url);
-  const orm = await createOrm({ url, entities: [OutboxMessage], migrations: outboxMigrations });
+  const orm = await createOrm({ url, migrations: outboxMigrations });
   try {
     await migrate(orm);
     const topo = await provisionTopology(topology, { sns, sqs, prefix: 'bench-' });

@@ -92,7 +92,6 @@ export default async function notificationsBench(): Promise<BenchReport> {
   });
   const deps = await connectDeps(config, {
     service: 'notifications',
-    entities: notificationsService.entities,
     migrations: notificationsService.migrations,
     env: {},
     log: createLogger('notifications', 'silent'),

@@ -169,7 +169,6 @@ export default async function peersEmailBench(): Promise<BenchReport> {
     });
     const deps = await connectDeps(config, {
       service: 'notifications',
-      entities: notificationsService.entities,
       migrations: notificationsService.migrations,
       env: {},
       log: createLogger('notifications', 'silent'),

@@ -103,7 +103,6 @@ async function idempotencyPart() {
   await ensureDatabase(`${SERVER}/${name}`);
   const orm = await createOrm({
     url: `${SERVER}/${name}`,
-    entities: [],
     poolMax: CONCURRENCY,
     migrations: [
       ...idempotencyMigrations,

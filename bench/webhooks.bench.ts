@@ -141,7 +141,6 @@ export default async function webhooksBench(): Promise<BenchReport> {
   });
   const deps = await connectDeps(config, {
     service: 'jobs',
-    entities: jobsService.entities,
     migrations: jobsService.migrations,
     env: {},
     log: createLogger('jobs', 'silent'),

@@ -93,7 +93,6 @@ describe('formatQuery', () => {
   beforeAll(async () => {
     orm = await createOrm({
       url: 'postgres://postgres@127.0.0.1:5432/hftest_format_never_connected',
-      entities: [],
       migrations: [],
     });
   });

@@ -1,4 +1,3 @@
-import type { EntitySchema } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { SqlMigration } from './migrations.ts';
@@ -7,8 +6,6 @@ import { namesApplied, withMigrationLock } from './runner.ts';
 
 export interface OrmOptions {
   url: string;
-  // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
-  entities: EntitySchema<any, any>[];
   /** Library migrations first, then the service's own; applied in this order. */
   migrations: SqlMigration[];
   poolMax?: number;
@@ -18,13 +15,12 @@ export interface OrmOptions {
 export async function createOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init({
     clientUrl: options.url,
-    entities: options.entities,
+    // No entity: the services read and write with SQL through `em.execute` (issue 31, slice 2).
     extensions: [Migrator],
     pool: { min: 0, max: options.poolMax ?? 10 },
     driverOptions: { onPoolCreated: retireConnectionsEndedByServer },
     debug: options.debug ?? false,
     allowGlobalContext: false,
-    // A service may own only library tables (outbox, idempotency) at first.
     discovery: { warnWhenNoEntities: false },
     migrations: {
       migrationsList: options.migrations,

@@ -17,7 +17,7 @@ export const implementations: { name: string; connect(url: string, poolMax: numb
     {
       name: 'MikroORM',
       connect: async (url, poolMax) => {
-        const orm = await createOrm({ url, entities: [], migrations: [], poolMax });
+        const orm = await createOrm({ url, migrations: [], poolMax });
         return { em: orm.em as unknown as Sql, close: () => orm.close() };
       },
     },

@@ -17,7 +17,7 @@ describe('migrate', () => {
   let holder: pg.Client;
 
   const orm = async (migrations: (typeof first)[]) => {
-    const made = await createOrm({ url: db.url, entities: [], migrations, poolMax: 2 });
+    const made = await createOrm({ url: db.url, migrations, poolMax: 2 });
     orms.push(made);
     return made;
   };

@@ -35,7 +35,7 @@ describe('the migration runner beside MikroORM', () => {
     return db;
   };
   const orm = async (url: string, migrations: SqlMigration[]): Promise<MikroORM> => {
-    const made = await createOrm({ url, entities: [], migrations, poolMax: 2 });
+    const made = await createOrm({ url, migrations, poolMax: 2 });
     opened.push(made);
     return made;
   };

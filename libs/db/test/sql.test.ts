@@ -56,7 +56,7 @@ describe('the pg implementation beside MikroORM, on one database', () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase('sql-parity');
-    orm = await createOrm({ url: testDb.url, entities: [], migrations: [], poolMax: 2 });
+    orm = await createOrm({ url: testDb.url, migrations: [], poolMax: 2 });
     db = createDatabase({ url: testDb.url, migrations: [], poolMax: 2 });
     await db.em.execute(EVERY_TYPE);
   });

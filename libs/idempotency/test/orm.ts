@@ -47,7 +47,7 @@ export async function openTestOrm(
     ...idempotencyMigrations,
     defineSqlMigration('9000-test-effect', ['CREATE TABLE effect (id text PRIMARY KEY, key text NOT NULL)']),
   ];
-  const orm = await createOrm({ url: db.url, entities: [], migrations, poolMax });
+  const orm = await createOrm({ url: db.url, migrations, poolMax });
   await migrate(orm);
   const pg = backend === 'pg' ? createDatabase({ url: db.url, migrations, poolMax }) : undefined;
   return {

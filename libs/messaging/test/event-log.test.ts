@@ -9,8 +9,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type EventLogPage,
-  enqueueEvent,
-  OutboxMessage,
+  enqueueEvents,
   OutboxRelay,
   outboxInsertStatement,
   outboxMigrations,
@@ -42,7 +41,7 @@ afterAll(async () => {
 
 async function commit(...events: AnyEvent[]): Promise<void> {
   await em().transactional(async (tx) => {
-    for (const event of events) enqueueEvent(tx, event);
+    await enqueueEvents(tx, events);
   });
 }
 
@@ -169,19 +168,18 @@ describe('the event log migration', () => {
   it('starts the log with what an existing outbox had sent, in order, and nothing pending', async () => {
     const db = await createTestDatabase('event-log-migration');
     const before = outboxMigrations.filter((m) => m.name < '0003');
-    const orm = await createOrm({ url: db.url, entities: [OutboxMessage], migrations: before });
+    const orm = await createOrm({ url: db.url, migrations: before });
     try {
       await migrate(orm);
       const [first, second, pending] = [jobPosted(), jobClosed(), jobClosed()];
       const tx = orm.em.fork() as EntityManager;
       await tx.transactional(async (t) => {
-        for (const event of [first, second, pending]) enqueueEvent(t, event);
+        await enqueueEvents(t, [first, second, pending]);
       });
       await tx.execute('UPDATE outbox SET sent_at = now() WHERE event_id IN (?, ?)', [first.id, second.id]);
       await orm.close();
       const upgraded = await createOrm({
         url: db.url,
-        entities: [OutboxMessage],
         migrations: outboxMigrations,
       });
       try {

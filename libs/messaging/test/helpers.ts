@@ -16,7 +16,7 @@ import { afterAll, beforeAll } from 'vitest';
 export { type RecordedCall, recordCommands } from '@hireflow/testing';
 
 import { eventAttributes } from '../src/attributes.ts';
-import { OutboxMessage, outboxMigrations, SqsConsumer } from '../src/index.ts';
+import { outboxMigrations, SqsConsumer } from '../src/index.ts';
 import type { EventHandlers, SqsConsumerOptions } from '../src/sqs/types.ts';
 import type { HandlerSpy } from '../src/testing.ts';
 import type { TraceCarrier } from '../src/trace.ts';
@@ -146,7 +146,7 @@ export function useOutboxDatabase(label: string): { db: TestDatabase; orm: Mikro
   };
   beforeAll(async () => {
     env.db = await createTestDatabase(label);
-    env.orm = await createOrm({ url: env.db.url, entities: [OutboxMessage], migrations: outboxMigrations });
+    env.orm = await createOrm({ url: env.db.url, migrations: outboxMigrations });
     await migrate(env.orm);
   });
   afterAll(async () => {

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   enqueueEvent,
+  enqueueEvents,
   OUTBOX_CHANNEL,
   OutboxRelay,
   type OutgoingEvent,
@@ -25,7 +26,7 @@ const em = () => store.em();
 
 async function commit(...events: AnyEvent[]): Promise<void> {
   await em().transactional(async (tx) => {
-    for (const event of events) enqueueEvent(tx, event);
+    await enqueueEvents(tx, events);
   });
 }
 
@@ -146,8 +147,9 @@ describe('transactional outbox', () => {
     const rolledBack = jobClosed();
     await expect(
       em().transactional(async (tx) => {
-        enqueueEvent(tx, rolledBack);
-        await tx.flush();
+        await enqueueEvent(tx, rolledBack);
+        // Written in the transaction, and rolled back with it.
+        expect(await tx.execute('SELECT 1 FROM outbox WHERE event_id = ?', [rolledBack.id])).toHaveLength(1);
         throw new Error('state change failed');
       }),
     ).rejects.toThrow('state change failed');

@@ -46,7 +46,7 @@ describe('trace propagation', () => {
         .getTracer('test')
         .startActiveSpan('POST /v1/jobs', { kind: SpanKind.SERVER }, async (span) => {
           await store.em().transactional(async (tx) => {
-            enqueueEvent(tx, event);
+            await enqueueEvent(tx, event);
           });
           span.end();
           return span.spanContext().traceId;

@@ -6,7 +6,7 @@
 // versions applies each intent once (idempotency keyed by the posting).
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { type CloudEventOf, derivedEventId, type Topology } from '@hireflow/contracts';
-import { createOrm, defineSqlMigration, type MikroORM, migrate } from '@hireflow/db';
+import { createOrm, defineSqlMigration, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
 import { idempotencyKey, idempotencyMigrations, idempotent } from '@hireflow/idempotency';
 import { createTestDatabase, type TestDatabase, testTopology, waitFor } from '@hireflow/testing';
 import { jobPostedV2, type VersionedCatalog, versionedEvents } from '@hireflow/testing/versions';
@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type EventHandlers,
   enqueueVersions,
-  OutboxMessage,
   OutboxRelay,
   outboxMigrations,
   SnsPublisher,
@@ -31,7 +30,6 @@ beforeAll(async () => {
   db = await createTestDatabase('versions');
   orm = await createOrm({
     url: db.url,
-    entities: [OutboxMessage],
     migrations: [
       ...idempotencyMigrations,
       ...outboxMigrations,
@@ -144,15 +142,18 @@ describe('event versions on the emulator', () => {
     for (const event of postings) {
       await orm.em.fork().transactional(async (tx) => {
         await tx.execute('INSERT INTO posting (id) VALUES (?)', [event.data.postingId]);
-        enqueueVersions(tx, event, versionedEvents);
+        await enqueueVersions(tx, event, versionedEvents);
       });
     }
     // A change that rolls back writes neither version.
     const rolledBack = jobPostedV2();
+    const outboxRows = async (em: EntityManager) => (await em.execute('SELECT 1 FROM outbox')).length;
+    const before = await outboxRows(orm.em.fork());
     await expect(
       orm.em.fork().transactional(async (tx) => {
-        enqueueVersions(tx, rolledBack, versionedEvents);
-        await tx.flush();
+        await enqueueVersions(tx, rolledBack, versionedEvents);
+        // Both versions written in the transaction, and rolled back with it.
+        expect(await outboxRows(tx)).toBe(before + 2);
         throw new Error('the state change failed');
       }),
     ).rejects.toThrow('the state change failed');

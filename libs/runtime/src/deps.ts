@@ -2,7 +2,6 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type ConsumerName, serviceChannels } from '@hireflow/contracts';
 import { createOrm, ensureDatabase, type MikroORM, migrate, type SqlMigration } from '@hireflow/db';
-import type { EntitySchema } from '@mikro-orm/core';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type AwsSettings, awsSettings, createSnsClient, createSqsClient } from './aws.ts';
@@ -37,8 +36,6 @@ export interface ServiceDeps {
 
 export interface ConnectOptions {
   service: ConsumerName;
-  // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
-  entities: EntitySchema<any, any>[];
   migrations: SqlMigration[];
   /** Only to know whether AWS credentials are set (dummy ones against the emulator otherwise). */
   env: Record<string, string | undefined>;
@@ -56,7 +53,6 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
   const orm = await createOrm({
     url: config.DATABASE_URL,
     poolMax: config.DATABASE_POOL_MAX,
-    entities: options.entities,
     migrations: options.migrations,
   });
   try {

@@ -4,7 +4,6 @@ import { hostname } from 'node:os';
 import type { ConsumerName } from '@hireflow/contracts';
 import type { SqlMigration } from '@hireflow/db';
 import { shutdownTelemetry } from '@hireflow/telemetry';
-import type { EntitySchema } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
 import { createAdminServer } from './admin.ts';
 import { resolveChannels } from './channels.ts';
@@ -36,8 +35,6 @@ export interface ServiceDefinition<C extends ServiceConfig> {
   /** One of the services, or a subscriber service of the registry (docs/subscribing.md). */
   name: ConsumerName;
   loadConfig(env: Record<string, string | undefined>): C;
-  // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
-  entities: EntitySchema<any, any>[];
   migrations: SqlMigration[];
   /** The service port: health and the public API. */
   buildApp(config: C, deps: ServiceDeps, state: AppState): Promise<FastifyInstance>;
@@ -185,7 +182,6 @@ export async function runService<C extends ServiceConfig>(
   try {
     deps = await connectDeps(config, {
       service: definition.name,
-      entities: definition.entities,
       migrations: definition.migrations,
       env,
       log,

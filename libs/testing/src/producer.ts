@@ -3,8 +3,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { AnyEvent, TopicName } from '@hireflow/contracts';
 import { createOrm, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
 import {
-  enqueueEvent,
-  OutboxMessage,
+  enqueueEvents,
   OutboxRelay,
   outboxMigrations,
   registerEventLogRoutes,
@@ -37,7 +36,7 @@ export async function startTestProducer(
   options: { sns: SNSClient; topicArns: Partial<Record<TopicName, string>>; adminToken?: string },
 ): Promise<TestProducer> {
   const db = await createTestDatabase(label);
-  const orm = await createOrm({ url: db.url, entities: [OutboxMessage], migrations: outboxMigrations });
+  const orm = await createOrm({ url: db.url, migrations: outboxMigrations });
   await migrate(orm);
   const relay = new OutboxRelay({
     orm,
@@ -60,7 +59,7 @@ export async function startTestProducer(
     adminUrl: `http://127.0.0.1:${port}`,
     commit: async (events) => {
       await em().transactional(async (tx) => {
-        for (const event of events) enqueueEvent(tx, event);
+        await enqueueEvents(tx, events);
       });
     },
     waitLogged: async (eventIds, timeoutMs = 20_000) => {

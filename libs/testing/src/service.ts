@@ -2,7 +2,6 @@ import type { ConsumerName } from '@hireflow/contracts';
 import type { SqlMigration } from '@hireflow/db';
 import type { ProvisionedTopology } from '@hireflow/ops';
 import { connectDeps, createLogger, type ServiceConfig, type ServiceDeps } from '@hireflow/runtime';
-import type { EntitySchema } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -50,7 +49,6 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
     const config = options.loadConfig(env(provisioned.prefix));
     deps = await connectDeps(config, {
       service: options.service,
-      entities: [],
       migrations: [],
       env: {},
       log,
@@ -91,7 +89,6 @@ export function serviceAppHarness<C extends ServiceConfig>(options: {
     const unprovisioned = options.loadConfig(env(`${uniqueName('missing')}-`));
     const lonely = await connectDeps(unprovisioned, {
       service: options.service,
-      entities: [],
       migrations: [],
       env: {},
       log,
@@ -154,8 +151,6 @@ export async function connectServiceUnderTest<C extends ServiceConfig>(options: 
   service: ConsumerName;
   label: string;
   loadConfig(env: Record<string, string | undefined>): C;
-  // biome-ignore lint/suspicious/noExplicitAny: entity schemas of any shape
-  entities: EntitySchema<any, any>[];
   migrations: SqlMigration[];
   env?: Record<string, string>;
 }): Promise<ServiceUnderTest<C>> {
@@ -175,7 +170,6 @@ export async function connectServiceUnderTest<C extends ServiceConfig>(options: 
   const config = options.loadConfig(env);
   const deps = await connectDeps(config, {
     service: options.service,
-    entities: options.entities,
     migrations: options.migrations,
     env: {},
     log: createLogger(options.service, config.LOG_LEVEL),

@@ -5,7 +5,7 @@ import type { ServiceDeps } from '@hireflow/runtime';
 import { type TestDatabase, uniqueName } from '@hireflow/testing';
 import { connectServiceUnderTest } from '@hireflow/testing/service';
 import type { FastifyInstance } from 'fastify';
-import { entities, migrations } from '../src/db/schema.ts';
+import { migrations } from '../src/db/schema.ts';
 import { issueApiKey } from '../src/modules/tenants/api-keys.ts';
 
 export interface JobsHarness {
@@ -35,7 +35,6 @@ export async function startJobsHarness(
     service: 'jobs',
     label,
     loadConfig,
-    entities,
     migrations,
     env: { ROLE: 'api', ...overrides },
   });

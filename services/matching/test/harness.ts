@@ -16,7 +16,7 @@ import {
 } from '@hireflow/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { entities, migrations } from '../src/db/schema.ts';
+import { migrations } from '../src/db/schema.ts';
 import { createMatchQueue } from '../src/modules/matches/queue.ts';
 import type { Computation } from '../src/modules/matches/service.ts';
 import { startWorker, type WorkerHooks } from '../src/worker.ts';
@@ -70,7 +70,6 @@ export async function startMatchingHarness(
   });
   const deps = await connectDeps(config, {
     service: 'matching',
-    entities,
     migrations,
     env: {},
     log: createLogger('matching', config.LOG_LEVEL),

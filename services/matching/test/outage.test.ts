@@ -4,7 +4,7 @@ import { HandlerSpy } from '@hireflow/messaging/testing';
 import { type Closeable, connectDeps, createLogger, type ServiceDeps } from '@hireflow/runtime';
 import { startTcpProxy, type TcpProxy, waitFor } from '@hireflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entities, migrations } from '../src/db/schema.ts';
+import { migrations } from '../src/db/schema.ts';
 import type { Embedder } from '../src/modules/embedding/embedder.ts';
 import { FeatureHashingEmbedder } from '../src/modules/embedding/feature-hashing.ts';
 import { createMatchQueue } from '../src/modules/matches/queue.ts';
@@ -56,7 +56,6 @@ describe('a Postgres cut longer than the BullMQ retry budget, during a computati
     });
     deps = await connectDeps(config, {
       service: 'matching',
-      entities,
       migrations,
       env: {},
       log: createLogger('matching', 'silent'),

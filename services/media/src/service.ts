@@ -2,14 +2,13 @@ import { outboxStats } from '@hireflow/messaging';
 import type { ServiceDefinition } from '@hireflow/runtime';
 import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
-import { entities, migrations } from './db/schema.ts';
+import { migrations } from './db/schema.ts';
 import { RESIZE_QUEUE } from './modules/uploads/resize-queue.ts';
 
 /** The media service as `runService` runs it. */
 export const mediaService: ServiceDefinition<Config> = {
   name: 'media',
   loadConfig,
-  entities,
   migrations,
   queues: [RESIZE_QUEUE],
   outboxStats: (deps) => outboxStats(deps.orm.em.fork()),

@@ -14,7 +14,7 @@ import { createS3Client } from '@hireflow/runtime/s3';
 import { type TestDatabase, waitFor } from '@hireflow/testing';
 import { connectServiceUnderTest, useHarness } from '@hireflow/testing/service';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { entities, migrations } from '../src/db/schema.ts';
+import { migrations } from '../src/db/schema.ts';
 import { applyIssued } from '../src/modules/api-keys/store.ts';
 import type { ResizeOutcome } from '../src/modules/resize/processor.ts';
 import { createResizeQueue, type ResizeQueue, resizeIntent } from '../src/modules/uploads/resize-queue.ts';
@@ -114,7 +114,6 @@ export async function startMediaHarness(label: string, envOverrides: Record<stri
     service: 'media',
     label,
     loadConfig,
-    entities,
     migrations,
     env: {
       ROLE: 'all',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createOrm, type EntityManager, migrate } from '@hireflow/db';
 import { createTestDatabase } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
-import { entities, migrations } from '../src/db/schema.ts';
+import { migrations } from '../src/db/schema.ts';
 import { expirableUploads } from '../src/modules/uploads/store.ts';
 
 // The upgrade that brings the owners projection (1003-media-known-owners)
@@ -21,7 +21,7 @@ describe('the known-owners migration', () => {
       );
     const tenantId = randomUUID();
     const [owned, ownerless, ownedDuringDeploy] = [randomUUID(), randomUUID(), randomUUID()];
-    const orm = await createOrm({ url: db.url, entities, migrations: before });
+    const orm = await createOrm({ url: db.url, migrations: before });
     try {
       await migrate(orm);
       const em = orm.em.fork() as EntityManager;
@@ -29,7 +29,7 @@ describe('the known-owners migration', () => {
       await insertOld(em, ownerless, tenantId, null);
       await orm.close();
 
-      const upgraded = await createOrm({ url: db.url, entities, migrations });
+      const upgraded = await createOrm({ url: db.url, migrations });
       try {
         expect(await migrate(upgraded)).toEqual(['1003-media-known-owners']);
         const em2 = upgraded.em.fork() as EntityManager;

@@ -21,7 +21,7 @@ import {
 import { type SmtpCatcher, startSmtpCatcher } from '@hireflow/testing/smtp';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { entities, migrations } from '../src/db/schema.ts';
+import { migrations } from '../src/db/schema.ts';
 import type { Mailer } from '../src/modules/email/mailer.ts';
 import { emailProcessor, type SentEmail } from '../src/modules/email/processor.ts';
 import { createEmailQueue, type EmailQueue } from '../src/modules/intents/email-queue.ts';
@@ -124,7 +124,6 @@ export async function startNotificationsHarness(
   const config = loadConfig(env);
   const deps = await connectDeps(config, {
     service: 'notifications',
-    entities,
     migrations,
     env: {},
     log: createLogger('notifications', config.LOG_LEVEL),

@@ -35,7 +35,6 @@ describe('Postgres lost right after the SMTP accept', () => {
     const config = notificationsService.loadConfig({ ...h.env, DATABASE_URL: through.toString() });
     deps = await connectDeps(config, {
       service: 'notifications',
-      entities: notificationsService.entities,
       migrations: notificationsService.migrations,
       env: {},
       log: createLogger('notifications', 'silent'),

@@ -40,7 +40,6 @@ describe('a claim taken over from a holder that could not record its send', () =
     const config = notificationsService.loadConfig({ ...h.env, DATABASE_URL: through.toString() });
     cutOff = await connectDeps(config, {
       service: 'notifications',
-      entities: notificationsService.entities,
       migrations: notificationsService.migrations,
       env: {},
       log: createLogger('notifications', 'silent'),

@@ -6,31 +6,48 @@ import {
   type EventContractsView,
   hireflowEvents,
 } from '@hireflow/contracts';
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { injectTrace } from '../trace.ts';
-import { OutboxMessage, type OutboxMessageEntity } from './entity.ts';
-import { insertStatement, type OutboxRow, type OutboxStatement } from './store.ts';
+import { insertRows, insertStatement, type OutboxRow, type OutboxStatement } from './store.ts';
+
+type AnyCloudEvent = CloudEvent | AnyEvent | AnyEventOf<Catalog>;
 
 /**
- * Adds the event to the outbox in `em`'s unit of work: it is written by the
- * same `em.flush()` / `em.transactional()` that writes the state change, and
- * keeps the active trace context so the consumer's span joins this trace.
- * The event is validated again here: an invalid event never leaves the service.
- * `contracts` is the catalog it belongs to (a test's own, with a v2 fixture).
+ * Writes the event to the outbox with an INSERT on `em`: in the caller's
+ * transaction (`em.transactional`), so it commits with the state change or
+ * not at all. It keeps the active trace context so the consumer's span joins
+ * this trace. The event is validated again here: an invalid event never
+ * leaves the service. `contracts` is the catalog it belongs to (a test's own,
+ * with a v2 fixture). Await it inside the transaction.
  */
 export function enqueueEvent(
   em: EntityManager,
-  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
+  event: AnyCloudEvent,
   contracts: EventContractsView = hireflowEvents,
-): OutboxMessageEntity {
-  const row = em.create(OutboxMessage, outboxRow(event, contracts));
-  em.persist(row);
-  return row;
+): Promise<void> {
+  return enqueueEvents(em, [event], contracts);
+}
+
+/**
+ * Writes the events to the outbox in one INSERT (one round trip, their rows
+ * in this order), as `enqueueEvent` writes one. Every event is validated
+ * before anything is written. No events, no statement.
+ */
+export async function enqueueEvents(
+  em: EntityManager,
+  events: readonly AnyCloudEvent[],
+  contracts: EventContractsView = hireflowEvents,
+): Promise<void> {
+  if (events.length === 0) return;
+  await insertRows(
+    em,
+    events.map((event) => outboxRow(event, contracts)),
+  );
 }
 
 /**
  * The same outbox row as a SQL statement to compose with the state change,
- * for hot paths where one statement beats a unit of work: e.g.
+ * for hot paths where one statement beats two: e.g.
  * `WITH posting AS (INSERT … RETURNING id) <sql> FROM posting`, which writes
  * both rows atomically in a single round trip (or neither, when `from` yields
  * no row). Validates the event and captures the active trace like
@@ -42,7 +59,7 @@ export function enqueueEvent(
  * idempotent by event id, apply it once wherever they already had it.
  */
 export function outboxInsertStatement(
-  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
+  event: AnyCloudEvent,
   options: { from?: string; republish?: boolean } = {},
   contracts: EventContractsView = hireflowEvents,
 ): OutboxStatement {
@@ -50,10 +67,7 @@ export function outboxInsertStatement(
 }
 
 /** The row an event is written as: validated again, with the active trace context. */
-function outboxRow(
-  event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
-  contracts: EventContractsView,
-): OutboxRow {
+function outboxRow(event: AnyCloudEvent, contracts: EventContractsView): OutboxRow {
   const valid = contracts.parse(event);
   const trace = injectTrace();
   return {

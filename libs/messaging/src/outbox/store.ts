@@ -31,16 +31,31 @@ export function insertStatement(
   return {
     sql: `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
           SELECT ?::uuid, ?, ?, ?::jsonb, ?, ?, ?${options.from ? ` FROM ${options.from}` : ''}${options.republish ? REPUBLISH : ''}`,
-    params: [
-      row.eventId,
-      row.topic,
-      row.type,
-      JSON.stringify(row.payload),
-      row.traceparent,
-      row.tracestate,
-      row.baggage,
-    ],
+    params: valuesOf(row),
   };
+}
+
+/** A row's values, in the order of the INSERT's columns. */
+const valuesOf = (row: OutboxRow): unknown[] => [
+  row.eventId,
+  row.topic,
+  row.type,
+  JSON.stringify(row.payload),
+  row.traceparent,
+  row.tracestate,
+  row.baggage,
+];
+
+/**
+ * Inserts outbox rows on `em` in one statement, in their order (their ids
+ * ascend as they are listed), as MikroORM's unit of work batched them.
+ */
+export async function insertRows(em: EntityManager, rows: readonly OutboxRow[]): Promise<void> {
+  await em.execute(
+    `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
+     VALUES ${rows.map(() => '(?::uuid, ?, ?, ?::jsonb, ?, ?, ?)').join(', ')}`,
+    rows.flatMap(valuesOf),
+  );
 }
 
 const REPUBLISH = `

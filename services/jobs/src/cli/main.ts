@@ -7,7 +7,7 @@ import { ConfigError } from '@hireflow/config';
 import { createOrm, ensureDatabase, migrate } from '@hireflow/db';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import { entities, migrations } from '../db/schema.ts';
+import { migrations } from '../db/schema.ts';
 import { announceApiKeys, issueApiKey, revokeApiKey } from '../modules/tenants/api-keys.ts';
 
 const USAGE = `usage:
@@ -39,7 +39,7 @@ try {
 }
 await ensureDatabase(config.DATABASE_URL);
 const signing = { eventKey: config.APIKEY_EVENT_KEY };
-const orm = await createOrm({ url: config.DATABASE_URL, entities, migrations, poolMax: 2 });
+const orm = await createOrm({ url: config.DATABASE_URL, migrations, poolMax: 2 });
 try {
   await migrate(orm);
   if (action === 'create') {

@@ -1,6 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
 import { HttpProblem } from '@hireflow/runtime';
-import type { EntityName } from '@mikro-orm/core';
 import { z } from 'zod';
 
 const uuid = z.uuid();
@@ -72,42 +70,29 @@ function invalidCursor(): HttpProblem {
 }
 
 /**
- * The keyset condition "after this cursor" for rows sorted by
- * (`field` desc, id desc); empty on the first page.
+ * The keyset of a newest-first page (sorted by a time desc, then id desc)
+ * after the cursor a client sent, or undefined for the first page; a 400 for
+ * a cursor this API did not give. The time is a Date, so the store writes it
+ * as the ISO text the cursor was made from.
  */
-function afterCursor(field: string, cursor: Cursor | undefined): object {
-  if (!cursor) return {};
-  const at = new Date(cursor.at);
-  return { $or: [{ [field]: { $lt: at } }, { [field]: at, id: { $lt: cursor.id } }] };
-}
-
-/** Splits a fetched `limit + 1` rows into a page and the next cursor. */
-function page<T>(
-  rows: T[],
-  limit: number,
-  cursorOf: (row: T) => Cursor,
-): { items: T[]; nextCursor: string | null } {
-  const items = rows.slice(0, limit);
-  const last = items.at(-1);
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(cursorOf(last)) : null };
+export function keysetAfter(cursor: string | undefined): { at: Date; id: string } | undefined {
+  const after = decodeCursor(cursor);
+  return after && { at: new Date(after.at), id: after.id };
 }
 
 /**
- * One page of a tenant's rows, newest first by `field` then id, with the
- * cursor of the next page (keyset pagination: stable under inserts).
+ * Splits `limit + 1` rows fetched newest first into a page and the cursor
+ * of the next (keyset pagination: stable under inserts); `keyOf` gives a
+ * row's time and id.
  */
-export async function newestFirstPage<T extends { id: string }>(
-  em: EntityManager,
-  entity: EntityName<T>,
-  tenantId: string,
-  field: keyof T & string,
-  query: { limit: number; cursor?: string | undefined },
-): Promise<{ items: T[]; nextCursor: string | null }> {
-  const after = decodeCursor(query.cursor);
-  // The filter and order are built from a field name: MikroORM cannot type them.
-  const rows = (await em.find(entity, { tenantId, ...afterCursor(field, after) } as never, {
-    orderBy: { [field]: 'desc', id: 'desc' } as never,
-    limit: query.limit + 1,
-  })) as T[];
-  return page(rows, query.limit, (row) => ({ at: (row[field] as Date).toISOString(), id: row.id }));
+export function newestFirstPage<T>(
+  rows: T[],
+  limit: number,
+  keyOf: (row: T) => { at: Date; id: string },
+): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  if (rows.length <= limit || !last) return { items, nextCursor: null };
+  const { at, id } = keyOf(last);
+  return { items, nextCursor: encodeCursor({ at: at.toISOString(), id }) };
 }

@@ -5,9 +5,11 @@
 // downstream (matching, the welcome email) waits behind interactive work
 // (docs/fairness.md).
 import { randomUUID } from 'node:crypto';
+import type { CloudEvent } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
 import { IdempotencyConflictError, idempotencyKey, idempotent } from '@hireflow/idempotency';
-import { insertWithEvent, type NewCandidate } from './service.ts';
+import { enqueueEvents } from '@hireflow/messaging';
+import { insertCandidateOf, type NewCandidate } from './service.ts';
 
 export const MAX_BATCH_ITEMS = 1000;
 /** Registrations of one batch running at once: enough to overlap round trips, few enough to share the pool. */
@@ -60,14 +62,14 @@ export function itemErrors(index: number, issues: readonly ItemIssue[]): FieldEr
   });
 }
 
-/** Registers one candidate of a batch in `tx`: as POST /v1/candidates does, its event in the bulk lane. */
-async function registerOne(
-  tx: EntityManager,
-  tenantId: string,
-  input: NewCandidate,
-): Promise<{ id: string; status: 'registered' | 'existing' }> {
-  const { id, created } = await insertWithEvent(tx, tenantId, input, { lane: 'bulk' });
-  return { id, status: created ? 'registered' : 'existing' };
+/**
+ * Registers one candidate of a batch in `tx`: as POST /v1/candidates does,
+ * its event in the bulk lane, which is returned for the caller to write to
+ * the outbox in `tx` (a chunk writes its events together).
+ */
+async function registerOne(tx: EntityManager, tenantId: string, input: NewCandidate) {
+  const { id, created, event } = await insertCandidateOf(tx, tenantId, input, { lane: 'bulk' });
+  return { result: { id, status: created ? ('registered' as const) : ('existing' as const) }, event };
 }
 
 /** A keyed item: once per key; another item under a used key is a conflict, in its place. */
@@ -82,7 +84,11 @@ async function registerKeyed(
     return await idempotent(
       orm,
       { key: idempotencyKey('candidate-batch-item', tenantId, key), payload: input, transactional: true },
-      (tx) => registerOne(tx, tenantId, input),
+      async (tx) => {
+        const { result, event } = await registerOne(tx, tenantId, input);
+        if (event) await enqueueEvents(tx, [event]);
+        return result;
+      },
     );
   } catch (error) {
     if (!(error instanceof IdempotencyConflictError)) throw error;
@@ -110,7 +116,7 @@ export async function registerBatch(
   const batchId = randomUUID();
   const results = new Array<BatchItemResult>(items.length);
   // Units of work: keyless items CHUNK at a time in one transaction (one
-  // round trip per candidate, the events flushed together), a keyed item alone
+  // round trip per candidate, their events in one INSERT), a keyed item alone
   // (its key claimed in its own transaction).
   const units: (() => Promise<void>)[] = [];
   let chunk: { index: number; input: NewCandidate }[] = [];
@@ -119,7 +125,13 @@ export async function registerBatch(
     chunk = [];
     units.push(() =>
       orm.em.fork().transactional(async (tx) => {
-        for (const { index, input } of mine) results[index] = await registerOne(tx, tenantId, input);
+        const events: CloudEvent<'candidate.registered.v1'>[] = [];
+        for (const { index, input } of mine) {
+          const { result, event } = await registerOne(tx, tenantId, input);
+          results[index] = result;
+          if (event) events.push(event);
+        }
+        await enqueueEvents(tx, events);
       }),
     );
   };

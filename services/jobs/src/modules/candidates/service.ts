@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createEvent, type EventLane } from '@hireflow/contracts';
+import { type CloudEvent, createEvent, type EventLane } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent } from '@hireflow/messaging';
-import type { CandidateEntity } from '../../db/entities.ts';
-import { findCandidate, insertCandidate } from './store.ts';
+import { type Candidate, findCandidate, insertCandidate } from './store.ts';
 
 export interface NewCandidate {
   name: string;
@@ -23,44 +22,54 @@ export async function registerCandidate(
   em: EntityManager,
   tenantId: string,
   input: NewCandidate,
-): Promise<{ candidate: CandidateEntity; created: boolean }> {
+): Promise<{ candidate: Candidate; created: boolean }> {
   return em.transactional(async (tx) => {
     const { id, created } = await insertWithEvent(tx, tenantId, input);
     return { candidate: (await findCandidate(tx, tenantId, id))!, created };
   });
 }
 
+/** The candidate and, when new, its `candidate.registered.v1`, in `tx`. */
+async function insertWithEvent(
+  tx: EntityManager,
+  tenantId: string,
+  input: NewCandidate,
+): Promise<{ id: string; created: boolean }> {
+  const { id, created, event } = await insertCandidateOf(tx, tenantId, input);
+  if (event) await enqueueEvent(tx, event);
+  return { id, created };
+}
+
 /**
- * The candidate and, when new, its `candidate.registered.v1`, in `tx`. `bulk`
+ * The candidate, in `tx`, and when new the `candidate.registered.v1` that
+ * announces it, not yet written: the caller writes it to the outbox in the
+ * same transaction (a batch's chunk writes its events in one INSERT). `bulk`
  * (an import's) puts what the event causes downstream in the bulk lane (docs/fairness.md).
  */
-export async function insertWithEvent(
+export async function insertCandidateOf(
   tx: EntityManager,
   tenantId: string,
   input: NewCandidate,
   options: { lane?: EventLane } = {},
-): Promise<{ id: string; created: boolean }> {
+): Promise<{ id: string; created: boolean; event: CloudEvent<'candidate.registered.v1'> | null }> {
   const { id, created } = await insertCandidate(tx, {
     id: randomUUID(),
     tenantId,
     ...input,
     createdAt: new Date(),
   });
-  if (created) {
-    enqueueEvent(
-      tx,
-      createEvent(
+  const event = created
+    ? createEvent(
         'candidate.registered.v1',
         { candidateId: id, tenantId, ...input },
         { source: 'hireflow/jobs', subject: id, ...(options.lane ? { lane: options.lane } : {}) },
-      ),
-    );
-  }
-  return { id, created };
+      )
+    : null;
+  return { id, created, event };
 }
 
 /** The API's view of a candidate. */
-export function toCandidateView(candidate: CandidateEntity) {
+export function toCandidateView(candidate: Candidate) {
   return {
     id: candidate.id,
     status: 'registered' as const,

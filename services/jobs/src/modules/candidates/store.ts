@@ -1,19 +1,11 @@
-import type { EntityManager } from '@hireflow/db';
-import { Candidate, type CandidateEntity, type MediaImage } from '../../db/entities.ts';
-import { newestFirstPage } from '../../http/pagination.ts';
+import { type EntityManager, toDate } from '@hireflow/db';
+import type { MediaImage } from '../../db/media-image.ts';
+import { keysetAfter, newestFirstPage } from '../../http/pagination.ts';
 
 // The candidates module's data access.
 
-export interface CandidateRow {
-  id: string;
-  tenantId: string;
-  name: string;
-  email: string;
-  headline: string;
-  skills: string[];
-  location: string;
-  createdAt: Date;
-}
+/** A new candidate's values (`Candidate` below: with its photo once one is processed). */
+export type CandidateRow = Omit<Candidate, 'photo'>;
 
 /**
  * Inserts the candidate unless the tenant has one with this email
@@ -48,24 +40,79 @@ export async function insertCandidate(
   return { id: existing[0]!.id, created: false };
 }
 
-export function findCandidate(
+/** A candidate as the API shows it (`toCandidateView`). */
+export interface Candidate {
+  id: string;
+  tenantId: string;
+  name: string;
+  email: string;
+  headline: string;
+  skills: string[];
+  location: string;
+  photo: MediaImage | null;
+  createdAt: Date;
+}
+
+interface CandidateRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  email: string;
+  headline: string;
+  skills: string[];
+  location: string;
+  photo: MediaImage | null;
+  created_at: string;
+}
+
+const CANDIDATE_COLUMNS = 'id, tenant_id, name, email, headline, skills, location, photo, created_at';
+
+const candidateOf = (r: CandidateRecord): Candidate => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  name: r.name,
+  email: r.email,
+  headline: r.headline,
+  skills: r.skills,
+  location: r.location,
+  photo: r.photo,
+  createdAt: toDate(r.created_at),
+});
+
+export async function findCandidate(
   em: EntityManager,
   tenantId: string,
   id: string,
-): Promise<CandidateEntity | null> {
-  return em.findOne(Candidate, { id, tenantId });
+): Promise<Candidate | null> {
+  const rows = await em.execute<CandidateRecord[]>(
+    `SELECT ${CANDIDATE_COLUMNS} FROM candidate WHERE id = ? AND tenant_id = ? LIMIT 1`,
+    [id, tenantId],
+  );
+  return rows[0] ? candidateOf(rows[0]) : null;
 }
 
 export async function candidateExists(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
-  return (await em.count(Candidate, { id, tenantId })) > 0;
+  const rows = await em.execute<{ found: boolean }[]>(
+    'SELECT EXISTS (SELECT 1 FROM candidate WHERE id = ? AND tenant_id = ?) AS found',
+    [id, tenantId],
+  );
+  return rows[0]?.found === true;
 }
 
-export function candidatesPage(
+/** A page of the tenant's candidates, newest first (keyset on created_at, id). */
+export async function candidatesPage(
   em: EntityManager,
   tenantId: string,
   query: { limit: number; cursor?: string | undefined },
-) {
-  return newestFirstPage(em, Candidate, tenantId, 'createdAt', query);
+): Promise<{ items: Candidate[]; nextCursor: string | null }> {
+  const after = keysetAfter(query.cursor);
+  const rows = await em.execute<CandidateRecord[]>(
+    `SELECT ${CANDIDATE_COLUMNS} FROM candidate
+      WHERE tenant_id = ? ${after ? 'AND (created_at < ? OR (created_at = ? AND id < ?))' : ''}
+      ORDER BY created_at DESC, id DESC LIMIT ?`,
+    [tenantId, ...(after ? [after.at, after.at, after.id] : []), query.limit + 1],
+  );
+  return newestFirstPage(rows.map(candidateOf), query.limit, (c) => ({ at: c.createdAt, id: c.id }));
 }
 
 /**

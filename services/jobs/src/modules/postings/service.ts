@@ -2,8 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
-import type { PostingEntity } from '../../db/entities.ts';
-import { insertPostingWithEvent, lockPosting, overduePostings } from './store.ts';
+import {
+  insertPostingWithEvent,
+  lockPosting,
+  markPostingClosed,
+  overduePostings,
+  type Posting,
+} from './store.ts';
 
 const SOURCE = 'hireflow/jobs' as const;
 
@@ -68,16 +73,14 @@ export async function closePosting(
   em: EntityManager,
   tenantId: string,
   postingId: string,
-): Promise<{ posting: PostingEntity; changed: boolean } | null> {
+): Promise<{ posting: Posting; changed: boolean } | null> {
   return em.transactional(async (tx) => {
     const posting = await lockPosting(tx, tenantId, postingId);
     if (!posting) return null;
     if (posting.status === 'closed') return { posting, changed: false };
     const now = new Date();
-    posting.status = 'closed';
-    posting.closedAt = now;
-    posting.updatedAt = now;
-    enqueueEvent(
+    await markPostingClosed(tx, tenantId, postingId, now);
+    await enqueueEvent(
       tx,
       createEvent(
         'job.closed.v1',
@@ -85,7 +88,7 @@ export async function closePosting(
         { source: SOURCE, subject: postingId },
       ),
     );
-    return { posting, changed: true };
+    return { posting: { ...posting, status: 'closed', closedAt: now }, changed: true };
   });
 }
 
@@ -102,7 +105,7 @@ export async function closeOverduePostings(em: EntityManager, limit = 100): Prom
 }
 
 /** The API's view of a posting. */
-export function toPostingView(posting: PostingEntity) {
+export function toPostingView(posting: Posting) {
   return {
     id: posting.id,
     status: posting.status,

@@ -1,7 +1,6 @@
-import { type EntityManager, executePrepared } from '@hireflow/db';
-import { LockMode } from '@mikro-orm/core';
-import { type MediaImage, Posting, type PostingEntity } from '../../db/entities.ts';
-import { decodeMatchCursor, encodeMatchCursor, newestFirstPage } from '../../http/pagination.ts';
+import { type EntityManager, executePrepared, toDate, toDateOrNull } from '@hireflow/db';
+import type { MediaImage } from '../../db/media-image.ts';
+import { decodeMatchCursor, encodeMatchCursor, keysetAfter, newestFirstPage } from '../../http/pagination.ts';
 
 // The postings module's data access: every statement on job_posting and
 // job_match lives here; routes, services and consumers call these. The
@@ -9,18 +8,8 @@ import { decodeMatchCursor, encodeMatchCursor, newestFirstPage } from '../../htt
 // a column rename is not safe while two versions run (docs/decisions.md,
 // "Say posting"), so the SQL below maps them to postingId.
 
-export interface PostingRow {
-  id: string;
-  tenantId: string;
-  title: string;
-  description: string;
-  skills: string[];
-  location: string;
-  remote: boolean;
-  contactEmail: string;
-  postedAt: Date;
-  closeAt: Date;
-}
+/** A new posting's values (`Posting` below: what it holds once processed, matched or closed). */
+export type PostingRow = Omit<Posting, 'status' | 'matchCount' | 'logo' | 'closedAt'>;
 
 /**
  * Inserts the posting and, in the same statement, the outbox row that
@@ -63,25 +52,117 @@ export async function insertPostingWithEvent(
   return rows.length > 0;
 }
 
-export function findPosting(em: EntityManager, tenantId: string, id: string): Promise<PostingEntity | null> {
-  return em.findOne(Posting, { id, tenantId });
+export type PostingStatus = 'processing' | 'matched' | 'closed';
+
+/** A posting as the API shows it (`toPostingView`). */
+export interface Posting {
+  id: string;
+  tenantId: string;
+  status: PostingStatus;
+  title: string;
+  description: string;
+  skills: string[];
+  location: string;
+  remote: boolean;
+  contactEmail: string;
+  matchCount: number | null;
+  logo: MediaImage | null;
+  postedAt: Date;
+  closeAt: Date;
+  closedAt: Date | null;
 }
 
-/** The posting, locked for update until the transaction ends. */
-export function lockPosting(tx: EntityManager, tenantId: string, id: string): Promise<PostingEntity | null> {
-  return tx.findOne(Posting, { id, tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+interface PostingRecord {
+  id: string;
+  tenant_id: string;
+  status: PostingStatus;
+  title: string;
+  description: string;
+  skills: string[];
+  location: string;
+  remote: boolean;
+  contact_email: string;
+  match_count: number | null;
+  logo: MediaImage | null;
+  posted_at: string;
+  close_at: string;
+  closed_at: string | null;
+}
+
+const POSTING_COLUMNS = `id, tenant_id, status, title, description, skills, location, remote, contact_email,
+       match_count, logo, posted_at, close_at, closed_at`;
+
+const postingOf = (r: PostingRecord): Posting => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  status: r.status,
+  title: r.title,
+  description: r.description,
+  skills: r.skills,
+  location: r.location,
+  remote: r.remote,
+  contactEmail: r.contact_email,
+  matchCount: r.match_count,
+  logo: r.logo,
+  postedAt: toDate(r.posted_at),
+  closeAt: toDate(r.close_at),
+  closedAt: toDateOrNull(r.closed_at),
+});
+
+export async function findPosting(em: EntityManager, tenantId: string, id: string): Promise<Posting | null> {
+  const rows = await em.execute<PostingRecord[]>(
+    `SELECT ${POSTING_COLUMNS} FROM job_posting WHERE id = ? AND tenant_id = ? LIMIT 1`,
+    [id, tenantId],
+  );
+  return rows[0] ? postingOf(rows[0]) : null;
+}
+
+/** The posting, locked for update until the transaction ends (`tx` must be in one). */
+export async function lockPosting(tx: EntityManager, tenantId: string, id: string): Promise<Posting | null> {
+  // As MikroORM's pessimistic lock: outside a transaction the lock would end with the statement.
+  if (!tx.isInTransaction()) throw new Error('lockPosting: an open transaction is required');
+  const rows = await tx.execute<PostingRecord[]>(
+    `SELECT ${POSTING_COLUMNS} FROM job_posting WHERE id = ? AND tenant_id = ? LIMIT 1 FOR UPDATE`,
+    [id, tenantId],
+  );
+  return rows[0] ? postingOf(rows[0]) : null;
+}
+
+/** Closes a posting (locked by `lockPosting` in the same transaction) at `at`. */
+export async function markPostingClosed(
+  tx: EntityManager,
+  tenantId: string,
+  id: string,
+  at: Date,
+): Promise<void> {
+  await tx.execute(
+    `UPDATE job_posting SET status = 'closed', closed_at = ?, updated_at = ? WHERE id = ? AND tenant_id = ?`,
+    [at, at, id, tenantId],
+  );
 }
 
 export async function postingExists(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
-  return (await em.count(Posting, { id, tenantId })) > 0;
+  const rows = await em.execute<{ found: boolean }[]>(
+    'SELECT EXISTS (SELECT 1 FROM job_posting WHERE id = ? AND tenant_id = ?) AS found',
+    [id, tenantId],
+  );
+  return rows[0]?.found === true;
 }
 
-export function postingsPage(
+/** A page of the tenant's postings, newest first (keyset on posted_at, id). */
+export async function postingsPage(
   em: EntityManager,
   tenantId: string,
   query: { limit: number; cursor?: string | undefined },
-) {
-  return newestFirstPage(em, Posting, tenantId, 'postedAt', query);
+): Promise<{ items: Posting[]; nextCursor: string | null }> {
+  const after = keysetAfter(query.cursor);
+  const rows = await em.execute<PostingRecord[]>(
+    `SELECT ${POSTING_COLUMNS} FROM job_posting
+      WHERE tenant_id = ? ${after ? 'AND (posted_at < ? OR (posted_at = ? AND id < ?))' : ''}
+      ORDER BY posted_at DESC, id DESC LIMIT ?`,
+    [tenantId, ...(after ? [after.at, after.at, after.id] : []), query.limit + 1],
+  );
+  return newestFirstPage(rows.map(postingOf), query.limit, (p) => ({ at: p.postedAt, id: p.id }));
 }
 
 /** Open postings past their close time, oldest first. */

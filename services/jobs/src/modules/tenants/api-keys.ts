@@ -4,8 +4,16 @@ import type { EntityManager } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
 import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
 import { hashApiKey } from '@hireflow/runtime';
-import { ApiKey, Tenant } from '../../db/entities.ts';
-import { allApiKeys, writeOutbox } from './store.ts';
+import {
+  allApiKeys,
+  findApiKey,
+  findTenantByName,
+  insertApiKey,
+  insertTenant,
+  setKeyRevoked,
+  setTenantContact,
+  writeOutbox,
+} from './store.ts';
 
 const SOURCE = 'hireflow/jobs' as const;
 
@@ -54,18 +62,16 @@ export async function issueApiKey(
   signing: KeyEventSigning = {},
 ): Promise<IssuedKey> {
   return em.transactional(async (tx) => {
-    let tenant = await tx.findOne(Tenant, { name: tenantName });
-    if (!tenant) {
-      tenant = tx.create(Tenant, { id: randomUUID(), name: tenantName, contactEmail });
-      // The key references the tenant; entities here declare no relations, so order the inserts.
-      await tx.flush();
-    } else if (tenant.contactEmail !== contactEmail) {
-      tenant.contactEmail = contactEmail;
-    }
+    const found = await findTenantByName(tx, tenantName);
+    const tenant = found ?? { id: randomUUID(), name: tenantName, contactEmail };
+    // The key references the tenant: the tenant's row goes in first.
+    if (!found) await insertTenant(tx, tenant, new Date());
     const key = newApiKey();
-    const apiKey = tx.create(ApiKey, { id: randomUUID(), tenantId: tenant.id, keyHash: hashApiKey(key) });
+    const apiKey = { id: randomUUID(), tenantId: tenant.id, keyHash: hashApiKey(key), createdAt: new Date() };
+    await insertApiKey(tx, apiKey);
+    if (found && found.contactEmail !== contactEmail) await setTenantContact(tx, tenant.id, contactEmail);
     const issuedAt = new Date();
-    enqueueEvent(
+    await enqueueEvent(
       tx,
       createEvent(
         'apikey.issued.v1',
@@ -92,16 +98,17 @@ export async function revokeApiKey(
   signing: KeyEventSigning = {},
 ): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const apiKey = await tx.findOne(ApiKey, { id: keyId });
+    const apiKey = await findApiKey(tx, keyId);
     if (!apiKey) return false;
     if (apiKey.revokedAt) return true;
-    apiKey.revokedAt = new Date();
-    enqueueEvent(
+    const revokedAt = new Date();
+    await setKeyRevoked(tx, apiKey.id, revokedAt);
+    await enqueueEvent(
       tx,
       createEvent(
         'apikey.revoked.v1',
         revokedData(
-          { keyId: apiKey.id, tenantId: apiKey.tenantId, revokedAt: apiKey.revokedAt.toISOString() },
+          { keyId: apiKey.id, tenantId: apiKey.tenantId, revokedAt: revokedAt.toISOString() },
           signing,
         ),
         { source: SOURCE, subject: apiKey.id },

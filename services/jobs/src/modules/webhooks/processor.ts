@@ -187,7 +187,7 @@ async function disable(
   log.warn({ endpointId: endpoint.id, tenantId: endpoint.tenantId, reason }, 'webhook endpoint disabled');
   const contactEmail = await tenantContact(em, endpoint.tenantId);
   if (!contactEmail) return;
-  enqueueEvent(
+  await enqueueEvent(
     em,
     createEvent(
       'webhook.endpoint.disabled.v1',

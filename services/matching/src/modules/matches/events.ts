@@ -1,7 +1,5 @@
-// What a computation announces, through the outbox of its transaction.
+// What a computation announces, through the outbox of its transaction (`enqueueEvents`).
 import { createEvent, type EventLane } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
-import { enqueueEvent } from '@hireflow/messaging';
 import type { NewMatch } from './store.ts';
 
 const SOURCE = 'hireflow/matching';
@@ -12,48 +10,36 @@ const SOURCE = 'hireflow/matching';
  * computations announce in the bulk lane, so what they cause downstream (the
  * emails, the webhooks) waits behind interactive work too (docs/fairness.md).
  */
-export function announceMatches(
-  tx: EntityManager,
-  matches: NewMatch[],
-  foundAt: Date,
-  lane: EventLane = 'interactive',
-): void {
-  for (const match of matches) {
-    enqueueEvent(
-      tx,
-      createEvent(
-        'match.found.v1',
-        {
-          matchId: match.id,
-          jobId: match.postingId,
-          candidateId: match.candidateId,
-          tenantId: match.tenantId,
-          score: match.score,
-        },
-        { source: SOURCE, subject: match.postingId, time: foundAt, ...bulk(lane) },
-      ),
-    );
-  }
+export function matchesFound(matches: NewMatch[], foundAt: Date, lane: EventLane = 'interactive') {
+  return matches.map((match) =>
+    createEvent(
+      'match.found.v1',
+      {
+        matchId: match.id,
+        jobId: match.postingId,
+        candidateId: match.candidateId,
+        tenantId: match.tenantId,
+        score: match.score,
+      },
+      { source: SOURCE, subject: match.postingId, time: foundAt, ...bulk(lane) },
+    ),
+  );
 }
 
 /** job.matched.v1: the posting's match count after a computation that changed it (or its first). */
-export function announceMatched(
-  tx: EntityManager,
+export function postingMatched(
   posting: { tenantId: string; postingId: string; matchCount: number; computedAt: Date },
   lane: EventLane = 'interactive',
-): void {
-  enqueueEvent(
-    tx,
-    createEvent(
-      'job.matched.v1',
-      {
-        jobId: posting.postingId,
-        tenantId: posting.tenantId,
-        matchCount: posting.matchCount,
-        computedAt: posting.computedAt.toISOString(),
-      },
-      { source: SOURCE, subject: posting.postingId, ...bulk(lane) },
-    ),
+) {
+  return createEvent(
+    'job.matched.v1',
+    {
+      jobId: posting.postingId,
+      tenantId: posting.tenantId,
+      matchCount: posting.matchCount,
+      computedAt: posting.computedAt.toISOString(),
+    },
+    { source: SOURCE, subject: posting.postingId, ...bulk(lane) },
   );
 }
 

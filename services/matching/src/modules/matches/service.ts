@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventLane } from '@hireflow/contracts';
 import type { EntityManager, MikroORM } from '@hireflow/db';
-import { PermanentError } from '@hireflow/messaging';
+import { enqueueEvents, PermanentError } from '@hireflow/messaging';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { EmbeddedProfile, ProfileEmbedder } from '../embedding/profile.ts';
 import {
@@ -19,7 +19,7 @@ import {
   openPosting,
   storeCandidateVector,
 } from '../profiles/store.ts';
-import { announceMatched, announceMatches, clampScore } from './events.ts';
+import { clampScore, matchesFound, postingMatched } from './events.ts';
 import { addToMatchCounts, insertMatches, type NewMatch, setMatchCount } from './store.ts';
 import { syncTenant } from './sync.ts';
 import type { TenantCache } from './tenant-cache.ts';
@@ -97,9 +97,11 @@ export async function computePosting(
             computedAt,
           );
           await setMatchCount(tx, postingId, found.length);
-          announceMatches(tx, found, computedAt, lane);
-          // Always, even with no match: the posting leaves `processing`.
-          announceMatched(tx, { tenantId, postingId, matchCount: found.length, computedAt }, lane);
+          await enqueueEvents(tx, [
+            ...matchesFound(found, computedAt, lane),
+            // Always, even with no match: the posting leaves `processing`.
+            postingMatched({ tenantId, postingId, matchCount: found.length, computedAt }, lane),
+          ]);
           s.setAttributes({
             'matching.candidates': state.candidates.size,
             'matching.matches.new': found.length,
@@ -189,19 +191,20 @@ async function recordCandidateMatches(
   const added = new Map<string, number>();
   for (const match of found) added.set(match.postingId, (added.get(match.postingId) ?? 0) + 1);
   const postings = await addToMatchCounts(tx, tenantId, added, foundAt);
-  announceMatches(tx, found, foundAt, lane);
-  for (const posting of postings) {
-    announceMatched(
-      tx,
-      {
-        tenantId,
-        postingId: posting.id,
-        matchCount: posting.match_count,
-        computedAt: new Date(posting.computed_at),
-      },
-      lane,
-    );
-  }
+  await enqueueEvents(tx, [
+    ...matchesFound(found, foundAt, lane),
+    ...postings.map((posting) =>
+      postingMatched(
+        {
+          tenantId,
+          postingId: posting.id,
+          matchCount: posting.match_count,
+          computedAt: new Date(posting.computed_at),
+        },
+        lane,
+      ),
+    ),
+  ]);
   return postings.length;
 }
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@hireflow/db';
-import type { OwnerType, StoredVariant } from '../../db/entities.ts';
+import type { OwnerType, StoredVariant } from '../../db/upload-types.ts';
 
 // media's projection of the owners an upload may name: the postings
 // (job.posted.v1) and candidates (candidate.registered.v1) of each tenant,

@@ -2,7 +2,7 @@ import type { MikroORM } from '@hireflow/db';
 import { type Logger, PermanentError } from '@hireflow/messaging';
 import { createTaskWorker, type TaskWorker, type TaskWorkerOptions } from '@hireflow/messaging/tasks';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { StoredVariant } from '../../db/entities.ts';
+import type { StoredVariant } from '../../db/upload-types.ts';
 import {
   type ImageLimiter,
   type ImageLimits,

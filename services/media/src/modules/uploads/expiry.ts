@@ -33,7 +33,7 @@ export async function expireUnattachedUploads(
 ): Promise<ExpiryResult> {
   const attached = await em.transactional(async (tx) => {
     const rows = await attachKnownOwners(tx);
-    announceAttached(tx, rows, options.publicUrl);
+    await announceAttached(tx, rows, options.publicUrl);
     return rows.length;
   });
   const removed: string[] = [];

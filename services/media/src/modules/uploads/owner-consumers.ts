@@ -17,7 +17,7 @@ export function ownerHandlers(orm: MikroORM, publicUrl: string): EventHandlers {
   const apply = (event: { id: string }, owner: OwnerRef) =>
     handleOnce(orm, event, async (em) => {
       const attached = await recordOwner(em, owner);
-      announceAttached(em, attached, publicUrl);
+      await announceAttached(em, attached, publicUrl);
       return attached.length;
     });
   return {

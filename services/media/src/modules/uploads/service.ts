@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
 import type { EntityManager } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
-import { enqueueEvent, type Logger, outboxInsertStatement } from '@hireflow/messaging';
-import type { OwnerType, StoredVariant, UploadEntity } from '../../db/entities.ts';
+import { enqueueEvents, type Logger, outboxInsertStatement } from '@hireflow/messaging';
+import type { OwnerType, StoredVariant } from '../../db/upload-types.ts';
 import { type ImageLimits, inspectImage } from '../images/index.ts';
 import type { AttachedUpload } from '../owners/store.ts';
 import type { MediaStore } from '../storage/index.ts';
 import { enqueueResize, type ResizeQueue } from './resize-queue.ts';
-import { findUpload, finishUpload, insertUpload, tenantStoredBytes } from './store.ts';
+import { findUpload, finishUpload, insertUpload, tenantStoredBytes, type Upload } from './store.ts';
 
 const SOURCE = 'hireflow/media' as const;
 
@@ -47,7 +47,7 @@ export class StorageQuotaError extends Error {
  * the task of any upload pending too long, so a row never stays without its
  * task (and a task never exists without its row).
  */
-export async function acceptUpload(deps: UploadDeps, input: AcceptUploadInput): Promise<UploadEntity> {
+export async function acceptUpload(deps: UploadDeps, input: AcceptUploadInput): Promise<Upload> {
   const info = await inspectImage(input.bytes, deps.limits);
   // Checked before the bytes go to S3. Uploads racing each other may each pass
   // and overshoot the quota by their own sizes at most (docs/media.md).
@@ -97,7 +97,7 @@ const publicVariants = (publicUrl: string, uploadId: string, variants: StoredVar
  * has not heard of yet, shows when it expires (`unattachedTtlMs` after it was
  * accepted).
  */
-export function toUploadView(upload: UploadEntity, publicUrl: string, unattachedTtlMs: number) {
+export function toUploadView(upload: Upload, publicUrl: string, unattachedTtlMs: number) {
   const { ownerType, ownerId } = upload;
   const owned = ownerType && ownerId ? { ownerType, ownerId, ownerConfirmed: !upload.ownerPending } : null;
   const expires = !owned || upload.ownerPending;
@@ -114,7 +114,7 @@ export function toUploadView(upload: UploadEntity, publicUrl: string, unattached
 
 /** `media.processed.v1` of a ready upload, with its owner or without. */
 function processedEvent(
-  upload: Pick<UploadEntity, 'id' | 'tenantId' | 'createdAt'>,
+  upload: Pick<Upload, 'id' | 'tenantId' | 'createdAt'>,
   owner: { ownerType: OwnerType; ownerId: string } | undefined,
   variants: StoredVariant[],
   publicUrl: string,
@@ -143,7 +143,7 @@ function processedEvent(
  */
 export function finishReady(
   em: EntityManager,
-  upload: UploadEntity,
+  upload: Upload,
   variants: StoredVariant[],
   publicUrl: string,
 ): Promise<boolean> {
@@ -162,27 +162,32 @@ export function finishReady(
 }
 
 /**
- * Adds `media.processed.v1` with its owner to the caller's unit of work
- * (written when its transaction flushes) for each attached upload that is
- * ready (it was announced without one).
+ * Writes `media.processed.v1` with its owner to the outbox in the caller's
+ * transaction, one INSERT for every attached upload that is ready (it was
+ * announced without one).
  * One still pending is announced with its owner when it finishes; a failed
  * one has nothing to show.
  */
-export function announceAttached(em: EntityManager, attached: AttachedUpload[], publicUrl: string): void {
-  for (const row of attached) {
-    if (row.status !== 'ready' || !row.variants) continue;
-    const event = processedEvent(
-      { id: row.id, tenantId: row.tenant_id, createdAt: new Date(row.created_at) },
-      { ownerType: row.owner_type, ownerId: row.owner_id },
-      row.variants,
-      publicUrl,
+export async function announceAttached(
+  em: EntityManager,
+  attached: AttachedUpload[],
+  publicUrl: string,
+): Promise<void> {
+  const events = attached
+    .filter((row) => row.status === 'ready' && row.variants)
+    .map((row) =>
+      processedEvent(
+        { id: row.id, tenantId: row.tenant_id, createdAt: new Date(row.created_at) },
+        { ownerType: row.owner_type, ownerId: row.owner_id },
+        row.variants!,
+        publicUrl,
+      ),
     );
-    enqueueEvent(em, event);
-  }
+  await enqueueEvents(em, events);
 }
 
 /** Marks a pending upload failed with a reason a client may read, and announces `media.failed.v1`. */
-export function finishFailed(em: EntityManager, upload: UploadEntity, reason: string): Promise<boolean> {
+export function finishFailed(em: EntityManager, upload: Upload, reason: string): Promise<boolean> {
   const event = createEvent(
     'media.failed.v1',
     { uploadId: upload.id, tenantId: upload.tenantId, reason },

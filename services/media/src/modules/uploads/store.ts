@@ -1,7 +1,55 @@
-import type { EntityManager } from '@hireflow/db';
-import { type OwnerType, type StoredVariant, Upload, type UploadEntity } from '../../db/entities.ts';
+import { type EntityManager, toDate } from '@hireflow/db';
+import type { OwnerType, StoredVariant } from '../../db/upload-types.ts';
 
 // The uploads module's data access: every statement on `upload` lives here.
+
+export type UploadStatus = 'pending' | 'ready' | 'failed';
+
+/** An upload as the API shows it and the resize worker acts on it. */
+export interface Upload {
+  id: string;
+  tenantId: string;
+  status: UploadStatus;
+  ownerType: OwnerType | null;
+  ownerId: string | null;
+  /**
+   * The owner is named but media has not heard of it (no job.posted.v1 /
+   * candidate.registered.v1 of the tenant yet): the upload expires like one
+   * without an owner unless the owner's event arrives in time.
+   */
+  ownerPending: boolean;
+  variants: StoredVariant[] | null;
+  /** Why it failed, in words a client may read. */
+  reason: string | null;
+  createdAt: Date;
+}
+
+interface UploadRecord {
+  id: string;
+  tenant_id: string;
+  status: UploadStatus;
+  owner_type: OwnerType | null;
+  owner_id: string | null;
+  owner_pending: boolean;
+  variants: StoredVariant[] | null;
+  reason: string | null;
+  created_at: string;
+}
+
+const UPLOAD_COLUMNS =
+  'id, tenant_id, status, owner_type, owner_id, owner_pending, variants, reason, created_at';
+
+const uploadOf = (r: UploadRecord): Upload => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  status: r.status,
+  ownerType: r.owner_type,
+  ownerId: r.owner_id,
+  ownerPending: r.owner_pending,
+  variants: r.variants,
+  reason: r.reason,
+  createdAt: toDate(r.created_at),
+});
 
 export interface NewUpload {
   id: string;
@@ -60,13 +108,20 @@ export async function tenantStoredBytes(em: EntityManager, tenantId: string): Pr
 }
 
 /** The tenant's upload (another tenant's id is not found). */
-export function findUpload(em: EntityManager, tenantId: string, id: string): Promise<UploadEntity | null> {
-  return em.findOne(Upload, { id, tenantId });
+export async function findUpload(em: EntityManager, tenantId: string, id: string): Promise<Upload | null> {
+  const rows = await em.execute<UploadRecord[]>(
+    `SELECT ${UPLOAD_COLUMNS} FROM upload WHERE id = ? AND tenant_id = ? LIMIT 1`,
+    [id, tenantId],
+  );
+  return rows[0] ? uploadOf(rows[0]) : null;
 }
 
 /** Any tenant's upload: the worker acts on the id in its job. */
-export function findUploadById(em: EntityManager, id: string): Promise<UploadEntity | null> {
-  return em.findOne(Upload, { id });
+export async function findUploadById(em: EntityManager, id: string): Promise<Upload | null> {
+  const rows = await em.execute<UploadRecord[]>(`SELECT ${UPLOAD_COLUMNS} FROM upload WHERE id = ? LIMIT 1`, [
+    id,
+  ]);
+  return rows[0] ? uploadOf(rows[0]) : null;
 }
 
 /** The tenant of a ready upload (the public variant route serves nothing else). */

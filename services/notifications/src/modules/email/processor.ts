@@ -5,7 +5,7 @@ import { IdempotencyInProgressError, IdempotencyLeaseLostError, startHeartbeat }
 import { fullJitter, isPermanent, type Logger, PermanentError, retryLaterOf } from '@hireflow/messaging';
 import { createTaskWorker, type TaskWorker, type TaskWorkerOptions } from '@hireflow/messaging/tasks';
 import { signals } from '@hireflow/telemetry';
-import type { TemplateName } from '../../db/entities.ts';
+import type { TemplateName } from '../../db/notification-log.ts';
 import { EMAIL_QUEUE, type EmailTask } from '../intents/email-queue.ts';
 import {
   claimSend,

@@ -1,4 +1,4 @@
-import type { TemplateName } from '../../db/entities.ts';
+import type { TemplateName } from '../../db/notification-log.ts';
 import type { TemplateParams } from '../intents/template-params.ts';
 
 export type { TemplateParams };

@@ -1,7 +1,7 @@
 import type { Lane, Logger, RedisConnection } from '@hireflow/messaging';
 import { type BulkTask, createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
 import { context } from '@opentelemetry/api';
-import type { TemplateName } from '../../db/entities.ts';
+import type { TemplateName } from '../../db/notification-log.ts';
 
 export const EMAIL_QUEUE = 'email';
 

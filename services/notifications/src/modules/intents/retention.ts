@@ -1,4 +1,4 @@
-import type { TemplateName } from '../../db/entities.ts';
+import type { TemplateName } from '../../db/notification-log.ts';
 
 const DAY_MS = 24 * 3_600_000;
 

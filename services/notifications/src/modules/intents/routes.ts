@@ -1,7 +1,7 @@
 import type { MikroORM } from '@hireflow/db';
 import { type HttpServer, pageLimit, problemSchema } from '@hireflow/runtime';
 import { z } from 'zod';
-import { NOTIFICATION_STATUSES, TEMPLATES } from '../../db/entities.ts';
+import { NOTIFICATION_STATUSES, TEMPLATES } from '../../db/notification-log.ts';
 import { listByRecipient } from './store.ts';
 
 const listQuery = z.strictObject({

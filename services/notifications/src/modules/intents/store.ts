@@ -1,7 +1,7 @@
 // The notification log's data access: every statement on notification_log.
 import { type EntityManager, executePrepared } from '@hireflow/db';
 import { IdempotencyInProgressError } from '@hireflow/idempotency';
-import type { NotificationStatus, TemplateName } from '../../db/entities.ts';
+import type { NotificationStatus, TemplateName } from '../../db/notification-log.ts';
 import {
   ADDRESS_LOCK,
   ADMISSION_COLUMNS,

@@ -1,11 +1,5 @@
 import type { EventData } from '@hireflow/contracts';
-import { type EntityManager, executePrepared } from '@hireflow/db';
-import {
-  CandidateProjection,
-  type CandidateProjectionEntity,
-  PostingProjection,
-  type PostingProjectionEntity,
-} from '../../db/entities.ts';
+import { type EntityManager, executePrepared, toDate } from '@hireflow/db';
 import { ADDRESS_DIGEST, ADDRESS_LOCK } from '../quotas/store.ts';
 
 // The service's own copies of what other services own (docs/design.md: a consumer
@@ -61,12 +55,58 @@ export async function upsertPosting(em: EntityManager, posting: PostingProjectio
   );
 }
 
-export function findCandidate(em: EntityManager, id: string): Promise<CandidateProjectionEntity | null> {
-  return em.findOne(CandidateProjection, { id });
+/** What notifications keeps of a candidate (candidate.registered.v1): the name and address its emails use. */
+export interface CandidateProjection {
+  id: string;
+  tenantId: string;
+  name: string;
+  email: string;
 }
 
-export function findPosting(em: EntityManager, id: string): Promise<PostingProjectionEntity | null> {
-  return em.findOne(PostingProjection, { id });
+export async function findCandidate(em: EntityManager, id: string): Promise<CandidateProjection | null> {
+  const rows = await em.execute<{ id: string; tenant_id: string; name: string; email: string }[]>(
+    'SELECT id, tenant_id, name, email FROM candidate_projection WHERE id = ? LIMIT 1',
+    [id],
+  );
+  const row = rows[0];
+  return row ? { id: row.id, tenantId: row.tenant_id, name: row.name, email: row.email } : null;
+}
+
+/** A posting as notifications reads it back (`PostingProjectionRow` as written, its time a Date). */
+export interface PostingProjection {
+  id: string;
+  tenantId: string;
+  title: string;
+  contactEmail: string;
+  contactVerified: boolean;
+  postedAt: Date;
+}
+
+export async function findPosting(em: EntityManager, id: string): Promise<PostingProjection | null> {
+  const rows = await em.execute<
+    {
+      id: string;
+      tenant_id: string;
+      title: string;
+      contact_email: string;
+      contact_verified: boolean;
+      posted_at: string;
+    }[]
+  >(
+    'SELECT id, tenant_id, title, contact_email, contact_verified, posted_at FROM posting_projection WHERE id = ? LIMIT 1',
+    [id],
+  );
+  const row = rows[0];
+  return row
+    ? {
+        id: row.id,
+        tenantId: row.tenant_id,
+        title: row.title,
+        contactEmail: row.contact_email,
+        contactVerified: row.contact_verified,
+        postedAt: toDate(row.posted_at),
+      }
+    : null;
 }
 
 /** Whether the tenant confirmed this address as a posting contact (compared lowercased, as a digest). */

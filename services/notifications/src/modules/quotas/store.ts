@@ -1,7 +1,7 @@
 // The abuse controls' data (docs/security.md, API6): the admission check of
 // a new intent, each tenant's quota and each address's cap, per UTC day.
 import type { EntityManager } from '@hireflow/db';
-import type { TemplateName } from '../../db/entities.ts';
+import type { TemplateName } from '../../db/notification-log.ts';
 
 /** The lowercase address's SHA-256, as the per-address cap keeps it (a statement fragment, one parameter). */
 export const ADDRESS_DIGEST = "sha256(convert_to(lower(?::text), 'UTF8'))";
