@@ -32,8 +32,14 @@ import { cleanUp, root } from './launcher.ts';
 // interactive ones, and A's welcome emails in the bulk lane of the email queue.
 const CANDIDATES = Number(process.env.FAIRNESS_E2E_CANDIDATES ?? 1000);
 const ROLES = Number(process.env.FAIRNESS_E2E_ROLES ?? 40);
-/** B's time to `matched` under A's flood ÷ with A idle, at most (the issue's target is 1.5× at p50). */
+/**
+ * B's time to `matched` under A's flood, at most this multiple of its time
+ * with A idle, or the idle time plus MATCHED_SLACK_MS when that is more (the
+ * issue's absolute target is 2 s; one quick idle run of 0.3 s made 5× a
+ * bound of 1.5 s on a CI machine at load 9: docs/fairness.md).
+ */
 const MAX_RATIO = Number(process.env.FAIRNESS_E2E_MAX_RATIO ?? 5);
+const MATCHED_SLACK_MS = Number(process.env.FAIRNESS_E2E_MATCHED_SLACK_MS ?? 2000);
 /**
  * B's time to its 5 emails accepted under A's flood, at most this multiple of
  * its time with A idle, or the idle time plus EMAIL_SLACK_MS when that is more
@@ -113,6 +119,56 @@ interface BRun {
   doneAt: number;
   /** From `matched` to the last of B's 5 match intents recorded by notifications (its inbox's part), ms. */
   recordedMs: number;
+  /** Where B's time to `matched` went (ms from B's first request), for the log. */
+  phases: Record<string, number>;
+}
+
+/** A row's time in a service's database, ms since the epoch. */
+async function serviceTimes(
+  service: string,
+  sql: string,
+  params: unknown[],
+): Promise<Record<string, number>> {
+  const client = new pg.Client({
+    connectionString: `postgres://postgres@127.0.0.1:5432/hireflow_${instance}_${service}`,
+  });
+  await client.connect();
+  try {
+    const { rows } = await client.query<Record<string, Date | null>>(sql, params);
+    return Object.fromEntries(
+      Object.entries(rows[0] ?? {}).map(([k, v]) => [k, v ? v.getTime() : Number.NaN]),
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * B's path to `matched`, from the databases' own clocks: its posting's
+ * `job.posted.v1` written and published by jobs' relay, matching's
+ * `job.matched.v1` written (the computation done) and published.
+ */
+async function matchedPhases(postingId: string, started: number, postedAt: number) {
+  const [jobs, matching] = await Promise.all([
+    serviceTimes(
+      'jobs',
+      "SELECT min(created_at) AS written, min(sent_at) AS published FROM outbox WHERE type = 'job.posted.v1' AND payload->'data'->>'jobId' = $1",
+      [postingId],
+    ),
+    serviceTimes(
+      'matching',
+      "SELECT min(created_at) AS written, min(sent_at) AS published FROM outbox WHERE type = 'job.matched.v1' AND payload->'data'->>'jobId' = $1",
+      [postingId],
+    ),
+  ]);
+  const since = (at: number | undefined) => Math.round((at ?? Number.NaN) - started);
+  return {
+    'posting answered': since(postedAt),
+    'job.posted written': since(jobs.written),
+    'job.posted published': since(jobs.published),
+    'job.matched written': since(matching.written),
+    'job.matched published': since(matching.published),
+  };
 }
 
 /**
@@ -146,6 +202,7 @@ async function runB(client: HireflowClient, smtp: SmtpCatcher, label: string): P
   const posting = await persist('post B', () =>
     client.jobs.post(bRole(label), { idempotencyKey: `b-${label}-${tag}` }),
   );
+  const postedAt = now();
   for await (const change of client.jobs.events(posting.id, { signal: AbortSignal.timeout(150_000) })) {
     if (change.status === 'matched') break;
   }
@@ -161,7 +218,13 @@ async function runB(client: HireflowClient, smtp: SmtpCatcher, label: string): P
   const doneAt = Math.max(...mails.map((m) => m.acceptedAt), started + matchedMs);
   expect(await client.jobs.get(posting.id)).toMatchObject({ status: 'matched', matchCount: 5 });
   const recorded = await recordedAt(people.map((p) => `match-email:${posting.id}:${p.id}`));
-  return { latencyMs: doneAt - started, matchedMs, doneAt, recordedMs: recorded - (started + matchedMs) };
+  return {
+    latencyMs: doneAt - started,
+    matchedMs,
+    doneAt,
+    recordedMs: recorded - (started + matchedMs),
+    phases: await matchedPhases(posting.id, started, postedAt),
+  };
 }
 
 describe('fair queues: one tenant flooding does not delay another (real processes)', () => {
@@ -307,6 +370,9 @@ describe('fair queues: one tenant flooding does not delay another (real processe
         Math.round(flooded.recordedMs),
         Math.round(flooded.latencyMs - flooded.matchedMs),
       ],
+      // B's path to `matched` (ms from its first request), idle and under the flood.
+      'B idle phases': idle.phases,
+      'B under flood phases': flooded.phases,
       'ratio matched flood ÷ idle': Number((flooded.matchedMs / idle.matchedMs).toFixed(2)),
       'ratio emailed flood ÷ idle': Number((flooded.latencyMs / idle.latencyMs).toFixed(2)),
       'A emails sent before B started': aSentBy(flooded.doneAt - flooded.latencyMs),
@@ -330,9 +396,12 @@ describe('fair queues: one tenant flooding does not delay another (real processe
     expect(aMails.length).toBe(aKeys.size);
     const ids = smtp.emails.map((e) => e.messageId);
     expect(new Set(ids).size).toBe(ids.length);
-    // B: matched within MAX_RATIO of its time with A idle, while A's backlog still waited
+    // B: matched within the bound of its time with A idle, while A's backlog still waited
     // (runB checked its 5 match emails arrived; the Message-IDs above, once each).
-    expect(flooded.matchedMs / idle.matchedMs).toBeLessThanOrEqual(MAX_RATIO);
+    expect(
+      flooded.matchedMs,
+      `B matched under the flood; its phases ${JSON.stringify(flooded.phases)}, idle ${JSON.stringify(idle.phases)}`,
+    ).toBeLessThanOrEqual(Math.max(MAX_RATIO * idle.matchedMs, idle.matchedMs + MATCHED_SLACK_MS));
     expect(flooded.doneAt - flooded.latencyMs + flooded.matchedMs).toBeLessThan(aDrainedAt);
     // B's emails: accepted within the bound of its time with A idle, and before A's backlog
     // drained (on a first-in-first-out inbox they came after every one of A's).
