@@ -174,6 +174,14 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
     name: 'bench_complete',
     text: 'UPDATE bench_key SET result = $2::jsonb WHERE key = $1',
   };
+  // The replay's ceiling: a completed key read back by one prepared SELECT on
+  // its primary key (the least a key kept in Postgres costs; Powertools' replay
+  // is one Redis GET), over keys completed beforehand as lease mode completes them.
+  const replayRow = { name: 'bench_replay', text: 'SELECT result FROM bench_key WHERE key = $1' };
+  await runRound(async (id) => {
+    await pool.query({ ...claimRow, values: [id] });
+    await pool.query({ ...completeRow, values: [id, JSON.stringify({ id })] });
+  }, 'cseed');
   // A call's id is `<round>.<slice>-<variant>:<n>`, and the replays take `<n>`
   // after the colon: variant names have no colon.
   const variants: Record<string, Call> = {
@@ -229,6 +237,14 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
     'powertools replay (completed key)': (id) => powertools({ id: `ptseed:${id.split(':')[1]}` }),
     'idempotent replay (completed key)': (id) =>
       idempotent(orm, { key: `seed:${id.split(':')[1]}` }, (em) => insert(em, id)),
+    'ceiling, replay (one prepared SELECT of the completed key)': async (id) => {
+      const { rows } = await pool.query<{ result: unknown }>({
+        ...replayRow,
+        values: [`cseed:${id.split(':')[1]}`],
+      });
+      if (rows.length !== 1) throw new Error(`replay ceiling: key cseed:${id.split(':')[1]} not found`);
+      return rows[0]!.result;
+    },
   };
   // A/B of two versions of the library in one run: BENCH_IDEMPOTENCY_BEFORE names
   // another copy of @hireflow/idempotency's src/index.ts (e.g. main's, checked out
@@ -347,6 +363,14 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
       '(a) ceiling, transactional as built (key row first, result at COMMIT) ÷ Powertools': ratio(
         'ceiling, transactional as built: key row first, result at COMMIT',
         pt,
+      ),
+      '(a) ceiling, replay (one prepared SELECT) ÷ Powertools replay': ratio(
+        'ceiling, replay (one prepared SELECT of the completed key)',
+        ptReplay,
+      ),
+      '(a) idempotent replay ÷ its ceiling': ratio(
+        'idempotent replay (completed key)',
+        'ceiling, replay (one prepared SELECT of the completed key)',
       ),
       '(a) idempotent, lease ÷ its ceiling': ratio(
         'idempotent, lease',
