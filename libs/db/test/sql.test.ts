@@ -1,11 +1,10 @@
 import { createTestDatabase, type TestDatabase } from '@hireflow/testing';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrm } from '../src/orm.ts';
 import { executePrepared } from '../src/prepared.ts';
 import { createDatabase, type Database, type Sql, transactionScopeOn } from '../src/sql.ts';
 import { type Connected, implementations } from './implementations.ts';
+import { createOrm, type MikroORM } from './mikro-orm.ts';
 
 // The pg implementation (src/sql.ts) held to MikroORM's `em` where the code
 // relies on it (issue 31, slice 1): the rows `execute` gives, `'run'`,
