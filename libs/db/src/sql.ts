@@ -28,8 +28,6 @@ export interface Sql {
   /** A new scope on the pool, never inside this scope's transaction. */
   fork(): Sql;
   isInTransaction(): boolean;
-  /** Nothing to write: there is no unit of work (kept for MikroORM's callers). */
-  flush(): Promise<void>;
 }
 
 /**
@@ -204,8 +202,6 @@ class PoolScope implements PgScope {
   isInTransaction(): boolean {
     return false;
   }
-
-  async flush(): Promise<void> {}
 }
 
 /** Statements on a transaction's connection; a nested `transactional` is a savepoint on it. */
@@ -260,8 +256,6 @@ class TransactionScope implements PgScope {
   isInTransaction(): boolean {
     return true;
   }
-
-  async flush(): Promise<void> {}
 
   /** After COMMIT or ROLLBACK the connection is back in the pool, maybe in another caller's transaction. */
   #assertOpen(): void {

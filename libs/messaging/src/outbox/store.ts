@@ -17,7 +17,7 @@ export interface OutboxRow {
   baggage: string | null;
 }
 
-/** A statement for MikroORM's `execute` (`?` placeholders). */
+/** A statement for the scope's `execute` (`?` placeholders). */
 export interface OutboxStatement {
   sql: string;
   params: unknown[];
