@@ -1,3 +1,4 @@
+import type { MigrationObject } from '@mikro-orm/core';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { SqlMigration } from '../src/migrations.ts';
@@ -19,7 +20,7 @@ interface OrmOptions {
 }
 
 /** A migration as the Migrator takes it, from its name and statements (as `defineSqlMigration` made it before). */
-function migrationObject(migration: SqlMigration) {
+function migrationObject(migration: SqlMigration): MigrationObject {
   class SqlStatements extends Migration {
     override up(): void {
       for (const statement of migration.statements) this.addSql(statement);
