@@ -139,6 +139,15 @@ async function modulesOfRole(service: ServiceName, role: Role): Promise<string[]
   return (await readFile(file, 'utf8')).split('\n');
 }
 
+it('counts any package of MikroORM, and Kysely, as an ORM a role must not load', () => {
+  const packages = packagesOf([
+    'file:///app/node_modules/.pnpm/@mikro-orm+sql@7.2.1/node_modules/@mikro-orm/sql/index.js',
+    'file:///app/node_modules/.pnpm/kysely@0.28.0/node_modules/kysely/dist/esm/index.js',
+    'file:///app/node_modules/.pnpm/pg@8.23.0/node_modules/pg/esm/index.mjs',
+  ]);
+  expect([...packages].filter(isOrm)).toEqual(['@mikro-orm/sql', 'kysely']);
+});
+
 describe.each(ROLES)('%s %s', (service, role) => {
   it('loads nothing it does not use', async () => {
     const modules = await modulesOfRole(service, role);
