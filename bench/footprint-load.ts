@@ -8,7 +8,7 @@
 //   a thousand at a time (the insert's NOTIFY wakes the relay), each
 //   thousand drained before the next.
 import { setTimeout as delay } from 'node:timers/promises';
-import { createOrm } from '@hireflow/db';
+import { createDatabase } from '@hireflow/db';
 import { issueApiKey } from '@hireflow/jobs/api-keys';
 import pg from 'pg';
 import type { LoadPhase } from './footprint-processes.ts';
@@ -26,7 +26,7 @@ export const PHASES = [
 
 /** Issues a tenant's API key in the jobs database (migrated by then). */
 export async function benchApiKey(databaseUrl: string): Promise<string> {
-  const orm = await createOrm({ url: databaseUrl, migrations: [] });
+  const orm = createDatabase({ url: databaseUrl, migrations: [] });
   try {
     return (await issueApiKey(orm.em.fork(), 'footprint bench', 'bench@example.test')).key;
   } finally {

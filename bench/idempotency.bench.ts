@@ -8,13 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
-  createOrm,
+  createDatabase,
+  type Database,
   defineSqlMigration,
   dropDatabase,
-  type EntityManager,
   ensureDatabase,
-  type MikroORM,
-  migrate,
+  migrateDatabase,
+  type Sql,
 } from '@hireflow/db';
 import { idempotencyMigrations, idempotent, idempotentStatement } from '@hireflow/idempotency';
 import { type BenchReport, percentile, round } from './report.ts';
@@ -29,7 +29,7 @@ type Call = (id: string) => Promise<unknown>;
 export default async function idempotencyBench(): Promise<BenchReport> {
   const name = `hfbench_idempotency_${randomBytes(4).toString('hex')}`;
   await ensureDatabase(`${SERVER}/${name}`);
-  const orm = await createOrm({
+  const orm = createDatabase({
     url: `${SERVER}/${name}`,
     poolMax: CONCURRENCY,
     migrations: [
@@ -44,7 +44,7 @@ export default async function idempotencyBench(): Promise<BenchReport> {
     ],
   });
   try {
-    await migrate(orm);
+    await migrateDatabase(orm);
     return await measure(orm);
   } finally {
     await orm.close();
@@ -52,8 +52,8 @@ export default async function idempotencyBench(): Promise<BenchReport> {
   }
 }
 
-async function measure(orm: MikroORM): Promise<BenchReport> {
-  const handler = (em: EntityManager, id: string) =>
+async function measure(orm: Database): Promise<BenchReport> {
+  const handler = (em: Sql, id: string) =>
     em.execute('INSERT INTO bench_event (id, payload) VALUES (?, ?)', [
       id,
       JSON.stringify({ id, kind: 'bench' }),

@@ -4,7 +4,7 @@
 // their events through the outbox, commit) beside a bare scan of the same
 // matrix. Interleaved, in one run, against a database of its own.
 import { randomUUID } from 'node:crypto';
-import { createOrm, dropDatabase, ensureDatabase, type MikroORM, migrate } from '@hireflow/db';
+import { createDatabase, type Database, dropDatabase, ensureDatabase, migrateDatabase } from '@hireflow/db';
 import { FeatureHashingEmbedder, ProfileEmbedder } from '@hireflow/matching/core';
 import { computePosting, type MatchingContext, syncTenant, TenantCache } from '@hireflow/matching/matches';
 import { encodeVector, insertPosting } from '@hireflow/matching/profiles';
@@ -57,7 +57,7 @@ async function time<T>(work: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - started, result];
 }
 
-async function measure(orm: MikroORM, client: pg.Client, size: number) {
+async function measure(orm: Database, client: pg.Client, size: number) {
   const random = seededRandom(size);
   const tenantId = randomUUID();
   await seed(client, tenantId, size, random);
@@ -108,13 +108,13 @@ async function measure(orm: MikroORM, client: pg.Client, size: number) {
 export default async function run(): Promise<BenchReport> {
   const url = `${SERVER}/hireflow_bench_matching_service_${process.pid}`;
   await ensureDatabase(url);
-  const orm = await createOrm({
+  const orm = createDatabase({
     url,
     migrations: matchingService.migrations,
   });
   const client = new pg.Client({ connectionString: url });
   try {
-    await migrate(orm);
+    await migrateDatabase(orm);
     await client.connect();
     const rows: BenchReport['rows'] = [];
     const ratios: BenchReport['ratios'] = {};

@@ -6,7 +6,7 @@
 // it counts the events its handler sees and says when a phase has seen all.
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createOrm, type EntityManager } from '@hireflow/db';
+import { createDatabase } from '@hireflow/db';
 import { OutboxRelay, outboxMigrations, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
 import { benchClientConfig } from './messaging-split.ts';
 
@@ -33,12 +33,12 @@ const send = (reply: PipelineReply) => process.send?.(reply);
 const sns = new SNSClient(benchClientConfig(setup.region, setup.endpoint));
 const sqs = new SQSClient(benchClientConfig(setup.region, setup.endpoint));
 // The bench's process migrated the database already.
-const orm = await createOrm({
+const orm = createDatabase({
   url: setup.databaseUrl,
   migrations: outboxMigrations,
 });
 // Warm the pool as the bench's process has: the first phase should not pay the connects.
-await (orm.em.fork() as EntityManager).execute('SELECT 1');
+await orm.em.fork().execute('SELECT 1');
 
 let seen = new Set<string>();
 let expected = Number.POSITIVE_INFINITY;

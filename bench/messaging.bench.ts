@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createEvent, type Topology } from '@hireflow/contracts';
-import { createOrm, dropDatabase, type EntityManager, ensureDatabase, migrate } from '@hireflow/db';
+import { createDatabase, dropDatabase, ensureDatabase, migrateDatabase, type Sql } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
 import { enqueueEvent, OutboxRelay, outboxMigrations, SnsPublisher, SqsConsumer } from '@hireflow/messaging';
 import { provisionTopology } from '@hireflow/ops';
@@ -102,7 +102,7 @@ function pipelineProbe(): { probe: Pipeline; onHandler: (eventId: string) => voi
 /** A probe for phases whose handler runs in another process. */
 const unprobed: Pipeline = { committed() {}, expect: () => Promise.resolve([]) };
 
-async function commitOne(em: EntityManager, probe: Pipeline): Promise<void> {
+async function commitOne(em: Sql, probe: Pipeline): Promise<void> {
   const event = closedEvent();
   await em.fork().transactional(async (tx) => {
     await enqueueEvent(tx, event);
@@ -111,7 +111,7 @@ async function commitOne(em: EntityManager, probe: Pipeline): Promise<void> {
 }
 
 /** `count` events, each in its own transaction, by 10 concurrent producers; returns commits/s. */
-async function produce(em: EntityManager, probe: Pipeline, count: number): Promise<number> {
+async function produce(em: Sql, probe: Pipeline, count: number): Promise<number> {
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -126,7 +126,7 @@ async function produce(em: EntityManager, probe: Pipeline, count: number): Promi
 }
 
 /** At a steady rate well below saturation: commit → handler start latency. */
-async function pipelineLatency(em: EntityManager, probe: Pipeline): Promise<number[]> {
+async function pipelineLatency(em: Sql, probe: Pipeline): Promise<number[]> {
   const done = probe.expect(LATENCY_EVENTS);
   const interval = 1000 / LATENCY_RATE_PER_S;
   const started = performance.now();
@@ -149,9 +149,9 @@ export default async function bench(): Promise<BenchReport> {
   const dbName = `hfbench_messaging_${randomUUID().slice(0, 8)}`;
   const url = `${SERVER}/${dbName}`;
   await ensureDatabase(url);
-  const orm = await createOrm({ url, migrations: outboxMigrations });
+  const orm = createDatabase({ url, migrations: outboxMigrations });
   try {
-    await migrate(orm);
+    await migrateDatabase(orm);
     const topo = await provisionTopology(topology, { sns, sqs, prefix: 'bench-' });
     const baselineQueue = await provisionTopology(topology, { sns, sqs, prefix: 'bench-baseline-' });
     const { probe, onHandler } = pipelineProbe();
@@ -171,7 +171,7 @@ export default async function bench(): Promise<BenchReport> {
       handlers: { 'job.closed.v1': (event) => onHandler(event.id) },
     });
     await consumer.start();
-    const em = orm.em as EntityManager;
+    const em = orm.em;
 
     const baseline: number[] = [];
     const commitOnly: number[] = [];
@@ -365,7 +365,7 @@ interface SplitRound {
  * and the emulator in another: what the producers' process can commit alone,
  * the pipeline process draining that backlog, and both at once.
  */
-async function splitRound(split: SplitPipeline, em: EntityManager): Promise<SplitRound> {
+async function splitRound(split: SplitPipeline, em: Sql): Promise<SplitRound> {
   const measure = async (run: () => Promise<unknown>) => {
     const mark = cpuMark();
     const children = split.cpuMs();

@@ -28,13 +28,13 @@ import {
 } from '@aws-sdk/client-sqs';
 import { hireflowEvents } from '@hireflow/contracts';
 import {
-  createOrm,
+  createDatabase,
+  type Database,
   defineSqlMigration,
   dropDatabase,
-  type EntityManager,
   ensureDatabase,
-  type MikroORM,
-  migrate,
+  migrateDatabase,
+  type Sql,
 } from '@hireflow/db';
 import { startEmulator } from '@hireflow/emulator';
 import { idempotencyMigrations, idempotent } from '@hireflow/idempotency';
@@ -42,7 +42,6 @@ import { SqsConsumer } from '@hireflow/messaging';
 import { createSqsClient } from '@hireflow/runtime';
 import { candidateRegistered } from '@hireflow/testing/events';
 import { createClient } from '@redis/client';
-import type pg from 'pg';
 import { Consumer } from 'sqs-consumer';
 import { type BenchReport, type Check, median, percentile, round } from './report.ts';
 
@@ -101,7 +100,7 @@ export default async function peersBench(): Promise<BenchReport> {
 async function idempotencyPart() {
   const name = `hfbench_peers_${randomBytes(4).toString('hex')}`;
   await ensureDatabase(`${SERVER}/${name}`);
-  const orm = await createOrm({
+  const orm = createDatabase({
     url: `${SERVER}/${name}`,
     poolMax: CONCURRENCY,
     migrations: [
@@ -120,7 +119,7 @@ async function idempotencyPart() {
   await redis.connect();
   const keyPrefix = `hfbench-peers-${randomBytes(4).toString('hex')}`;
   try {
-    await migrate(orm);
+    await migrateDatabase(orm);
     // Powertools as its docs set it up: a connected client, the cache layer.
     return await measureIdempotency(orm, new CachePersistenceLayer({ client: redis as never }), keyPrefix);
   } finally {
@@ -134,9 +133,9 @@ async function idempotencyPart() {
   }
 }
 
-async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersistenceLayer, keyPrefix: string) {
+async function measureIdempotency(orm: Database, persistenceStore: CachePersistenceLayer, keyPrefix: string) {
   // The same work on every side: one INSERT through the ORM's pool, a small result.
-  const insert = async (em: EntityManager, id: string) => {
+  const insert = async (em: Sql, id: string) => {
     await em.execute('INSERT INTO bench_event (id, payload) VALUES (?, ?)', [
       id,
       JSON.stringify({ id, kind: 'bench' }),
@@ -165,10 +164,10 @@ async function measureIdempotency(orm: MikroORM, persistenceStore: CachePersiste
   // the key completed: a HOT update) and transactional mode's one transaction
   // in three round trips (BEGIN with the key's lock and a look at it, the
   // work, the key row with its result and COMMIT; the work's INSERT sent by pg
-  // on the transaction's connection, without MikroORM). Beside it the same
+  // on the transaction's connection, beside the scope's own). Beside it the same
   // with transactional mode's statements as built: the key row inserted with
   // BEGIN, its result updated with COMMIT.
-  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const pool = orm.pool;
   const claimRow = { name: 'bench_claim', text: 'INSERT INTO bench_key (key) VALUES ($1)' };
   const completeRow = {
     name: 'bench_complete',

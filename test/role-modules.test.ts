@@ -6,7 +6,9 @@
 // image library in any process at start (media loads it on its first image),
 // no S3 client outside media, no mailer outside notifications' worker,
 // no API document UI in a worker, no gRPC, no BullMQ in a service that queues
-// no task, and one copy of the OpenTelemetry API (its ESM build only).
+// no task, no ORM (MikroORM and its query builder, Kysely: the services run
+// on @hireflow/db's pg implementation, issue 31 slice 3), and one copy of the
+// OpenTelemetry API (its ESM build only).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -53,6 +55,9 @@ const NOWHERE = [
   // sharp (libvips) is loaded on media's first image (an upload's header, a resize), not at start.
   'sharp',
 ];
+
+/** Never in a service process, whatever its scope's package: MikroORM (any of its packages) and Kysely. */
+const isOrm = (name: string) => name.startsWith('@mikro-orm/') || name === 'kysely';
 
 /** What a role must not load beyond NOWHERE. */
 function notIn(service: ServiceName, role: Role): string[] {
@@ -134,11 +139,23 @@ async function modulesOfRole(service: ServiceName, role: Role): Promise<string[]
   return (await readFile(file, 'utf8')).split('\n');
 }
 
+it('counts any package of MikroORM, and Kysely, as an ORM a role must not load', () => {
+  const packages = packagesOf([
+    'file:///app/node_modules/.pnpm/@mikro-orm+sql@7.2.1/node_modules/@mikro-orm/sql/index.js',
+    'file:///app/node_modules/.pnpm/kysely@0.28.0/node_modules/kysely/dist/esm/index.js',
+    'file:///app/node_modules/.pnpm/pg@8.23.0/node_modules/pg/esm/index.mjs',
+  ]);
+  expect([...packages].filter(isOrm)).toEqual(['@mikro-orm/sql', 'kysely']);
+});
+
 describe.each(ROLES)('%s %s', (service, role) => {
   it('loads nothing it does not use', async () => {
     const modules = await modulesOfRole(service, role);
     const packages = packagesOf(modules);
-    const forbidden = [...NOWHERE, ...notIn(service, role)].filter((name) => packages.has(name));
+    const forbidden = [
+      ...[...NOWHERE, ...notIn(service, role)].filter((name) => packages.has(name)),
+      ...[...packages].filter(isOrm),
+    ];
     expect(forbidden).toEqual([]);
     // One copy of the OpenTelemetry API and its conventions: @fastify/otel's
     // `require` gets the ESM build the SDK imports (libs/telemetry/src/one-copy.ts).

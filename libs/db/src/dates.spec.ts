@@ -1,10 +1,9 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrm, type MikroORM } from '../test/mikro-orm.ts';
 import { toDate, toDateOrNull } from './dates.ts';
-import { createOrm } from './orm.ts';
 
 // Held to MikroORM's own hydration of a datetime property (the platform's
-// parseDate), configured as createOrm configures it (never connects).
+// parseDate), configured as the services configured it until the swap (test/mikro-orm.ts) (never connects).
 
 const texts = [
   // As Postgres prints timestamptz (UTC session): microseconds, a zone of hours.

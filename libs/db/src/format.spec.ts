@@ -1,7 +1,6 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrm, type MikroORM } from '../test/mikro-orm.ts';
 import { formatQuery } from './format.ts';
-import { createOrm } from './orm.ts';
 
 // The port is held to MikroORM's own formatter, configured as createOrm
 // configures it (init connects lazily: this never opens a connection).

@@ -1,6 +1,6 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from './sql.ts';
 
 /** One round trip to the database (readiness checks). */
-export async function pingDatabase(orm: MikroORM): Promise<void> {
-  await orm.em.fork().execute('SELECT 1');
+export async function pingDatabase(db: Database): Promise<void> {
+  await db.em.fork().execute('SELECT 1');
 }

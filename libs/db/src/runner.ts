@@ -2,10 +2,11 @@ import pg from 'pg';
 import type { SqlMigration } from './migrations.ts';
 import type { Database } from './sql.ts';
 
-// The migration runner beside MikroORM's Migrator (issue 31, slice 1). It
-// keeps the Migrator's bookkeeping as createOrm configures it, so that a
-// database migrated by one is up to date for the other, both ways
-// (test/runner.test.ts):
+// The migration runner that replaced MikroORM's Migrator (issue 31, slices 1
+// and 3). It keeps the Migrator's bookkeeping as the services configured it,
+// so that a database the Migrator migrated is up to date for it, and the
+// other way round (test/runner.test.ts holds it to the Migrator, a
+// devDependency of this package's tests only):
 // - the table `schema_migrations`, created as MigrationStorage.ensureTable
 //   creates it, one row per migration, its name without .js/.ts;
 // - the table created first, on its own (Migrator.init); then the list's
@@ -18,7 +19,7 @@ import type { Database } from './sql.ts';
 // sets anyway); with one transaction for all, a failure rolls back the
 // whole run either way.
 
-/** The advisory lock concurrent starters serialise on (libs/db's `migrate` takes it too). */
+/** The advisory lock concurrent starters serialise on (as MikroORM's Migrator did under libs/db's `migrate`). */
 export const MIGRATION_LOCK = 0x68666d67; // "hfmg"
 
 /** MigrationStorage.ensureTable's DDL on PostgreSQL (serial id, varchar(255) name, timestamptz(6) executed_at). */
@@ -39,7 +40,7 @@ export async function migrateDatabase(db: Database): Promise<string[]> {
 /**
  * Runs `apply` holding the advisory lock concurrent starters serialise on.
  * A session-level lock is taken and released on one connection: a dedicated
- * client, not the pool (MikroORM's `migrate` in orm.ts takes it the same way).
+ * client, not the pool.
  */
 export async function withMigrationLock<T>(url: string, apply: () => Promise<T>): Promise<T> {
   const lock = new pg.Client({ connectionString: url });
@@ -87,7 +88,7 @@ async function applyPending(db: Database): Promise<string[]> {
     for (const migration of db.migrations) {
       const name = withoutExtension(migration.name);
       if (applied.has(name)) continue;
-      for (const statement of await statementsOf(migration)) await tx.execute(statement);
+      for (const statement of statementsOf(migration)) await tx.execute(statement);
       await tx.execute('insert into "schema_migrations" ("name") values (?)', [name]);
       done.push(name);
     }
@@ -95,16 +96,7 @@ async function applyPending(db: Database): Promise<string[]> {
   });
 }
 
-/** The statements a migration adds (`defineSqlMigration`'s class), without the blank ones, as MigrationRunner.getQueries. */
-async function statementsOf(migration: SqlMigration): Promise<string[]> {
-  const instance = new migration.class();
-  instance.reset();
-  await instance.up();
-  const queries: unknown[] = instance.getQueries?.() ?? [];
-  return queries
-    .map((query) => {
-      if (typeof query !== 'string') throw new Error(`migration ${migration.name}: only SQL text can be run`);
-      return query;
-    })
-    .filter((query) => query.trim().length > 0);
+/** The statements a migration adds, without the blank ones (as the Migrator's MigrationRunner.getQueries). */
+function statementsOf(migration: SqlMigration): string[] {
+  return migration.statements.filter((statement) => statement.trim().length > 0);
 }

@@ -3,9 +3,9 @@ import { formatQuery } from './format.ts';
 import type { SqlMigration } from './migrations.ts';
 import { createPool } from './pool.ts';
 
-// The part of MikroORM's EntityManager the services use, on one pg pool
-// (issue 31, slice 1 of replacing MikroORM: beside it, used by no service
-// yet; test/sql.test.ts runs the same checks on both).
+// The part of MikroORM's EntityManager the services used, on one pg pool
+// (issue 31: beside MikroORM in slice 1, in its place since slice 3, the
+// swap; test/sql.test.ts checks it).
 
 type Row = Record<string, unknown>;
 
@@ -28,8 +28,15 @@ export interface Sql {
   /** A new scope on the pool, never inside this scope's transaction. */
   fork(): Sql;
   isInTransaction(): boolean;
-  /** Nothing to write: there is no unit of work (kept for MikroORM's callers). */
-  flush(): Promise<void>;
+}
+
+/**
+ * The pool `scope` runs on (a connection of its own for a caller that
+ * needs one: the outbox relay's batch, the webhooks' delivery claim).
+ */
+export function poolOf(scope: Sql): pg.Pool {
+  if (!isPgScope(scope)) throw new TypeError('poolOf: not a scope of @hireflow/db');
+  return scope.pool;
 }
 
 /** A named prepared statement: what pg takes as `{ name, text, values }` (prepared.ts names them). */
@@ -69,11 +76,7 @@ export function createDatabase(options: DatabaseOptions): Database {
 
 type Method = 'all' | 'run';
 
-/**
- * Whether `value` is a scope of this implementation (not MikroORM's
- * EntityManager carried as a `Sql`, scope.ts): what `executePrepared`
- * dispatches on during the transition.
- */
+/** Whether `value` is a scope of this implementation (not a test double): `executePrepared` needs one. */
 export function isPgScope(value: unknown): value is PgScope {
   return value instanceof PoolScope || value instanceof TransactionScope;
 }
@@ -124,6 +127,8 @@ interface PgScope extends Sql {
    * rows (`executePrepared`, prepared.ts).
    */
   prepared<T extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<T[]>;
+  /** The pool it runs on (`poolOf`). */
+  readonly pool: pg.Pool;
 }
 
 /** Statements on the pool, each on whichever connection is free (autocommit). */
@@ -132,6 +137,10 @@ class PoolScope implements PgScope {
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
+  }
+
+  get pool(): pg.Pool {
+    return this.#pool;
   }
 
   async execute<T = Row[]>(sql: string, params: readonly unknown[] = [], method: Method = 'all'): Promise<T> {
@@ -193,8 +202,6 @@ class PoolScope implements PgScope {
   isInTransaction(): boolean {
     return false;
   }
-
-  async flush(): Promise<void> {}
 }
 
 /** Statements on a transaction's connection; a nested `transactional` is a savepoint on it. */
@@ -209,6 +216,10 @@ class TransactionScope implements PgScope {
     this.#pool = pool;
     this.#depth = depth;
     this.#state = state;
+  }
+
+  get pool(): pg.Pool {
+    return this.#pool;
   }
 
   async execute<T = Row[]>(sql: string, params: readonly unknown[] = [], method: Method = 'all'): Promise<T> {
@@ -245,8 +256,6 @@ class TransactionScope implements PgScope {
   isInTransaction(): boolean {
     return true;
   }
-
-  async flush(): Promise<void> {}
 
   /** After COMMIT or ROLLBACK the connection is back in the pool, maybe in another caller's transaction. */
   #assertOpen(): void {

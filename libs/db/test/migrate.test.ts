@@ -1,23 +1,23 @@
 import { createTestDatabase, type TestDatabase, waitFor } from '@hireflow/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrm, defineSqlMigration, type MikroORM, migrate } from '../src/index.ts';
+import { createDatabase, type Database, defineSqlMigration, migrateDatabase } from '../src/index.ts';
 import { MIGRATION_LOCK } from '../src/runner.ts';
 
-// `migrate` at a service's start: a database with every migration applied is
+// `migrateDatabase` at a service's start: a database with every migration applied is
 // answered by one query, without the advisory lock (issue 31); one with a
 // pending migration waits for the lock as concurrent starters do.
 
 const first = defineSqlMigration('0001-migrate-test-a', ['CREATE TABLE a (id text PRIMARY KEY)']);
 const second = defineSqlMigration('0002-migrate-test-b', ['CREATE TABLE b (id text PRIMARY KEY)']);
 
-describe('migrate', () => {
+describe('migrateDatabase', () => {
   let db: TestDatabase;
-  const orms: MikroORM[] = [];
+  const orms: Database[] = [];
   let holder: pg.Client;
 
   const orm = async (migrations: (typeof first)[]) => {
-    const made = await createOrm({ url: db.url, migrations, poolMax: 2 });
+    const made = createDatabase({ url: db.url, migrations, poolMax: 2 });
     orms.push(made);
     return made;
   };
@@ -42,12 +42,12 @@ describe('migrate', () => {
   });
 
   it('applies pending migrations; once all are applied, answers without waiting for the lock', async () => {
-    expect(await migrate(await orm([first]))).toEqual(['0001-migrate-test-a']);
+    expect(await migrateDatabase(await orm([first]))).toEqual(['0001-migrate-test-a']);
 
     // Another starter holds the lock: an up-to-date database does not wait for it.
     await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      const upToDate = migrate(await orm([first]));
+      const upToDate = migrateDatabase(await orm([first]));
       const outcome = await Promise.race([
         upToDate,
         waitFor(waitingForLock, { timeoutMs: 10_000 }).then(() => 'waited for the lock'),
@@ -55,7 +55,7 @@ describe('migrate', () => {
       expect(outcome).toEqual([]);
 
       // A pending migration waits for the lock, then is applied.
-      const pending = migrate(await orm([first, second]));
+      const pending = migrateDatabase(await orm([first, second]));
       await waitFor(waitingForLock, { message: 'the starter with a pending migration waits for the lock' });
       await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
       expect(await pending).toEqual(['0002-migrate-test-b']);

@@ -1,14 +1,14 @@
 import { createTestDatabase, type TestDatabase, waitFor } from '@hireflow/testing';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { defineSqlMigration, type SqlMigration } from '../src/migrations.ts';
-import { createOrm, migrate } from '../src/orm.ts';
 import { MIGRATION_LOCK, migrateDatabase } from '../src/runner.ts';
 import { createDatabase, type Database } from '../src/sql.ts';
+import { createOrm, type MikroORM, migrate } from './mikro-orm.ts';
 
-// The runner (src/runner.ts) and MikroORM's Migrator (through libs/db's
-// `migrate`) keep the same books: a database migrated by one is up to date
+// The runner (src/runner.ts) and MikroORM's Migrator (through `migrate` as
+// libs/db had it, test/mikro-orm.ts: what migrated every database before the
+// swap, issue 31 slice 3) keep the same books: a database migrated by one is up to date
 // for the other, both ways, and they serialise on the same lock.
 
 const first = defineSqlMigration('0001-runner-test-a', [

@@ -1,11 +1,10 @@
 import { createTestDatabase, type TestDatabase } from '@hireflow/testing';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrm } from '../src/orm.ts';
 import { executePrepared } from '../src/prepared.ts';
-import { createDatabase, type Database, type Sql, transactionScopeOn } from '../src/sql.ts';
+import { createDatabase, type Database, poolOf, type Sql, transactionScopeOn } from '../src/sql.ts';
 import { type Connected, implementations } from './implementations.ts';
+import { createOrm, type MikroORM } from './mikro-orm.ts';
 
 // The pg implementation (src/sql.ts) held to MikroORM's `em` where the code
 // relies on it (issue 31, slice 1): the rows `execute` gives, `'run'`,
@@ -274,10 +273,6 @@ describe.each(implementations)('$name: transactions and forks', ({ connect }) =>
     });
     await expect(leaked!.execute('SELECT 1')).rejects.toThrow();
   });
-
-  it('flushes nothing', async () => {
-    await expect(subject.em.fork().flush()).resolves.toBeUndefined();
-  });
 });
 
 // What idempotency's owned transaction needs (issue 31, slice 1b): a scope on
@@ -327,6 +322,18 @@ describe('pg: a scope on a connection whose transaction the caller owns', () => 
       client.release();
     }
   }
+
+  it('gives every scope the pool it runs on (poolOf): the root, a fork, a transaction, an owned one', async () => {
+    expect(poolOf(db.em)).toBe(db.pool);
+    expect(poolOf(db.em.fork())).toBe(db.pool);
+    await db.em.fork().transactional(async (tx) => {
+      expect(poolOf(tx)).toBe(db.pool);
+    });
+    await owned(async (scope) => {
+      expect(poolOf(scope)).toBe(db.pool);
+    }, 'ROLLBACK');
+    expect(() => poolOf({} as Sql)).toThrow(/not a scope/);
+  });
 
   it("runs the work on the caller's connection and transaction; the caller's COMMIT makes it durable", async () => {
     await owned(async (scope, client) => {

@@ -1,4 +1,4 @@
-import type { Database, EntityManager, MikroORM, Sql } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { type Context, context } from '@opentelemetry/api';
 import { idempotent } from './idempotent.ts';
 import { OwnedTransaction } from './owned/store.ts';
@@ -19,12 +19,8 @@ export interface IdempotentBatcherOptions {
   maxBatch?: number;
 }
 
-/** The scope the works of a batcher on `D` get: an EntityManager on MikroORM, a `Sql` on the pg implementation. */
-type ScopeOf<D extends MikroORM | Database> = D extends Database ? Sql : EntityManager;
-
 interface Pending {
   key: string;
-  /** Given what the batcher's backend gives (ScopeOf), carried as a Sql. */
   work: (tx: Sql) => Promise<unknown>;
   /** The caller's context: its work runs in it, so its spans stay in its own trace. */
   context: Context;
@@ -51,16 +47,15 @@ interface Pending {
  * each call is retried alone, so the one that fails fails on its own and the
  * others commit. Work must therefore have no effect outside the transaction.
  */
-export class IdempotentBatcher<D extends MikroORM | Database = MikroORM> {
-  readonly #db: D;
+export class IdempotentBatcher {
+  readonly #db: Database;
   readonly #leaseMs: number;
   readonly #ttlMs: number;
   readonly #maxBatch: number;
   #pending: Pending[] = [];
   #scheduled = false;
 
-  /** `db`: MikroORM, or the pg implementation's Database (@hireflow/db). */
-  constructor(db: D, options: IdempotentBatcherOptions = {}) {
+  constructor(db: Database, options: IdempotentBatcherOptions = {}) {
     this.#db = db;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#ttlMs = options.ttlMs ?? DEFAULT_RETENTION_MS;
@@ -68,12 +63,12 @@ export class IdempotentBatcher<D extends MikroORM | Database = MikroORM> {
   }
 
   /** Runs `work` at most once per key to completion, in a batch's transaction; resolves with its (JSON) result. */
-  run<T>(key: string, work: (tx: ScopeOf<D>) => Promise<T>): Promise<T> {
+  run<T>(key: string, work: (tx: Sql) => Promise<T>): Promise<T> {
     if (!key) return Promise.reject(new TypeError('IdempotentBatcher: the key is empty'));
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({
         key,
-        work: work as (tx: Sql) => Promise<unknown>,
+        work,
         context: context.active(),
         resolve: resolve as (v: unknown) => void,
         reject,
@@ -102,8 +97,7 @@ export class IdempotentBatcher<D extends MikroORM | Database = MikroORM> {
     context
       .with(call.context, () =>
         idempotent(
-          // Either backend: idempotent tells them apart at run time.
-          this.#db as Database,
+          this.#db,
           { key: call.key, transactional: true, leaseMs: this.#leaseMs, ttlMs: this.#ttlMs },
           (tx) => call.work(tx),
         ),
@@ -134,7 +128,7 @@ export class IdempotentBatcher<D extends MikroORM | Database = MikroORM> {
         taken.add(call.key);
         return true;
       });
-      // One scope on the transaction's connection for the batch's works (an EntityManager flushed after the last).
+      // One scope on the transaction's connection for the batch's works.
       await tx.work(async (em) => {
         for (const call of claimedCalls) {
           const result = await context.with(call.context, () => call.work(em));

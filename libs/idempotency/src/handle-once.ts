@@ -1,4 +1,4 @@
-import type { Database, EntityManager, MikroORM, Sql } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { idempotent } from './idempotent.ts';
 
 /**
@@ -18,21 +18,9 @@ export const HANDLER_LEASE_MS = 10_000;
  * retry-later.
  */
 export function handleOnce<T>(
-  orm: MikroORM,
-  event: { id: string },
-  work: (em: EntityManager) => Promise<T>,
-): Promise<T>;
-export function handleOnce<T>(
   db: Database,
   event: { id: string },
   work: (sql: Sql) => Promise<T>,
-): Promise<T>;
-export function handleOnce<T>(
-  db: MikroORM | Database,
-  event: { id: string },
-  work: ((em: EntityManager) => Promise<T>) | ((sql: Sql) => Promise<T>),
 ): Promise<T> {
-  const options = { key: event.id, transactional: true, leaseMs: HANDLER_LEASE_MS };
-  // Either backend: idempotent tells them apart at run time, and the work gets its own kind of scope.
-  return idempotent(db as Database, options, work as (sql: Sql) => Promise<T>);
+  return idempotent(db, { key: event.id, transactional: true, leaseMs: HANDLER_LEASE_MS }, work);
 }

@@ -1,4 +1,4 @@
-import { asSql, type Database, type MikroORM, type Sql } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { signals } from '@hireflow/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -19,8 +19,8 @@ declare module 'fastify' {
 }
 
 export interface IdempotencyPluginOptions {
-  /** MikroORM, or the pg implementation's Database (@hireflow/db). */
-  orm: MikroORM | Database;
+  /** The service's Database (@hireflow/db). */
+  orm: Database;
   /**
    * The API client a key belongs to (tenant or API key id), so two clients'
    * keys never collide. It runs in preHandler: authenticate before that
@@ -78,7 +78,7 @@ export const idempotencyPlugin = fp<IdempotencyPluginOptions>(
       }
       const key = idempotencyKey('http', options.scope?.(request) || ANONYMOUS_SCOPE, clientKey);
       request.idempotencyKey = key;
-      const store = asSql(options.orm.em).fork();
+      const store = options.orm.em.fork();
       const print = fingerprint({ method: request.method, url: request.url, body: request.body });
       try {
         const outcome = await claimKey(store, { key, fingerprint: print, leaseMs, ttlMs });

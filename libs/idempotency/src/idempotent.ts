@@ -1,4 +1,4 @@
-import { asSql, type Database, type EntityManager, type MikroORM, type Sql } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { signals } from '@hireflow/telemetry';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError } from './errors.ts';
 import { fingerprint } from './fingerprint.ts';
@@ -36,7 +36,7 @@ export interface IdempotentOptions {
   ttlMs?: number;
   /**
    * Claim, work and completion commit in one transaction; the work gets the
-   * transaction's scope (an EntityManager, or a `Sql` on the pg implementation). Use it when the work's effect is a write to
+   * transaction's scope. Use it when the work's effect is a write to
    * this database: the effect then happens exactly once.
    */
   transactional?: boolean;
@@ -69,19 +69,11 @@ export interface IdempotencyClaim {
    * wrapper does not complete the claim again. When the claim was lost
    * meanwhile, the write still commits and IdempotencyLeaseLostError is thrown.
    */
-  completeWith(
-    em: EntityManager | Sql,
-    result: unknown,
-    statement: { sql: string; params: unknown[] },
-  ): Promise<void>;
+  completeWith(em: Sql, result: unknown, statement: { sql: string; params: unknown[] }): Promise<void>;
 }
 
-/**
- * The work, given a scope of the backend the wrapper was given: an
- * EntityManager for MikroORM or an EntityManager, a `Sql` for the pg
- * implementation's Database or a `Sql` (@hireflow/db, issue 31).
- */
-export type IdempotentWork<T, S = EntityManager> = (em: S, claim: IdempotencyClaim) => Promise<T>;
+/** The work, given a scope (@hireflow/db): the transaction's in transactional mode. */
+export type IdempotentWork<T> = (em: Sql, claim: IdempotencyClaim) => Promise<T>;
 
 /**
  * Runs `work` at most once per key to completion and returns its result; a
@@ -93,20 +85,10 @@ export type IdempotentWork<T, S = EntityManager> = (em: S, claim: IdempotencyCla
  * IdempotencyLeaseLostError when this holder was fenced out, and the work's
  * own error after releasing the claim so that a retry runs the work again.
  */
-export function idempotent<T>(
-  db: EntityManager | MikroORM,
-  options: IdempotentOptions,
-  work: IdempotentWork<T>,
-): Promise<T>;
-export function idempotent<T>(
+export async function idempotent<T>(
   db: Sql | Database,
   options: IdempotentOptions,
-  work: IdempotentWork<T, Sql>,
-): Promise<T>;
-export async function idempotent<T>(
-  db: EntityManager | MikroORM | Sql | Database,
-  options: IdempotentOptions,
-  work: IdempotentWork<T> | IdempotentWork<T, Sql>,
+  work: IdempotentWork<T>,
 ): Promise<T> {
   if (!options.key) throw new TypeError('idempotent: the key is empty');
   const settings = {
@@ -115,17 +97,14 @@ export async function idempotent<T>(
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     ttlMs: options.ttlMs ?? DEFAULT_RETENTION_MS,
   };
-  // Inside, an EntityManager is carried as a Sql (asSql): the work gets the
-  // kind of scope it was written for, at run time as in its type.
-  const scoped = work as IdempotentWork<T, Sql>;
-  // Given the ORM (or the pg Database), transactional mode owns the
-  // transaction's connection (two round trips fewer), its work on one scope
-  // on that connection; given an EntityManager (or a Sql), which may be in a
-  // transaction of the caller's, it runs in (or nested in) that transaction.
-  if (options.transactional && 'em' in db) return runInOwnedTransaction(db, settings, scoped);
-  const em = 'em' in db ? asSql(db.em).fork() : asSql(db);
-  if (!options.transactional) return runWithLease(em, settings, options.heartbeat ?? true, scoped);
-  return runInTransaction(em, settings, scoped);
+  // Given the Database, transactional mode owns the transaction's connection
+  // (two round trips fewer), its work on one scope on that connection; given
+  // a scope, which may be in a transaction of the caller's, it runs in (or
+  // nested in) that transaction.
+  if (options.transactional && 'em' in db) return runInOwnedTransaction(db, settings, work);
+  const em = 'em' in db ? db.em.fork() : db;
+  if (!options.transactional) return runWithLease(em, settings, options.heartbeat ?? true, work);
+  return runInTransaction(em, settings, work);
 }
 
 type Settings = Parameters<typeof claimKey>[1];
@@ -134,7 +113,7 @@ async function runWithLease<T>(
   em: Sql,
   settings: Settings,
   heartbeat: boolean,
-  work: IdempotentWork<T, Sql>,
+  work: IdempotentWork<T>,
 ): Promise<T> {
   const { key, leaseMs } = settings;
   // Bookkeeping commits on its own, outside any transaction the caller's EM is in.
@@ -162,11 +141,7 @@ async function runWithLease<T>(
       stopHeartbeat();
       const json = toJson(result);
       if (
-        !(await completeClaimWith(
-          asSql(target),
-          { key, token, resultJson: json, ttlMs: settings.ttlMs },
-          statement,
-        ))
+        !(await completeClaimWith(target, { key, token, resultJson: json, ttlMs: settings.ttlMs }, statement))
       ) {
         throw new IdempotencyLeaseLostError(key);
       }
@@ -193,7 +168,7 @@ async function runWithLease<T>(
   return JSON.parse(json) as T;
 }
 
-async function runInTransaction<T>(em: Sql, settings: Settings, work: IdempotentWork<T, Sql>): Promise<T> {
+async function runInTransaction<T>(em: Sql, settings: Settings, work: IdempotentWork<T>): Promise<T> {
   const { key, leaseMs } = settings;
   // The claim row stays uncommitted until the work commits: a failed work
   // rolls it back with the work's writes, and a dead holder's connection
@@ -209,7 +184,7 @@ async function runInTransaction<T>(em: Sql, settings: Settings, work: Idempotent
       takenOver: outcome.takenOver,
       extendLease: (ms = leaseMs) => setTransactionLease(tx, ms),
       // In the transaction the write and the completion commit together anyway.
-      completeWith: (target, _result, statement) => runStatement(asSql(target), statement),
+      completeWith: (target, _result, statement) => runStatement(target, statement),
     };
     const json = toJson(await work(tx, claim));
     // A new key's row went in completed with a null result: nothing to store for a null one.
@@ -224,17 +199,16 @@ async function runInTransaction<T>(em: Sql, settings: Settings, work: Idempotent
 
 /**
  * Transactional mode on a connection of its own (owned/store.ts): BEGIN and the
- * claim in one round trip, the work on a scope in that transaction (a fork of
- * the ORM's EntityManager, or the pg implementation's transaction scope),
+ * claim in one round trip, the work on a scope in that transaction,
  * then the completion (when the result is not null) and COMMIT in one. The
  * same statements and guarantees as runInTransaction: the claim row commits
  * with the work's writes or not at all, and the claim's lease ends a holder
  * that idles in the transaction.
  */
 async function runInOwnedTransaction<T>(
-  owner: MikroORM | Database,
+  owner: Database,
   settings: Settings,
-  work: IdempotentWork<T, Sql>,
+  work: IdempotentWork<T>,
 ): Promise<T> {
   const { key, leaseMs, ttlMs } = settings;
   const tx = await OwnedTransaction.connect(owner);
@@ -246,7 +220,7 @@ async function runInOwnedTransaction<T>(
       // Every statement of the wrapper's is PREPAREd before BEGIN, never inside the transaction.
       return tx.begin(sql, params, [COMPLETE_OR_FAIL_SQL, TAKE_OVER_SQL, TRANSACTION_LEASE_SQL]);
     };
-    const outcome = await claimKeyObserved(asSql(owner.em), { ...settings, inTransaction: true }, run);
+    const outcome = await claimKeyObserved(owner.em, { ...settings, inTransaction: true }, run);
     if (outcome.kind === 'completed') {
       await tx.commit();
       return outcome.result as T;
@@ -259,7 +233,7 @@ async function runInOwnedTransaction<T>(
       extendLease: async (ms = leaseMs) => {
         await tx.run(TRANSACTION_LEASE_SQL, [asSetting(ms)]);
       },
-      completeWith: (target, _result, statement) => runStatement(asSql(target), statement),
+      completeWith: (target, _result, statement) => runStatement(target, statement),
     };
     const json = toJson(await tx.work((scope) => work(scope, claim)));
     // A new key's row went in completed with a null result: nothing to store for a null one.

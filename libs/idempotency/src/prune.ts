@@ -1,4 +1,4 @@
-import { asSql, type Database, type EntityManager, type MikroORM, type Sql } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { deleteExpired } from './store.ts';
 
 export interface PruneOptions {
@@ -13,15 +13,12 @@ export interface PruneOptions {
  * live holder never loses its row. Run it on a schedule (a repeatable BullMQ
  * job); several runners at once skip each other's rows.
  */
-export async function pruneExpired(
-  db: EntityManager | MikroORM | Sql | Database,
-  options: PruneOptions = {},
-): Promise<number> {
+export async function pruneExpired(db: Sql | Database, options: PruneOptions = {}): Promise<number> {
   const batchSize = options.batchSize ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new TypeError(`batchSize must be a positive integer, got ${batchSize}`);
   }
-  const em = ('em' in db ? asSql(db.em) : asSql(db)).fork();
+  const em = ('em' in db ? db.em : db).fork();
   let total = 0;
   while (true) {
     const affectedRows = await deleteExpired(em, batchSize);

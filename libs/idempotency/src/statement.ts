@@ -1,4 +1,4 @@
-import { asSql, type Database, type EntityManager, type MikroORM, type Sql } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { signals } from '@hireflow/telemetry';
 import { IdempotencyConflictError } from './errors.ts';
 import { fingerprint as fingerprintOf } from './fingerprint.ts';
@@ -49,7 +49,7 @@ export interface StatementWork {
  * The stored result is `null`: use it for effects whose caller needs no result.
  */
 export async function idempotentStatement(
-  db: EntityManager | MikroORM | Sql | Database,
+  db: Sql | Database,
   options: IdempotentStatementOptions,
   work: StatementWork,
 ): Promise<boolean> {
@@ -59,7 +59,7 @@ export async function idempotentStatement(
       'idempotentStatement: the statement must read `claimed`, or it runs for duplicates too',
     );
   }
-  const em = 'em' in db ? asSql(db.em).fork() : asSql(db);
+  const em = 'em' in db ? db.em.fork() : db;
   const fingerprint = options.payload === undefined ? null : fingerprintOf(options.payload);
   const ttlMs = options.ttlMs ?? DEFAULT_RETENTION_MS;
   const row = await claimCompletedWith(em, { key: options.key, fingerprint, ttlMs }, work);

@@ -1,9 +1,7 @@
 import { executePrepared, type Sql } from '@hireflow/db';
 import { IdempotencyConflictError, IdempotencyInProgressError } from './errors.ts';
 
-// Every statement here runs on a `Sql` scope: the pg implementation's, or
-// MikroORM's EntityManager carried as one (asSql in @hireflow/db) while the
-// services still hold MikroORM (issue 31).
+// Every statement here runs on a `Sql` scope of @hireflow/db (issue 31).
 
 /**
  * Keys outlive every redelivery window: SQS keeps a message at most 14 days,

@@ -28,7 +28,7 @@ describe.each(backends)('$name: idempotent', ({ name }) => {
     const key = uniqueName('once');
     let runs = 0;
     const work = async (em: Sql) => {
-      // The backend's own scope: the pg implementation's on its Database, an EntityManager on MikroORM.
+      // The backend's own scope: the pg implementation's on its Database.
       expect(isPgScope(em)).toBe(name === 'pg');
       return { sent: ++runs };
     };

@@ -1,32 +1,19 @@
-import {
-  createDatabase,
-  createOrm,
-  type Database,
-  defineSqlMigration,
-  type MikroORM,
-  migrate,
-} from '@hireflow/db';
+import { createDatabase, type Database, defineSqlMigration, migrateDatabase } from '@hireflow/db';
 import { createTestDatabase } from '@hireflow/testing';
 import { IdempotencyInProgressError, idempotencyMigrations } from '../src/index.ts';
 
 /**
- * The two backends the wrapper runs on until the services move to the pg
- * implementation (issue 31): the tests run the same checks on each, as
- * libs/db's do (test/implementations.ts).
+ * The backends the wrapper runs on: the pg implementation (@hireflow/db)
+ * since the swap (issue 31, slice 3); until then MikroORM too, the same
+ * checks on each.
  */
-export type Backend = 'MikroORM' | 'pg';
-export const backends: { name: Backend }[] = [{ name: 'MikroORM' }, { name: 'pg' }];
+export type Backend = 'pg';
+export const backends: { name: Backend }[] = [{ name: 'pg' }];
 
 export interface TestOrm {
-  /** The test's own reads and writes (the rows as stored, a test's setup): MikroORM on either backend. */
-  orm: MikroORM;
-  /**
-   * What the test hands the wrapper: the ORM, or the pg implementation's
-   * Database on the same database. Typed as the latter either way: the
-   * wrapper tells them apart at run time, and the work's scope has the
-   * methods the tests use on both (only the types differ, as in libs/db's
-   * test/implementations.ts).
-   */
+  /** The test's own reads and writes (the rows as stored, a test's setup), on a pool of its own. */
+  orm: Database;
+  /** What the test hands the wrapper: a Database on the same database. */
   target: Database;
   url: string;
   close(): Promise<void>;
@@ -37,25 +24,21 @@ export interface TestOrm {
  * plus `effect`, a table the tests' work writes to so that a test can count
  * how many times an effect really happened.
  */
-export async function openTestOrm(
-  label: string,
-  poolMax = 10,
-  backend: Backend = 'MikroORM',
-): Promise<TestOrm> {
+export async function openTestOrm(label: string, poolMax = 10, _backend: Backend = 'pg'): Promise<TestOrm> {
   const db = await createTestDatabase(label);
   const migrations = [
     ...idempotencyMigrations,
     defineSqlMigration('9000-test-effect', ['CREATE TABLE effect (id text PRIMARY KEY, key text NOT NULL)']),
   ];
-  const orm = await createOrm({ url: db.url, migrations, poolMax });
-  await migrate(orm);
-  const pg = backend === 'pg' ? createDatabase({ url: db.url, migrations, poolMax }) : undefined;
+  const orm = createDatabase({ url: db.url, migrations, poolMax });
+  await migrateDatabase(orm);
+  const target = createDatabase({ url: db.url, migrations, poolMax });
   return {
     orm,
-    target: pg ?? (orm as unknown as Database),
+    target,
     url: db.url,
     close: async () => {
-      await pg?.close();
+      await target.close();
       await orm.close();
       await db.drop();
     },
@@ -70,7 +53,7 @@ export interface StoredRow {
   fingerprint: string | null;
 }
 
-export async function storedRow(orm: MikroORM, key: string): Promise<StoredRow | undefined> {
+export async function storedRow(orm: Database, key: string): Promise<StoredRow | undefined> {
   const [row] = await orm.em
     .fork()
     .execute<StoredRow[]>(
@@ -80,7 +63,7 @@ export async function storedRow(orm: MikroORM, key: string): Promise<StoredRow |
   return row;
 }
 
-export async function effectsOf(orm: MikroORM, key: string): Promise<string[]> {
+export async function effectsOf(orm: Database, key: string): Promise<string[]> {
   const rows = await orm.em
     .fork()
     .execute<{ id: string }[]>('SELECT id FROM effect WHERE key = ? ORDER BY id', [key]);
@@ -105,6 +88,6 @@ export function unlessInProgress<T>(call: Promise<T>): Promise<T | false> {
 }
 
 /** As if the holder had stalled past its lease: the next caller may take the key over. */
-export async function expireLease(orm: MikroORM, key: string): Promise<void> {
+export async function expireLease(orm: Database, key: string): Promise<void> {
   await orm.em.fork().execute('UPDATE processed_message SET lease_expires_at = now() WHERE key = ?', [key]);
 }

@@ -55,7 +55,7 @@ describe.each(backends)('$name: idempotent, transactional mode', ({ name }) => {
   it('a work that nests a transaction and runs prepared statements stays in the one transaction', async () => {
     const key = uniqueName('tx-nested');
     const work = (fail: boolean) => async (tx: Sql) => {
-      // The backend's own scope: the pg implementation's on its Database, an EntityManager on MikroORM.
+      // The backend's own scope: the pg implementation's on its Database.
       expect(isPgScope(tx)).toBe(name === 'pg');
       await tx.transactional(async (inner) => {
         await inner.execute('INSERT INTO effect (id, key) VALUES (?, ?)', [`${key}-inner`, key]);

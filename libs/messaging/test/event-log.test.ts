@@ -1,5 +1,5 @@
 import type { AnyEvent } from '@hireflow/contracts';
-import { createOrm, type EntityManager, migrate } from '@hireflow/db';
+import { createDatabase, migrateDatabase } from '@hireflow/db';
 import { startTestTracing } from '@hireflow/telemetry/testing';
 import type { ProvisionedTopology } from '@hireflow/testing';
 import { createTestDatabase, testTopology, waitFor } from '@hireflow/testing';
@@ -168,27 +168,27 @@ describe('the event log migration', () => {
   it('starts the log with what an existing outbox had sent, in order, and nothing pending', async () => {
     const db = await createTestDatabase('event-log-migration');
     const before = outboxMigrations.filter((m) => m.name < '0003');
-    const orm = await createOrm({ url: db.url, migrations: before });
+    const orm = createDatabase({ url: db.url, migrations: before });
     try {
-      await migrate(orm);
+      await migrateDatabase(orm);
       const [first, second, pending] = [jobPosted(), jobClosed(), jobClosed()];
-      const tx = orm.em.fork() as EntityManager;
+      const tx = orm.em.fork();
       await tx.transactional(async (t) => {
         await enqueueEvents(t, [first, second, pending]);
       });
       await tx.execute('UPDATE outbox SET sent_at = now() WHERE event_id IN (?, ?)', [first.id, second.id]);
       await orm.close();
-      const upgraded = await createOrm({
+      const upgraded = createDatabase({
         url: db.url,
         migrations: outboxMigrations,
       });
       try {
-        await migrate(upgraded);
-        const rows = await (upgraded.em.fork() as EntityManager).execute<
-          { event_id: string; at_event_time: boolean }[]
-        >(
-          "SELECT event_id, event_time = (payload->>'time')::timestamptz AS at_event_time FROM event_log ORDER BY position",
-        );
+        await migrateDatabase(upgraded);
+        const rows = await upgraded.em
+          .fork()
+          .execute<{ event_id: string; at_event_time: boolean }[]>(
+            "SELECT event_id, event_time = (payload->>'time')::timestamptz AS at_event_time FROM event_log ORDER BY position",
+          );
         expect(rows).toEqual([
           { event_id: first.id, at_event_time: true },
           { event_id: second.id, at_event_time: true },

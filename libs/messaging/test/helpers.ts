@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Message, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Topology } from '@hireflow/contracts';
 import { type AnyEvent, type CloudEvent, createEvent } from '@hireflow/contracts';
-import { createOrm, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
+import { createDatabase, type Database, migrateDatabase, type Sql } from '@hireflow/db';
 import {
   createTestDatabase,
   type RecordedCall,
@@ -138,16 +138,16 @@ export function useAws(): { aws: TestAws; calls: RecordedCall[] } {
 }
 
 /** A database of the file's own with the outbox table, dropped after its tests. */
-export function useOutboxDatabase(label: string): { db: TestDatabase; orm: MikroORM; em(): EntityManager } {
-  const env = { em: () => env.orm.em.fork() as EntityManager } as {
+export function useOutboxDatabase(label: string): { db: TestDatabase; orm: Database; em(): Sql } {
+  const env = { em: () => env.orm.em.fork() } as {
     db: TestDatabase;
-    orm: MikroORM;
-    em(): EntityManager;
+    orm: Database;
+    em(): Sql;
   };
   beforeAll(async () => {
     env.db = await createTestDatabase(label);
-    env.orm = await createOrm({ url: env.db.url, migrations: outboxMigrations });
-    await migrate(env.orm);
+    env.orm = createDatabase({ url: env.db.url, migrations: outboxMigrations });
+    await migrateDatabase(env.orm);
   });
   afterAll(async () => {
     await env.orm?.close();

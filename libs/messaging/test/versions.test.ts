@@ -6,7 +6,7 @@
 // versions applies each intent once (idempotency keyed by the posting).
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { type CloudEventOf, derivedEventId, type Topology } from '@hireflow/contracts';
-import { createOrm, defineSqlMigration, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
+import { createDatabase, type Database, defineSqlMigration, migrateDatabase, type Sql } from '@hireflow/db';
 import { idempotencyKey, idempotencyMigrations, idempotent } from '@hireflow/idempotency';
 import { createTestDatabase, type TestDatabase, testTopology, waitFor } from '@hireflow/testing';
 import { jobPostedV2, type VersionedCatalog, versionedEvents } from '@hireflow/testing/versions';
@@ -24,11 +24,11 @@ import { jobPosted, useAws } from './helpers.ts';
 
 const env = useAws();
 let db: TestDatabase;
-let orm: MikroORM;
+let orm: Database;
 
 beforeAll(async () => {
   db = await createTestDatabase('versions');
-  orm = await createOrm({
+  orm = createDatabase({
     url: db.url,
     migrations: [
       ...idempotencyMigrations,
@@ -39,7 +39,7 @@ beforeAll(async () => {
       ]),
     ],
   });
-  await migrate(orm);
+  await migrateDatabase(orm);
 });
 afterAll(async () => {
   await orm?.close();
@@ -147,7 +147,7 @@ describe('event versions on the emulator', () => {
     }
     // A change that rolls back writes neither version.
     const rolledBack = jobPostedV2();
-    const outboxRows = async (em: EntityManager) => (await em.execute('SELECT 1 FROM outbox')).length;
+    const outboxRows = async (em: Sql) => (await em.execute('SELECT 1 FROM outbox')).length;
     const before = await outboxRows(orm.em.fork());
     await expect(
       orm.em.fork().transactional(async (tx) => {

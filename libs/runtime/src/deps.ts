@@ -1,7 +1,13 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type ConsumerName, serviceChannels } from '@hireflow/contracts';
-import { createOrm, ensureDatabase, type MikroORM, migrate, type SqlMigration } from '@hireflow/db';
+import {
+  createDatabase,
+  type Database,
+  ensureDatabase,
+  migrateDatabase,
+  type SqlMigration,
+} from '@hireflow/db';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type AwsSettings, awsSettings, createSnsClient, createSqsClient } from './aws.ts';
@@ -15,7 +21,7 @@ export interface ServiceDeps {
   /** One of the services, or a subscriber service (docs/subscribing.md). */
   service: ConsumerName;
   log: Logger;
-  orm: MikroORM;
+  orm: Database;
   redis: Redis;
   sqs: SQSClient;
   sns: SNSClient;
@@ -50,13 +56,13 @@ export interface ConnectOptions {
  */
 export async function connectDeps(config: ServiceConfig, options: ConnectOptions): Promise<ServiceDeps> {
   await ensureDatabase(config.DATABASE_URL);
-  const orm = await createOrm({
+  const orm = createDatabase({
     url: config.DATABASE_URL,
     poolMax: config.DATABASE_POOL_MAX,
     migrations: options.migrations,
   });
   try {
-    await migrate(orm);
+    await migrateDatabase(orm);
   } catch (error) {
     await orm.close();
     throw error;

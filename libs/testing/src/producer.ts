@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { AnyEvent, TopicName } from '@hireflow/contracts';
-import { createOrm, type EntityManager, type MikroORM, migrate } from '@hireflow/db';
+import { createDatabase, type Database, migrateDatabase } from '@hireflow/db';
 import {
   enqueueEvents,
   OutboxRelay,
@@ -15,7 +15,7 @@ import { waitFor } from './wait.ts';
 
 export interface TestProducer {
   db: TestDatabase;
-  orm: MikroORM;
+  orm: Database;
   /** Its admin listener on 127.0.0.1 (a free port), serving `GET /internal/events`. */
   adminUrl: string;
   /** Commits the events to the outbox in one transaction; the relay publishes and logs them. */
@@ -36,8 +36,8 @@ export async function startTestProducer(
   options: { sns: SNSClient; topicArns: Partial<Record<TopicName, string>>; adminToken?: string },
 ): Promise<TestProducer> {
   const db = await createTestDatabase(label);
-  const orm = await createOrm({ url: db.url, migrations: outboxMigrations });
-  await migrate(orm);
+  const orm = createDatabase({ url: db.url, migrations: outboxMigrations });
+  await migrateDatabase(orm);
   const relay = new OutboxRelay({
     orm,
     publisher: new SnsPublisher(options.sns),
@@ -52,7 +52,7 @@ export async function startTestProducer(
   registerEventLogRoutes(admin, { orm });
   await admin.listen({ host: '127.0.0.1', port: 0 });
   const { port } = admin.server.address() as AddressInfo;
-  const em = () => orm.em.fork() as EntityManager;
+  const em = () => orm.em.fork();
   return {
     db,
     orm,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createOrm, type EntityManager, migrate } from '@hireflow/db';
+import { createDatabase, migrateDatabase, type Sql } from '@hireflow/db';
 import { createTestDatabase } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../src/db/schema.ts';
@@ -13,7 +13,7 @@ describe('the known-owners migration', () => {
   it('keeps existing (and old-code) owned uploads attached; ownerless ones still expire', async () => {
     const db = await createTestDatabase('media-owners-migration');
     const before = migrations.filter((m) => m.name < '1003');
-    const insertOld = (em: EntityManager, id: string, tenantId: string, ownerId: string | null) =>
+    const insertOld = (em: Sql, id: string, tenantId: string, ownerId: string | null) =>
       em.execute(
         `INSERT INTO upload (id, tenant_id, status, owner_type, owner_id, content_type, size_bytes, width, height, created_at)
          VALUES (?, ?, 'ready', ?, ?, 'image/png', 10, 1, 1, now() - interval '2 hours')`,
@@ -21,18 +21,18 @@ describe('the known-owners migration', () => {
       );
     const tenantId = randomUUID();
     const [owned, ownerless, ownedDuringDeploy] = [randomUUID(), randomUUID(), randomUUID()];
-    const orm = await createOrm({ url: db.url, migrations: before });
+    const orm = createDatabase({ url: db.url, migrations: before });
     try {
-      await migrate(orm);
-      const em = orm.em.fork() as EntityManager;
+      await migrateDatabase(orm);
+      const em = orm.em.fork();
       await insertOld(em, owned, tenantId, randomUUID());
       await insertOld(em, ownerless, tenantId, null);
       await orm.close();
 
-      const upgraded = await createOrm({ url: db.url, migrations });
+      const upgraded = createDatabase({ url: db.url, migrations });
       try {
-        expect(await migrate(upgraded)).toEqual(['1003-media-known-owners']);
-        const em2 = upgraded.em.fork() as EntityManager;
+        expect(await migrateDatabase(upgraded)).toEqual(['1003-media-known-owners']);
+        const em2 = upgraded.em.fork();
         // The previous release's INSERT, which knows nothing of owner_pending.
         await insertOld(em2, ownedDuringDeploy, tenantId, randomUUID());
         const rows = await em2.execute<{ id: string; owner_pending: boolean }[]>(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { createLogger } from '@hireflow/runtime';
 import { waitFor } from '@hireflow/testing';
 import { describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ function welcomeOf(tenantId: string, address: string): EmailIntent<'welcome'> {
 }
 
 /** What a candidate.registered.v1 handler writes: the locking upsert, then the intent with its admission. */
-async function registerWelcome(em: EntityManager, intent: EmailIntent<'welcome'>) {
+async function registerWelcome(em: Sql, intent: EmailIntent<'welcome'>) {
   await upsertCandidateLockingAddress(em, {
     candidateId: randomUUID(),
     tenantId: intent.tenantId,

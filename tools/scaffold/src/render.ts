@@ -24,7 +24,7 @@ function walk(dir: string): string[] {
 
 function handlerFunction(type: EventType): string {
   return `/** ${type}: ${eventCatalog[type].description} */
-export async function ${handlerName(type)}(em: EntityManager, event: CloudEvent<'${type}'>): Promise<void> {
+export async function ${handlerName(type)}(em: Sql, event: CloudEvent<'${type}'>): Promise<void> {
   // event.data is EventData<'${type}'>, validated against the catalog before this runs.
   await recordEvent(em, event);
 }`;

@@ -83,7 +83,7 @@ describe('pnpm new:subscriber', () => {
     );
     const handlers = readFileSync(join(copy, DIR, 'src/modules/events/handlers.ts'), 'utf8');
     expect(handlers).toContain(
-      "export async function onJobPostedV1(em: EntityManager, event: CloudEvent<'job.posted.v1'>)",
+      "export async function onJobPostedV1(em: Sql, event: CloudEvent<'job.posted.v1'>)",
     );
     expect(handlers).toContain("event: CloudEvent<'candidate.registered.v1'>");
     install();

@@ -1,21 +1,17 @@
 import { createHash } from 'node:crypto';
-import { asSql, type Database, isPgScope, type MikroORM, type Sql, transactionScopeOn } from '@hireflow/db';
-import { TransactionContext } from '@mikro-orm/core';
+import { type Database, type Sql, transactionScopeOn } from '@hireflow/db';
 import type pg from 'pg';
 
 // Transactional mode on a connection the wrapper owns, so that the
 // transaction's first statement rides with BEGIN and its last with COMMIT:
 // "BEGIN; EXECUTE claim(…)" and "EXECUTE complete(…); COMMIT" are each one
-// simple-protocol query, one round trip, where MikroORM's transaction sends
-// BEGIN and COMMIT each on its own. The wrapper's statements are SQL-level
+// simple-protocol query, one round trip, where `transactional` sends BEGIN
+// and COMMIT each on its own. The wrapper's statements are SQL-level
 // prepared statements (PREPARE once per connection, parsed and planned
 // once), their values written as escaped literals (`pg`'s escapeLiteral),
-// since the simple protocol carries no parameters. The work gets a scope on
-// the same connection: given MikroORM, a fork of its EntityManager whose
-// transaction context runs its queries there (MikroORM asks a transaction
-// context only to `executeQuery`, and for savepoints when the work nests a
-// transaction); given the pg implementation's Database, its transaction
-// scope on the connection (transactionScopeOn in @hireflow/db).
+// since the simple protocol carries no parameters. The work gets the
+// Database's transaction scope on the same connection (transactionScopeOn in
+// @hireflow/db).
 
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
@@ -48,20 +44,7 @@ function last(result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult {
   return Array.isArray(result) ? result[result.length - 1]! : result;
 }
 
-/** What MikroORM hands its driver: a compiled query (`sql` may be `{ name, text }` from executePrepared). */
-interface CompiledQuery {
-  sql: string | { name: string; text: string };
-  parameters: readonly unknown[];
-}
-
-/** Where the connection comes from: MikroORM's pool, or the pg implementation's. */
-type Owner = MikroORM | Database;
-
-/** The pg implementation's Database, not MikroORM (both have an `em`). */
-const isDatabase = (owner: Owner): owner is Database => isPgScope(owner.em);
-
 export class OwnedTransaction {
-  readonly #owner: Owner;
   readonly #pool: pg.Pool;
   readonly #client: pg.PoolClient;
   #broken: Error | undefined;
@@ -73,20 +56,16 @@ export class OwnedTransaction {
     this.#broken ??= error;
   };
 
-  private constructor(owner: Owner, pool: pg.Pool, client: pg.PoolClient) {
-    this.#owner = owner;
+  private constructor(pool: pg.Pool, client: pg.PoolClient) {
     this.#pool = pool;
     this.#client = client;
     // A checked-out client has no listener of the pool's: without one an idle error would be thrown.
     client.on('error', this.#onError);
   }
 
-  /** A connection of the owner's own pool, held until `release`. */
-  static async connect(owner: Owner): Promise<OwnedTransaction> {
-    const pool = isDatabase(owner)
-      ? owner.pool
-      : ((await owner.em.getConnection().getNativeClient()) as pg.Pool);
-    return new OwnedTransaction(owner, pool, await pool.connect());
+  /** A connection of the Database's pool, held until `release`. */
+  static async connect(db: Database): Promise<OwnedTransaction> {
+    return new OwnedTransaction(db.pool, await db.pool.connect());
   }
 
   /** `EXECUTE name('literal', …)` of `sql` (`?` placeholders, each cast in the text). */
@@ -161,69 +140,15 @@ export class OwnedTransaction {
 
   /**
    * Runs `work` on a scope whose statements go to this transaction (its
-   * nested transactions are savepoints in it), and, given MikroORM, flushes
-   * it (as em.transactional). Given MikroORM the scope is a fork of the ORM's
-   * EntityManager (a fresh, empty one), carried as a `Sql`; given the pg
-   * implementation, its transaction scope on this connection, which refuses
-   * statements once `work` is over.
+   * nested transactions are savepoints in it): the transaction scope on this
+   * connection, which refuses statements once `work` is over.
    */
   async work<T>(work: (scope: Sql) => Promise<T>): Promise<T> {
-    const owner = this.#owner;
-    if (isDatabase(owner)) {
-      const { scope, end } = transactionScopeOn(this.#client, this.#pool);
-      try {
-        return await work(scope);
-      } finally {
-        end();
-      }
+    const { scope, end } = transactionScopeOn(this.#client, this.#pool);
+    try {
+      return await work(scope);
+    } finally {
+      end();
     }
-    const fork = owner.em.fork({ cloneEventManager: true });
-    fork.setTransactionContext(this.#context());
-    return TransactionContext.create(fork, async () => {
-      const result = await work(asSql(fork));
-      await fork.flush();
-      return result;
-    });
-  }
-
-  /** What MikroORM needs of a (Kysely) transaction: queries, and savepoints for a nested transaction. */
-  #context(): object {
-    const client = this.#client;
-    const plain = async (text: string) => {
-      await this.#query(text);
-    };
-    const step = (text: string) => ({ execute: () => plain(text) });
-    const context = {
-      executeQuery: async (compiled: CompiledQuery) => {
-        const result = await client.query(compiled.sql as string, [...compiled.parameters]);
-        const { command, rowCount, rows } = last(result);
-        return {
-          rows: rows ?? [],
-          numAffectedRows:
-            command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
-              ? BigInt(rowCount ?? 0)
-              : undefined,
-        };
-      },
-      getExecutor: () => ({ provideConnection: async <R>(use: (c: unknown) => Promise<R>) => use(client) }),
-      savepoint: (name: string) => ({
-        execute: async () => {
-          await plain(`SAVEPOINT ${client.escapeIdentifier(name)}`);
-          // MikroORM marks the nested context (index, savepointName) itself.
-          return this.#context();
-        },
-      }),
-      releaseSavepoint: (name: string) => step(`RELEASE SAVEPOINT ${client.escapeIdentifier(name)}`),
-      rollbackToSavepoint: (name: string) => step(`ROLLBACK TO SAVEPOINT ${client.escapeIdentifier(name)}`),
-      // The wrapper commits and rolls back the transaction itself.
-      commit: () => ({
-        execute: () => Promise.reject(new Error('the idempotency wrapper commits this transaction')),
-      }),
-      rollback: () => ({
-        execute: () => Promise.reject(new Error('the idempotency wrapper rolls this transaction back')),
-      }),
-      isRolledBack: false,
-    };
-    return context;
   }
 }

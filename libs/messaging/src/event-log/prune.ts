@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlScope } from '../sql.ts';
 import { deleteLoggedBefore } from './store.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -17,7 +17,7 @@ export const DEFAULT_EVENT_LOG_RETENTION_MS = DEFAULT_EVENT_LOG_RETENTION_DAYS *
  * `limit` so no single statement holds many locks. Returns how many went.
  */
 export async function pruneEventLog(
-  em: EntityManager,
+  em: SqlScope,
   options: { olderThanMs?: number; limit?: number } = {},
 ): Promise<number> {
   const olderThanMs = options.olderThanMs ?? DEFAULT_EVENT_LOG_RETENTION_MS;

@@ -1,5 +1,4 @@
 import { type AnyEvent, eventTypes, isEventType } from '@hireflow/contracts';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -9,6 +8,7 @@ import type {
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { SqlDatabase } from '../sql.ts';
 import type { TraceCarrier } from '../trace.ts';
 import { readEventLog } from './store.ts';
 
@@ -68,7 +68,7 @@ export type AdminServer = FastifyInstance<
  * `pnpm replay` reads the producers' logs through it, so no tool needs
  * another service's database credentials (docs/replay.md).
  */
-export function registerEventLogRoutes(admin: AdminServer, options: { orm: MikroORM }): void {
+export function registerEventLogRoutes(admin: AdminServer, options: { orm: SqlDatabase }): void {
   admin.get(
     '/internal/events',
     {

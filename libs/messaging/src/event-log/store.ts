@@ -1,5 +1,5 @@
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlScope } from '../sql.ts';
 
 // The event log's SQL, in one place: the admin route reads it, the relay's
 // housekeeping prunes it (the outbox's markSent appends to it).
@@ -25,7 +25,7 @@ export interface EventLogQuery {
 }
 
 /** Up to `limit` published events in log (publication) order, after the cursor. */
-export function readEventLog(em: EntityManager, query: EventLogQuery): Promise<LoggedEventRow[]> {
+export function readEventLog(em: SqlScope, query: EventLogQuery): Promise<LoggedEventRow[]> {
   const conditions = ['position > ?'];
   const params: unknown[] = [query.after ?? '0'];
   if (query.types.length > 0) {
@@ -49,11 +49,7 @@ export function readEventLog(em: EntityManager, query: EventLogQuery): Promise<L
 }
 
 /** Deletes up to `limit` entries published more than `olderThanMs` ago; returns how many. */
-export async function deleteLoggedBefore(
-  em: EntityManager,
-  olderThanMs: number,
-  limit: number,
-): Promise<number> {
+export async function deleteLoggedBefore(em: SqlScope, olderThanMs: number, limit: number): Promise<number> {
   const deleted: unknown[] = await em.execute(
     `DELETE FROM event_log WHERE position IN (
        SELECT position FROM event_log WHERE published_at < now() - (? * interval '1 millisecond')

@@ -6,7 +6,7 @@ import {
   type EventContractsView,
   hireflowEvents,
 } from '@hireflow/contracts';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlScope } from '../sql.ts';
 import { injectTrace } from '../trace.ts';
 import { insertRows, insertStatement, type OutboxRow, type OutboxStatement } from './store.ts';
 
@@ -21,7 +21,7 @@ type AnyCloudEvent = CloudEvent | AnyEvent | AnyEventOf<Catalog>;
  * with a v2 fixture). Await it inside the transaction.
  */
 export function enqueueEvent(
-  em: EntityManager,
+  em: SqlScope,
   event: AnyCloudEvent,
   contracts: EventContractsView = hireflowEvents,
 ): Promise<void> {
@@ -34,7 +34,7 @@ export function enqueueEvent(
  * before anything is written. No events, no statement.
  */
 export async function enqueueEvents(
-  em: EntityManager,
+  em: SqlScope,
   events: readonly AnyCloudEvent[],
   contracts: EventContractsView = hireflowEvents,
 ): Promise<void> {

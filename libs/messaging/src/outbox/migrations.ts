@@ -1,18 +1,10 @@
-import type { MigrationObject } from '@mikro-orm/core';
-import { Migration } from '@mikro-orm/migrations';
-
 /**
- * The outbox's migration as plain SQL, in the shape @hireflow/db's
- * `defineSqlMigration` gives (a MikroORM migration object), written here so
- * the packed package needs MikroORM, not the workspace's db package.
+ * The outbox's migrations as plain SQL, in the shape @hireflow/db's
+ * `defineSqlMigration` gives (a name and its statements), written here so the
+ * packed package needs no workspace package.
  */
-function defineSqlMigration(name: string, statements: string[]): MigrationObject {
-  class SqlStatements extends Migration {
-    override up(): void {
-      for (const statement of statements) this.addSql(statement);
-    }
-  }
-  return { name, class: SqlStatements };
+function defineSqlMigration(name: string, statements: string[]): { name: string; statements: string[] } {
+  return { name, statements };
 }
 
 /** Channel the relay LISTENs on; a statement trigger NOTIFYs it when rows commit. */

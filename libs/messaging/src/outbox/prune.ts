@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlScope } from '../sql.ts';
 import { deleteSent } from './store.ts';
 
 /** Sent rows are kept a week (to look into what was published), then pruned. */
@@ -10,7 +10,7 @@ export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  * Returns how many rows were deleted.
  */
 export async function pruneOutbox(
-  em: EntityManager,
+  em: SqlScope,
   options: { olderThanMs?: number; limit?: number } = {},
 ): Promise<number> {
   const olderThanMs = options.olderThanMs ?? DEFAULT_OUTBOX_RETENTION_MS;

@@ -1,5 +1,4 @@
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { fullJitter } from '../backoff.ts';
 import { isDependencyUnavailable } from '../errors.ts';
@@ -7,6 +6,7 @@ import { DEFAULT_EVENT_LOG_RETENTION_MS, pruneEventLog } from '../event-log/prun
 import { type Logger, resolveLogger } from '../logger.ts';
 import { untraced } from '../quiet.ts';
 import { type PublishResult, SNS_MAX_BATCH, type SnsPublisher } from '../sns/publisher.ts';
+import type { SqlDatabase } from '../sql.ts';
 import { Wakeup } from '../wake.ts';
 import { DEFAULT_OUTBOX_RETENTION_MS, pruneOutbox } from './prune.ts';
 import {
@@ -29,7 +29,8 @@ export const DEFAULT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 export const RELAY_UNAVAILABLE_CAP_MS = 30_000;
 
 export interface OutboxRelayOptions {
-  orm: MikroORM;
+  /** The service's Database (@hireflow/db): its pool, its root scope, its URL. */
+  orm: SqlDatabase;
   publisher: SnsPublisher;
   /** Logical topic (as on the row, e.g. `jobs-events`) → topic ARN. */
   topicArns: Record<string, string>;
@@ -83,7 +84,6 @@ export class OutboxRelay {
   #loop: Promise<void> | undefined;
   #closing = false;
   #lastPrune = Date.now();
-  #nativePool: Promise<pg.Pool> | undefined;
 
   constructor(options: OutboxRelayOptions) {
     this.#options = {
@@ -132,7 +132,7 @@ export class OutboxRelay {
    * dropped when even that fails, and the claimed rows are pending again.
    */
   async relayOnce(): Promise<RelayOutcome> {
-    const pool = await this.#pool();
+    const pool = this.#pool();
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
@@ -158,15 +158,9 @@ export class OutboxRelay {
     }
   }
 
-  /** The ORM's own pg pool (the relay's batches hold one of its connections each). */
-  #pool(): Promise<pg.Pool> {
-    this.#nativePool ??= (this.#options.orm.em.getConnection().getNativeClient() as Promise<pg.Pool>).catch(
-      (error: unknown) => {
-        this.#nativePool = undefined;
-        throw error;
-      },
-    );
-    return this.#nativePool;
+  /** The Database's pg pool (the relay's batches hold one of its connections each). */
+  #pool(): pg.Pool {
+    return this.#options.orm.pool;
   }
 
   /**
@@ -295,9 +289,9 @@ export class OutboxRelay {
     if (pruneIntervalMs <= 0 || Date.now() - this.#lastPrune < pruneIntervalMs) return;
     this.#lastPrune = Date.now();
     try {
-      const deleted = await pruneOutbox(orm.em.fork() as EntityManager, { olderThanMs: retentionMs });
+      const deleted = await pruneOutbox(orm.em.fork(), { olderThanMs: retentionMs });
       if (deleted > 0) this.#log.info({ deleted }, 'pruned sent outbox rows');
-      const logged = await pruneEventLog(orm.em.fork() as EntityManager, {
+      const logged = await pruneEventLog(orm.em.fork(), {
         olderThanMs: eventLogRetentionMs,
       });
       if (logged > 0) this.#log.info({ deleted: logged }, 'pruned event log entries past their retention');
@@ -307,7 +301,7 @@ export class OutboxRelay {
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#options.orm.config.get('clientUrl') });
+    const client = new pg.Client({ connectionString: this.#options.orm.url });
     client.on('notification', () => this.#wake.signal());
     client.on('error', (error) => {
       // The poll keeps the relay going; reconnect in the background.

@@ -1,6 +1,6 @@
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import type { SqlScope } from '../sql.ts';
 import { OUTBOX_CHANNEL, OUTBOX_RELAY_ASLEEP_LOCK } from './migrations.ts';
 
 // The outbox table's SQL, in one place: enqueueing (as a statement to
@@ -17,7 +17,7 @@ export interface OutboxRow {
   baggage: string | null;
 }
 
-/** A statement for MikroORM's `execute` (`?` placeholders). */
+/** A statement for the scope's `execute` (`?` placeholders). */
 export interface OutboxStatement {
   sql: string;
   params: unknown[];
@@ -50,7 +50,7 @@ const valuesOf = (row: OutboxRow): unknown[] => [
  * Inserts outbox rows on `em` in one statement, in their order (their ids
  * ascend as they are listed), as MikroORM's unit of work batched them.
  */
-export async function insertRows(em: EntityManager, rows: readonly OutboxRow[]): Promise<void> {
+export async function insertRows(em: SqlScope, rows: readonly OutboxRow[]): Promise<void> {
   await em.execute(
     `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
      VALUES ${rows.map(() => '(?::uuid, ?, ?, ?::jsonb, ?, ?, ?)').join(', ')}`,
@@ -173,7 +173,7 @@ function digits(id: string): string {
 }
 
 /** Deletes up to `limit` rows sent more than `olderThanMs` ago; returns how many. */
-export async function deleteSent(em: EntityManager, olderThanMs: number, limit: number): Promise<number> {
+export async function deleteSent(em: SqlScope, olderThanMs: number, limit: number): Promise<number> {
   const deleted: unknown[] = await em.execute(
     `DELETE FROM outbox WHERE id IN (
        SELECT id FROM outbox WHERE sent_at IS NOT NULL AND sent_at < now() - (? * interval '1 millisecond')
@@ -186,7 +186,7 @@ export async function deleteSent(em: EntityManager, olderThanMs: number, limit: 
 
 /** Rows committed and not yet published, and the age of the oldest (seconds; 0 when none). */
 export async function outboxStats(
-  em: EntityManager,
+  em: SqlScope,
 ): Promise<{ backlog: number; oldestUnsentAgeSeconds: number }> {
   const [row] = await em.execute<{ backlog: string; age: number | null }[]>(
     `SELECT count(*) AS backlog, extract(epoch FROM now() - min(created_at))::float8 AS age

@@ -11,7 +11,7 @@ import {
   type EventContractsView,
   hireflowEvents,
 } from '@hireflow/contracts';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlScope } from '../sql.ts';
 import { enqueueEvents } from './enqueue.ts';
 
 /**
@@ -23,7 +23,7 @@ import { enqueueEvents } from './enqueue.ts';
  * With `outboxInsertStatement`, write `contracts.versionsOf(event)` the same way.
  */
 export async function enqueueVersions(
-  em: EntityManager,
+  em: SqlScope,
   event: CloudEvent | AnyEvent | AnyEventOf<Catalog>,
   contracts: EventContractsView = hireflowEvents,
 ): Promise<void> {

@@ -4,7 +4,7 @@
 // Reads the jobs service's configuration (DATABASE_URL, …) like the service.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@hireflow/config';
-import { createOrm, ensureDatabase, migrate } from '@hireflow/db';
+import { createDatabase, ensureDatabase, migrateDatabase } from '@hireflow/db';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { migrations } from '../db/schema.ts';
@@ -39,9 +39,9 @@ try {
 }
 await ensureDatabase(config.DATABASE_URL);
 const signing = { eventKey: config.APIKEY_EVENT_KEY };
-const orm = await createOrm({ url: config.DATABASE_URL, migrations, poolMax: 2 });
+const orm = createDatabase({ url: config.DATABASE_URL, migrations, poolMax: 2 });
 try {
-  await migrate(orm);
+  await migrateDatabase(orm);
   if (action === 'create') {
     const tenant = z
       .string()

@@ -6,7 +6,7 @@
 // (docs/fairness.md).
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { IdempotencyConflictError, idempotencyKey, idempotent } from '@hireflow/idempotency';
 import { enqueueEvents } from '@hireflow/messaging';
 import { insertCandidateOf, type NewCandidate } from './service.ts';
@@ -67,14 +67,14 @@ export function itemErrors(index: number, issues: readonly ItemIssue[]): FieldEr
  * its event in the bulk lane, which is returned for the caller to write to
  * the outbox in `tx` (a chunk writes its events together).
  */
-async function registerOne(tx: EntityManager, tenantId: string, input: NewCandidate) {
+async function registerOne(tx: Sql, tenantId: string, input: NewCandidate) {
   const { id, created, event } = await insertCandidateOf(tx, tenantId, input, { lane: 'bulk' });
   return { result: { id, status: created ? ('registered' as const) : ('existing' as const) }, event };
 }
 
 /** A keyed item: once per key; another item under a used key is a conflict, in its place. */
 async function registerKeyed(
-  orm: MikroORM,
+  orm: Database,
   tenantId: string,
   index: number,
   key: string,
@@ -109,7 +109,7 @@ async function registerKeyed(
  * `existing` and emits nothing.
  */
 export async function registerBatch(
-  orm: MikroORM,
+  orm: Database,
   tenantId: string,
   items: readonly ParsedItem[],
 ): Promise<{ batchId: string; items: BatchItemResult[] }> {

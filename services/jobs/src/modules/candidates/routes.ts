@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { HttpProblem, jsonResponse, LOCATION_HEADER, problemResponses } from '@hireflow/runtime';
 import { currentTraceId } from '@hireflow/telemetry';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -71,7 +71,7 @@ const badId = { 400: 'The id is not a UUID', 404: 'No candidate with this id for
 const badPage = { 400: 'limit or cursor is invalid (named in errors)' };
 const notFound = (id: string) => new HttpProblem(404, 'NOT_FOUND', `No candidate ${id}`);
 
-export const candidateRoutes: FastifyPluginAsyncZod<{ orm: MikroORM }> = async (app, { orm }) => {
+export const candidateRoutes: FastifyPluginAsyncZod<{ orm: Database }> = async (app, { orm }) => {
   app.post(
     '/v1/candidates',
     {

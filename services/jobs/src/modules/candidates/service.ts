@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CloudEvent, createEvent, type EventLane } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { enqueueEvent } from '@hireflow/messaging';
 import { type Candidate, findCandidate, insertCandidate } from './store.ts';
 
@@ -19,7 +19,7 @@ export interface NewCandidate {
  * nothing, so a client's retry never sends a second welcome email.
  */
 export async function registerCandidate(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   input: NewCandidate,
 ): Promise<{ candidate: Candidate; created: boolean }> {
@@ -31,7 +31,7 @@ export async function registerCandidate(
 
 /** The candidate and, when new, its `candidate.registered.v1`, in `tx`. */
 async function insertWithEvent(
-  tx: EntityManager,
+  tx: Sql,
   tenantId: string,
   input: NewCandidate,
 ): Promise<{ id: string; created: boolean }> {
@@ -47,7 +47,7 @@ async function insertWithEvent(
  * (an import's) puts what the event causes downstream in the bulk lane (docs/fairness.md).
  */
 export async function insertCandidateOf(
-  tx: EntityManager,
+  tx: Sql,
   tenantId: string,
   input: NewCandidate,
   options: { lane?: EventLane } = {},

@@ -1,4 +1,4 @@
-import { type EntityManager, toDate } from '@hireflow/db';
+import { type Sql, toDate } from '@hireflow/db';
 import type { MediaImage } from '../../db/media-image.ts';
 import { keysetAfter, newestFirstPage } from '../../http/pagination.ts';
 
@@ -12,10 +12,7 @@ export type CandidateRow = Omit<Candidate, 'photo'>;
  * (case-insensitively; the unique index decides between concurrent
  * registrations). Returns the id of the candidate that stands, and whether it is new.
  */
-export async function insertCandidate(
-  em: EntityManager,
-  row: CandidateRow,
-): Promise<{ id: string; created: boolean }> {
+export async function insertCandidate(em: Sql, row: CandidateRow): Promise<{ id: string; created: boolean }> {
   const inserted = await em.execute<{ id: string }[]>(
     `INSERT INTO candidate (id, tenant_id, name, email, headline, skills, location, created_at)
      VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)
@@ -79,11 +76,7 @@ const candidateOf = (r: CandidateRecord): Candidate => ({
   createdAt: toDate(r.created_at),
 });
 
-export async function findCandidate(
-  em: EntityManager,
-  tenantId: string,
-  id: string,
-): Promise<Candidate | null> {
+export async function findCandidate(em: Sql, tenantId: string, id: string): Promise<Candidate | null> {
   const rows = await em.execute<CandidateRecord[]>(
     `SELECT ${CANDIDATE_COLUMNS} FROM candidate WHERE id = ? AND tenant_id = ? LIMIT 1`,
     [id, tenantId],
@@ -91,7 +84,7 @@ export async function findCandidate(
   return rows[0] ? candidateOf(rows[0]) : null;
 }
 
-export async function candidateExists(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
+export async function candidateExists(em: Sql, tenantId: string, id: string): Promise<boolean> {
   const rows = await em.execute<{ found: boolean }[]>(
     'SELECT EXISTS (SELECT 1 FROM candidate WHERE id = ? AND tenant_id = ?) AS found',
     [id, tenantId],
@@ -101,7 +94,7 @@ export async function candidateExists(em: EntityManager, tenantId: string, id: s
 
 /** A page of the tenant's candidates, newest first (keyset on created_at, id). */
 export async function candidatesPage(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: Candidate[]; nextCursor: string | null }> {
@@ -121,7 +114,7 @@ export async function candidatesPage(
  * by upload id), in one conditional statement. True when the photo changed.
  */
 export async function setPhoto(
-  em: EntityManager,
+  em: Sql,
   change: { tenantId: string; candidateId: string; photo: MediaImage; uploadedAt: string },
 ): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(

@@ -1,5 +1,5 @@
 import type { AnyEvent, CloudEvent } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { handleOnce } from '@hireflow/idempotency';
 import { type EventHandlers, type Logger, PermanentError } from '@hireflow/messaging';
 import { setPhoto } from '../candidates/store.ts';
@@ -24,7 +24,7 @@ export interface PostingHandlerOptions {
 }
 
 export function postingHandlers(
-  orm: MikroORM,
+  orm: Database,
   feed: StatusFeed,
   log: Logger,
   options: PostingHandlerOptions,
@@ -39,7 +39,7 @@ export function postingHandlers(
   /** `work` and the event's webhook deliveries, once per event id; `deliver` says whether the work calls for them. */
   async function once<T>(
     event: AnyEvent,
-    work: (em: EntityManager) => Promise<T>,
+    work: (em: Sql) => Promise<T>,
     deliver: (result: T) => boolean = () => true,
   ): Promise<T> {
     let created: string[] = [];

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
 import {
   type ConcurrencySlots,
@@ -28,7 +28,7 @@ import { StatusStreams } from './status-stream.ts';
 import * as store from './store.ts';
 
 export interface PostingRoutesOptions {
-  orm: MikroORM;
+  orm: Database;
   feed: StatusFeed;
   /** Open status streams per API key, across processes. */
   streamSlots: ConcurrencySlots;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
 import {
   insertPostingWithEvent,
@@ -28,7 +28,7 @@ export interface NewPosting {
  * and nothing is emitted: `created` is false.
  */
 export async function createPosting(
-  em: EntityManager,
+  em: Sql,
   tenant: { tenantId: string; contactEmail: string },
   input: NewPosting,
   autoCloseAfterMs: number,
@@ -70,7 +70,7 @@ export async function createPosting(
  * Returns null when the tenant has no such posting.
  */
 export async function closePosting(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   postingId: string,
 ): Promise<{ posting: Posting; changed: boolean } | null> {
@@ -96,7 +96,7 @@ export async function closePosting(
  * Up to `limit` open postings past their close_at, closed (the worker's
  * periodic sweep: how every posting closes itself).
  */
-export async function closeOverduePostings(em: EntityManager, limit = 100): Promise<string[]> {
+export async function closeOverduePostings(em: Sql, limit = 100): Promise<string[]> {
   const closed: string[] = [];
   for (const row of await overduePostings(em, limit)) {
     if ((await closePosting(em.fork(), row.tenant_id, row.id))?.changed) closed.push(row.id);

@@ -1,4 +1,4 @@
-import { type EntityManager, executePrepared, toDate, toDateOrNull } from '@hireflow/db';
+import { executePrepared, type Sql, toDate, toDateOrNull } from '@hireflow/db';
 import type { MediaImage } from '../../db/media-image.ts';
 import { decodeMatchCursor, encodeMatchCursor, keysetAfter, newestFirstPage } from '../../http/pagination.ts';
 
@@ -18,7 +18,7 @@ export type PostingRow = Omit<Posting, 'status' | 'matchCount' | 'logo' | 'close
  * already is left as it is and nothing is emitted: false.
  */
 export async function insertPostingWithEvent(
-  em: EntityManager,
+  em: Sql,
   row: PostingRow,
   outbox: { sql: string; params: unknown[] },
 ): Promise<boolean> {
@@ -109,7 +109,7 @@ const postingOf = (r: PostingRecord): Posting => ({
   closedAt: toDateOrNull(r.closed_at),
 });
 
-export async function findPosting(em: EntityManager, tenantId: string, id: string): Promise<Posting | null> {
+export async function findPosting(em: Sql, tenantId: string, id: string): Promise<Posting | null> {
   const rows = await em.execute<PostingRecord[]>(
     `SELECT ${POSTING_COLUMNS} FROM job_posting WHERE id = ? AND tenant_id = ? LIMIT 1`,
     [id, tenantId],
@@ -118,7 +118,7 @@ export async function findPosting(em: EntityManager, tenantId: string, id: strin
 }
 
 /** The posting, locked for update until the transaction ends (`tx` must be in one). */
-export async function lockPosting(tx: EntityManager, tenantId: string, id: string): Promise<Posting | null> {
+export async function lockPosting(tx: Sql, tenantId: string, id: string): Promise<Posting | null> {
   // As MikroORM's pessimistic lock: outside a transaction the lock would end with the statement.
   if (!tx.isInTransaction()) throw new Error('lockPosting: an open transaction is required');
   const rows = await tx.execute<PostingRecord[]>(
@@ -129,19 +129,14 @@ export async function lockPosting(tx: EntityManager, tenantId: string, id: strin
 }
 
 /** Closes a posting (locked by `lockPosting` in the same transaction) at `at`. */
-export async function markPostingClosed(
-  tx: EntityManager,
-  tenantId: string,
-  id: string,
-  at: Date,
-): Promise<void> {
+export async function markPostingClosed(tx: Sql, tenantId: string, id: string, at: Date): Promise<void> {
   await tx.execute(
     `UPDATE job_posting SET status = 'closed', closed_at = ?, updated_at = ? WHERE id = ? AND tenant_id = ?`,
     [at, at, id, tenantId],
   );
 }
 
-export async function postingExists(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
+export async function postingExists(em: Sql, tenantId: string, id: string): Promise<boolean> {
   const rows = await em.execute<{ found: boolean }[]>(
     'SELECT EXISTS (SELECT 1 FROM job_posting WHERE id = ? AND tenant_id = ?) AS found',
     [id, tenantId],
@@ -151,7 +146,7 @@ export async function postingExists(em: EntityManager, tenantId: string, id: str
 
 /** A page of the tenant's postings, newest first (keyset on posted_at, id). */
 export async function postingsPage(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: Posting[]; nextCursor: string | null }> {
@@ -166,7 +161,7 @@ export async function postingsPage(
 }
 
 /** Open postings past their close time, oldest first. */
-export function overduePostings(em: EntityManager, limit: number) {
+export function overduePostings(em: Sql, limit: number) {
   return em.execute<{ id: string; tenant_id: string }[]>(
     `SELECT id, tenant_id FROM job_posting WHERE status <> 'closed' AND close_at <= now() ORDER BY close_at LIMIT ?`,
     [limit],
@@ -179,7 +174,7 @@ export function overduePostings(em: EntityManager, limit: number) {
  * one. True when the posting changed.
  */
 export async function applyMatched(
-  em: EntityManager,
+  em: Sql,
   change: { postingId: string; tenantId: string; matchCount: number; computedAt: string },
 ): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
@@ -199,7 +194,7 @@ export async function applyMatched(
  * Its time is kept to the millisecond, as the listing's cursor carries it.
  */
 export async function upsertMatch(
-  em: EntityManager,
+  em: Sql,
   match: {
     matchId: string;
     tenantId: string;
@@ -226,7 +221,7 @@ export async function upsertMatch(
  * event never replaces a newer logo. True when the logo changed.
  */
 export async function setLogo(
-  em: EntityManager,
+  em: Sql,
   change: { tenantId: string; postingId: string; logo: MediaImage; uploadedAt: string },
 ): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
@@ -266,7 +261,7 @@ interface MatchRow {
  * item's score, time and match id.
  */
 export async function matchesPage(
-  em: EntityManager,
+  em: Sql,
   filter: { tenantId: string; postingId?: string; candidateId?: string },
   query: { limit: number; cursor?: string | undefined },
 ) {

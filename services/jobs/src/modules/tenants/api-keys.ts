@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createEvent, type EventData, signApiKeyEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
 import { enqueueEvent, outboxInsertStatement } from '@hireflow/messaging';
 import { hashApiKey } from '@hireflow/runtime';
@@ -56,7 +56,7 @@ function revokedData(
 
 /** Creates the tenant if it is new, issues it a key, and announces the key, in one transaction. */
 export async function issueApiKey(
-  em: EntityManager,
+  em: Sql,
   tenantName: string,
   contactEmail: string,
   signing: KeyEventSigning = {},
@@ -92,11 +92,7 @@ export async function issueApiKey(
 }
 
 /** Revokes a key (idempotent: revoking twice announces once). Returns false for an unknown key. */
-export async function revokeApiKey(
-  em: EntityManager,
-  keyId: string,
-  signing: KeyEventSigning = {},
-): Promise<boolean> {
+export async function revokeApiKey(em: Sql, keyId: string, signing: KeyEventSigning = {}): Promise<boolean> {
   return em.transactional(async (tx) => {
     const apiKey = await findApiKey(tx, keyId);
     if (!apiKey) return false;
@@ -128,7 +124,7 @@ export async function revokeApiKey(
  * event's time is the key's own, so an announcement is the same event every time.
  */
 export async function announceApiKeys(
-  em: EntityManager,
+  em: Sql,
   signing: KeyEventSigning = {},
 ): Promise<{ issued: number; revoked: number }> {
   return em.transactional(async (tx) => {

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import {
   type ApiKeyAuthOptions,
   type ApiPrincipal,
@@ -17,7 +17,7 @@ export interface Principal extends ApiPrincipal {
  * Keys are looked up in jobs' own tables (the shared plugin of
  * `@hireflow/runtime` caches them 10 s: a revocation takes effect within that).
  */
-export function apiKeyLookup(orm: MikroORM): Omit<ApiKeyAuthOptions, 'limiter'> {
+export function apiKeyLookup(orm: Database): Omit<ApiKeyAuthOptions, 'limiter'> {
   return { lookup: (hash) => findActiveKey(orm.em.fork(), hash) };
 }
 

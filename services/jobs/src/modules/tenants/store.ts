@@ -1,4 +1,4 @@
-import { type EntityManager, toDate, toDateOrNull } from '@hireflow/db';
+import { type Sql, toDate, toDateOrNull } from '@hireflow/db';
 
 // The tenants module's data access: every statement on tenant and api_key.
 
@@ -9,7 +9,7 @@ export interface Tenant {
 }
 
 /** The tenant of this name, if any. */
-export async function findTenantByName(em: EntityManager, name: string): Promise<Tenant | null> {
+export async function findTenantByName(em: Sql, name: string): Promise<Tenant | null> {
   const rows = await em.execute<{ id: string; name: string; contact_email: string }[]>(
     'SELECT id, name, contact_email FROM tenant WHERE name = ? LIMIT 1',
     [name],
@@ -19,7 +19,7 @@ export async function findTenantByName(em: EntityManager, name: string): Promise
 }
 
 /** Inserts a tenant (its name is unique: a concurrent insert of the same name fails, 23505). */
-export async function insertTenant(em: EntityManager, tenant: Tenant, createdAt: Date): Promise<void> {
+export async function insertTenant(em: Sql, tenant: Tenant, createdAt: Date): Promise<void> {
   await em.execute('INSERT INTO tenant (id, name, contact_email, created_at) VALUES (?, ?, ?, ?)', [
     tenant.id,
     tenant.name,
@@ -28,11 +28,7 @@ export async function insertTenant(em: EntityManager, tenant: Tenant, createdAt:
   ]);
 }
 
-export async function setTenantContact(
-  em: EntityManager,
-  tenantId: string,
-  contactEmail: string,
-): Promise<void> {
+export async function setTenantContact(em: Sql, tenantId: string, contactEmail: string): Promise<void> {
   await em.execute('UPDATE tenant SET contact_email = ? WHERE id = ?', [contactEmail, tenantId]);
 }
 
@@ -62,7 +58,7 @@ const apiKeyOf = (r: ApiKeyRecord): ApiKey => ({
   revokedAt: toDateOrNull(r.revoked_at),
 });
 
-export async function insertApiKey(em: EntityManager, key: Omit<ApiKey, 'revokedAt'>): Promise<void> {
+export async function insertApiKey(em: Sql, key: Omit<ApiKey, 'revokedAt'>): Promise<void> {
   await em.execute('INSERT INTO api_key (id, tenant_id, key_hash, created_at) VALUES (?, ?, ?, ?)', [
     key.id,
     key.tenantId,
@@ -71,7 +67,7 @@ export async function insertApiKey(em: EntityManager, key: Omit<ApiKey, 'revoked
   ]);
 }
 
-export async function findApiKey(em: EntityManager, id: string): Promise<ApiKey | null> {
+export async function findApiKey(em: Sql, id: string): Promise<ApiKey | null> {
   const rows = await em.execute<ApiKeyRecord[]>(
     `SELECT ${API_KEY_COLUMNS} FROM api_key WHERE id = ? LIMIT 1`,
     [id],
@@ -79,7 +75,7 @@ export async function findApiKey(em: EntityManager, id: string): Promise<ApiKey 
   return rows[0] ? apiKeyOf(rows[0]) : null;
 }
 
-export async function setKeyRevoked(em: EntityManager, id: string, revokedAt: Date): Promise<void> {
+export async function setKeyRevoked(em: Sql, id: string, revokedAt: Date): Promise<void> {
   await em.execute('UPDATE api_key SET revoked_at = ? WHERE id = ?', [revokedAt, id]);
 }
 
@@ -90,7 +86,7 @@ export interface ActiveKey {
 }
 
 /** The active (not revoked) key with this hash, with its tenant's contact address. */
-export async function findActiveKey(em: EntityManager, keyHash: string): Promise<ActiveKey | null> {
+export async function findActiveKey(em: Sql, keyHash: string): Promise<ActiveKey | null> {
   const rows = await em.execute<{ id: string; tenant_id: string; contact_email: string }[]>(
     `SELECT k.id, k.tenant_id, t.contact_email FROM api_key k JOIN tenant t ON t.id = k.tenant_id
       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
@@ -101,7 +97,7 @@ export async function findActiveKey(em: EntityManager, keyHash: string): Promise
 }
 
 /** Every key, active or revoked, oldest first. */
-export async function allApiKeys(em: EntityManager): Promise<ApiKey[]> {
+export async function allApiKeys(em: Sql): Promise<ApiKey[]> {
   const rows = await em.execute<ApiKeyRecord[]>(
     `SELECT ${API_KEY_COLUMNS} FROM api_key ORDER BY created_at ASC, id ASC`,
   );
@@ -109,9 +105,6 @@ export async function allApiKeys(em: EntityManager): Promise<ApiKey[]> {
 }
 
 /** Runs an outbox statement (`outboxInsertStatement`) on its own. */
-export async function writeOutbox(
-  em: EntityManager,
-  outbox: { sql: string; params: unknown[] },
-): Promise<void> {
+export async function writeOutbox(em: Sql, outbox: { sql: string; params: unknown[] }): Promise<void> {
   await em.execute(outbox.sql, outbox.params);
 }

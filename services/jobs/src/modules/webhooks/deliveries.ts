@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyEvent } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
 import { context, propagation } from '@opentelemetry/api';
 import { webhookBody, webhookOf } from './events.ts';
@@ -19,7 +19,7 @@ export function activeTraceparent(): string | null {
  * transaction (under its idempotency claim). A delivery already there for
  * (endpoint, event) stays as it is. Returns the ids created.
  */
-export async function createDeliveries(em: EntityManager, event: AnyEvent): Promise<string[]> {
+export async function createDeliveries(em: Sql, event: AnyEvent): Promise<string[]> {
   const webhook = webhookOf(event);
   if (!webhook) return [];
   const endpoints = await subscribedEndpoints(em, webhook.tenantId, webhook.type);
@@ -52,7 +52,7 @@ export interface DeliveryQueue {
 }
 
 /** For a process without the delivery worker (the API's test and retry): a NOTIFY the workers LISTEN for. */
-export function createDeliveryQueue(options: { orm: MikroORM; log?: Logger }): DeliveryQueue {
+export function createDeliveryQueue(options: { orm: Database; log?: Logger }): DeliveryQueue {
   return {
     async add(deliveryIds) {
       if (deliveryIds.length === 0) return;

@@ -209,7 +209,7 @@ class DeliveryDispatcher {
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#options.orm.config.get('clientUrl') });
+    const client = new pg.Client({ connectionString: this.#options.orm.url });
     client.on('notification', () => this.#wake.signal());
     client.on('error', (error) => {
       if (this.#listener === client) this.#listener = undefined;

@@ -1,5 +1,5 @@
 import { createEvent } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { enqueueEvent, type Logger } from '@hireflow/messaging';
 import { signals } from '@hireflow/telemetry';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -27,7 +27,7 @@ import {
 const tracer = trace.getTracer('@hireflow/jobs');
 
 export interface DeliveryProcessorOptions {
-  orm: MikroORM;
+  orm: Database;
   send: SendOptions;
   /** Kept-alive connections per endpoint, each made to an address checked when it was made. */
   agents: EndpointAgents;
@@ -56,7 +56,7 @@ export async function deliverClaimed(
   return context.with(parent, () => attempt(options, em, delivery, endpoint));
 }
 
-async function finishWithoutAttempt(em: EntityManager, delivery: DeliveryRow, reason: string): Promise<void> {
+async function finishWithoutAttempt(em: Sql, delivery: DeliveryRow, reason: string): Promise<void> {
   await recordAttempt(em, {
     deliveryId: delivery.id,
     attemptedAt: new Date(),
@@ -72,7 +72,7 @@ async function finishWithoutAttempt(em: EntityManager, delivery: DeliveryRow, re
 /** Sends once, records the attempt and its consequences; returns when to try again, if ever. */
 async function attempt(
   options: DeliveryProcessorOptions,
-  em: EntityManager,
+  em: Sql,
   delivery: DeliveryRow,
   endpoint: EndpointRow,
 ): Promise<Date | undefined> {
@@ -176,7 +176,7 @@ async function attempt(
 
 /** Disables the endpoint and tells its tenant (webhook.endpoint.disabled.v1, once: only the call that disables). */
 async function disable(
-  em: EntityManager,
+  em: Sql,
   endpoint: EndpointRow,
   reason: string,
   now: Date,

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { HttpProblem, jsonResponse, problem, problemResponses } from '@hireflow/runtime';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -28,7 +28,7 @@ import { newSecret } from './signing.ts';
 import * as store from './store.ts';
 
 export interface WebhookRouteOptions {
-  orm: MikroORM;
+  orm: Database;
   /** Where the test and retry routes add their delivery (the worker role sends it). */
   queue: DeliveryQueue;
   allowHttp: boolean;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { HttpProblem } from '@hireflow/runtime';
 import { activeTraceparent } from './deliveries.ts';
 import { TEST_EVENT_TYPE, webhookBody } from './events.ts';
@@ -35,7 +35,7 @@ export function checkUrl(url: string, allowHttp: boolean): void {
 
 /** Registers an endpoint with a new secret; the tenant's limit holds between concurrent registrations. */
 export async function createEndpoint(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   input: NewEndpoint,
 ): Promise<{ id: string; secret: string; createdAt: Date }> {
@@ -64,7 +64,7 @@ export async function createEndpoint(
 }
 
 /** A `webhook.test` delivery to one endpoint, now. Returns its id. */
-export async function createTestDelivery(em: EntityManager, endpoint: EndpointRow): Promise<string> {
+export async function createTestDelivery(em: Sql, endpoint: EndpointRow): Promise<string> {
   const id = randomUUID();
   const now = new Date();
   await insertDeliveries(em, [

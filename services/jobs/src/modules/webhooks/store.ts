@@ -1,4 +1,4 @@
-import { type EntityManager, executePrepared } from '@hireflow/db';
+import { executePrepared, poolOf, type Sql } from '@hireflow/db';
 import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
 
 // The webhooks module's data access: endpoints, deliveries, attempts.
@@ -62,7 +62,7 @@ const toEndpoint = (r: EndpointRecord): EndpointRow => ({
 });
 
 /** Locks the tenant's row (the endpoint limit holds between concurrent creations) and counts its endpoints. */
-export async function lockAndCountEndpoints(em: EntityManager, tenantId: string): Promise<number> {
+export async function lockAndCountEndpoints(em: Sql, tenantId: string): Promise<number> {
   await em.execute('SELECT id FROM tenant WHERE id = ? FOR UPDATE', [tenantId]);
   const rows = await em.execute<{ n: string }[]>(
     'SELECT count(*) AS n FROM webhook_endpoint WHERE tenant_id = ?',
@@ -72,7 +72,7 @@ export async function lockAndCountEndpoints(em: EntityManager, tenantId: string)
 }
 
 export async function insertEndpoint(
-  em: EntityManager,
+  em: Sql,
   row: Pick<EndpointRow, 'id' | 'tenantId' | 'url' | 'description' | 'events' | 'secret'> & { now: Date },
 ): Promise<void> {
   await em.execute(
@@ -91,7 +91,7 @@ export async function insertEndpoint(
   );
 }
 
-export async function listEndpoints(em: EntityManager, tenantId: string): Promise<EndpointRow[]> {
+export async function listEndpoints(em: Sql, tenantId: string): Promise<EndpointRow[]> {
   const rows = await em.execute<EndpointRecord[]>(
     'SELECT * FROM webhook_endpoint WHERE tenant_id = ? ORDER BY created_at DESC, id DESC',
     [tenantId],
@@ -99,11 +99,7 @@ export async function listEndpoints(em: EntityManager, tenantId: string): Promis
   return rows.map(toEndpoint);
 }
 
-export async function findEndpoint(
-  em: EntityManager,
-  tenantId: string,
-  id: string,
-): Promise<EndpointRow | null> {
+export async function findEndpoint(em: Sql, tenantId: string, id: string): Promise<EndpointRow | null> {
   const rows = await em.execute<EndpointRecord[]>(
     'SELECT * FROM webhook_endpoint WHERE tenant_id = ? AND id = ?',
     [tenantId, id],
@@ -116,7 +112,7 @@ export async function findEndpoint(
  * its failure count, so its circuit starts closed.
  */
 export async function updateEndpoint(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   id: string,
   change: {
@@ -154,7 +150,7 @@ export async function updateEndpoint(
   return rows[0] ? toEndpoint(rows[0]) : null;
 }
 
-export async function deleteEndpoint(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
+export async function deleteEndpoint(em: Sql, tenantId: string, id: string): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
     'DELETE FROM webhook_endpoint WHERE tenant_id = ? AND id = ? RETURNING id',
     [tenantId, id],
@@ -164,7 +160,7 @@ export async function deleteEndpoint(em: EntityManager, tenantId: string, id: st
 
 /** The new secret signs from now on; the one it replaces signs beside it until `graceUntil`. */
 export async function rotateSecret(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   id: string,
   secret: string,
@@ -180,7 +176,7 @@ export async function rotateSecret(
 
 /** The tenant's enabled endpoints subscribed to an event type. */
 export async function subscribedEndpoints(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   type: string,
 ): Promise<{ id: string }[]> {
@@ -202,7 +198,7 @@ export interface NewDelivery {
 }
 
 /** Inserts deliveries; one already there for its (endpoint, event) stays as it is. Returns the new ids. */
-export async function insertDeliveries(em: EntityManager, rows: NewDelivery[]): Promise<string[]> {
+export async function insertDeliveries(em: Sql, rows: NewDelivery[]): Promise<string[]> {
   const inserted: string[] = [];
   for (const row of rows) {
     const result = await em.execute<{ id: string }[]>(
@@ -272,7 +268,7 @@ const toDelivery = (r: DeliveryRecord): DeliveryRow => ({
 });
 
 export async function findDelivery(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   endpointId: string,
   id: string,
@@ -286,7 +282,7 @@ export async function findDelivery(
 
 /** A page of an endpoint's deliveries, newest first (keyset on created_at, id). */
 export async function deliveriesPage(
-  em: EntityManager,
+  em: Sql,
   endpointId: string,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: DeliveryRow[]; nextCursor: string | null }> {
@@ -314,7 +310,7 @@ export interface AttemptRow {
   responseBody: string;
 }
 
-export async function attemptsOf(em: EntityManager, deliveryId: string): Promise<AttemptRow[]> {
+export async function attemptsOf(em: Sql, deliveryId: string): Promise<AttemptRow[]> {
   const rows = await em.execute<
     {
       attempted_at: Date;
@@ -347,7 +343,7 @@ export interface AttemptRecord extends AttemptRow {
  * Logs an attempt and moves its delivery on (its slot given back), in one
  * statement: atomic on its own, or part of the caller's transaction.
  */
-export async function recordAttempt(em: EntityManager, attempt: AttemptRecord): Promise<void> {
+export async function recordAttempt(em: Sql, attempt: AttemptRecord): Promise<void> {
   await executePrepared(
     em,
     `WITH logged AS (
@@ -381,7 +377,7 @@ export async function recordAttempt(em: EntityManager, attempt: AttemptRecord): 
  * had one: success closes the circuit (no row of a healthy endpoint is locked).
  */
 export async function recordSuccess(
-  em: EntityManager,
+  em: Sql,
   attempt: Omit<AttemptRecord, 'status' | 'nextAttemptAt' | 'error'>,
   endpointId: string,
 ): Promise<void> {
@@ -418,7 +414,7 @@ export async function recordSuccess(
  * (for longer). Returns the streak's start.
  */
 export async function endpointFailed(
-  em: EntityManager,
+  em: Sql,
   endpointId: string,
   now: Date,
   openUntil: (failures: number) => Date | null,
@@ -441,11 +437,7 @@ export async function endpointFailed(
 }
 
 /** Disables an enabled endpoint with a reason; true when this call did it. */
-export async function disableEndpoint(
-  em: EntityManager,
-  endpointId: string,
-  reason: string,
-): Promise<boolean> {
+export async function disableEndpoint(em: Sql, endpointId: string, reason: string): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
     `UPDATE webhook_endpoint SET enabled = false, disabled_reason = ?, updated_at = now()
       WHERE id = ? AND enabled RETURNING id`,
@@ -455,7 +447,7 @@ export async function disableEndpoint(
 }
 
 /** The contact address of a tenant (the email of `webhook.endpoint.disabled.v1`). */
-export async function tenantContact(em: EntityManager, tenantId: string): Promise<string | null> {
+export async function tenantContact(em: Sql, tenantId: string): Promise<string | null> {
   const rows = await em.execute<{ contact_email: string }[]>(
     'SELECT contact_email FROM tenant WHERE id = ?',
     [tenantId],
@@ -465,7 +457,7 @@ export async function tenantContact(em: EntityManager, tenantId: string): Promis
 
 /** Puts a delivery back to pending, due now (a manual retry); false when it is not the tenant's. */
 export async function resetDelivery(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   endpointId: string,
   id: string,
@@ -484,7 +476,7 @@ export const DELIVERY_CHANNEL = 'hireflow_webhook_deliveries';
 const CLAIM_LOCK = 7_364_227_001;
 
 /** Wakes the delivery workers (at the commit of the caller's transaction, if it is in one). */
-export async function notifyDeliveriesDue(em: EntityManager): Promise<void> {
+export async function notifyDeliveriesDue(em: Sql): Promise<void> {
   await em.execute(`SELECT pg_notify('${DELIVERY_CHANNEL}', '')`);
 }
 
@@ -509,11 +501,6 @@ export interface ClaimLimits {
   leaseMs: number;
 }
 
-/** The part of pg's pool and client a claim uses (the ORM's own pool: no connection of its own). */
-interface NativePool {
-  connect(): Promise<{ query(text: string): Promise<unknown>; release(destroy?: boolean): void }>;
-}
-
 /**
  * Claims due deliveries, with their endpoints, in one round trip: for each
  * endpoint with a free slot, its oldest due deliveries up to its free slots,
@@ -524,7 +511,7 @@ interface NativePool {
  * claims across workers and, in READ COMMITTED, the claim's snapshot is taken
  * after it, so it counts every slot another claim took.
  */
-export async function claimDueDeliveries(em: EntityManager, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(em: Sql, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   for (const value of Object.values(limits))
     if (!Number.isSafeInteger(value) || value < 0) throw new Error(`bad claim limit ${value}`);
   // Simple query protocol (several statements in one message): the integers are inlined, checked above.
@@ -556,12 +543,12 @@ export async function claimDueDeliveries(em: EntityManager, limits: ClaimLimits)
       FROM picked, clock, webhook_endpoint e
      WHERE d.id = picked.id AND e.id = d.endpoint_id
     RETURNING to_jsonb(d.*) AS delivery, to_jsonb(e.*) AS endpoint`;
-  const pool = (await em.getConnection().getNativeClient()) as NativePool;
-  const client = await pool.connect();
+  // The Database's own pool (no connection of its own).
+  const client = await poolOf(em).connect();
   try {
     const results = (await client.query(
       `BEGIN; SELECT pg_advisory_xact_lock(${CLAIM_LOCK}); ${claim}; COMMIT`,
-    )) as { rows: { delivery: DeliveryRecord; endpoint: EndpointRecord }[] }[];
+    )) as unknown as { rows: { delivery: DeliveryRecord; endpoint: EndpointRecord }[] }[];
     client.release();
     return results[2]!.rows.map((r) => ({
       delivery: toDelivery(r.delivery),

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { handleOnce } from '@hireflow/idempotency';
 import { type EventHandlers, laneOf } from '@hireflow/messaging';
 import { closePosting, insertCandidate, insertPosting, lockTenant } from '../profiles/store.ts';
@@ -12,7 +12,7 @@ import type { MatchQueue } from './queue.ts';
  * process may have died between the commit and the add): its task id derives
  * from the event, so adding it twice is a no-op.
  */
-export function matchingHandlers(options: { orm: MikroORM; queue: MatchQueue }): EventHandlers {
+export function matchingHandlers(options: { orm: Database; queue: MatchQueue }): EventHandlers {
   const { orm, queue } = options;
 
   return {

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { HttpProblem, type HttpServer, pageLimit, problemSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { matchesOfPosting, postingState } from './store.ts';
@@ -49,7 +49,7 @@ const listing = z.object({
  * behind ADMIN_TOKEN when set. A posting's matches as matching found them,
  * best first (ties: earliest found), for support tooling and tests.
  */
-export function registerInternalRoutes(admin: HttpServer, options: { orm: MikroORM }): void {
+export function registerInternalRoutes(admin: HttpServer, options: { orm: Database }): void {
   admin.get(
     '/internal/matches',
     {

@@ -7,7 +7,7 @@
 // the unique pair keeps any match from being found twice.
 import { randomUUID } from 'node:crypto';
 import type { EventLane } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { enqueueEvents, PermanentError } from '@hireflow/messaging';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { EmbeddedProfile, ProfileEmbedder } from '../embedding/profile.ts';
@@ -34,7 +34,7 @@ export interface MatchSettings {
 }
 
 export interface MatchingContext {
-  orm: MikroORM;
+  orm: Database;
   cache: TenantCache;
   embedder: ProfileEmbedder;
   settings: MatchSettings;
@@ -182,7 +182,7 @@ export async function computeCandidate(
 }
 
 async function recordCandidateMatches(
-  tx: EntityManager,
+  tx: Sql,
   tenantId: string,
   found: NewMatch[],
   foundAt: Date,

@@ -1,6 +1,6 @@
 // The matches module's data access: every statement on posting_match, and
 // the match counts of postings.
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 
 export interface NewMatch {
   id: string;
@@ -14,11 +14,7 @@ export interface NewMatch {
  * Inserts the pairs not found before, all at `foundAt`; returns those that
  * were new. A pair is unique: a computation that finds it again adds nothing.
  */
-export async function insertMatches(
-  tx: EntityManager,
-  matches: NewMatch[],
-  foundAt: Date,
-): Promise<NewMatch[]> {
+export async function insertMatches(tx: Sql, matches: NewMatch[], foundAt: Date): Promise<NewMatch[]> {
   if (matches.length === 0) return [];
   const rows = await tx.execute<{ id: string }[]>(
     `INSERT INTO posting_match (id, tenant_id, posting_id, candidate_id, score, found_at)
@@ -50,7 +46,7 @@ export async function insertMatches(
  * each job.matched.v1 in order even within one millisecond.
  */
 export async function addToMatchCounts(
-  tx: EntityManager,
+  tx: Sql,
   tenantId: string,
   added: Map<string, number>,
   computedAt: Date,
@@ -69,7 +65,7 @@ export async function addToMatchCounts(
 }
 
 /** Sets a posting's count after its first computation. */
-export async function setMatchCount(tx: EntityManager, id: string, count: number): Promise<void> {
+export async function setMatchCount(tx: Sql, id: string, count: number): Promise<void> {
   await tx.execute('UPDATE posting SET match_count = ? WHERE id = ?', [count, id]);
 }
 
@@ -82,7 +78,7 @@ interface MatchRow {
 
 /** A posting's matches, best score first, then earliest found, keyset-paged after `after`. */
 export async function matchesOfPosting(
-  em: EntityManager,
+  em: Sql,
   postingId: string,
   page: { limit: number; after?: { score: number; foundAt: string; id: string } | undefined },
 ): Promise<MatchRow[]> {
@@ -105,7 +101,7 @@ export async function matchesOfPosting(
 
 /** A posting's matching state, for the internal API. */
 export async function postingState(
-  em: EntityManager,
+  em: Sql,
   postingId: string,
 ): Promise<
   { id: string; tenant_id: string; status: string; match_count: number; computed_at: Date | null } | undefined

@@ -5,12 +5,12 @@
 // dead letter, kept and counted for someone to read: not retried in a loop.
 // Waiting, delayed and active tasks are left to run. Adding is idempotent by
 // task id, so workers sweeping at once do no harm.
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { uncomputed } from '../profiles/store.ts';
 import { computationKey, type MatchQueue, type MatchTask } from './queue.ts';
 
 export async function requeueUncomputed(
-  em: EntityManager,
+  em: Sql,
   queue: MatchQueue,
   options: { olderThanMs: number; limit?: number },
 ): Promise<string[]> {

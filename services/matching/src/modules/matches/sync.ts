@@ -2,7 +2,7 @@
 // computation's transaction and under the tenant's lock: every change below
 // the values this transaction draws is committed (or its own), so after the
 // sync the indexes hold exactly what the tables say.
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { trace } from '@opentelemetry/api';
 import type { EmbeddedProfile, ProfileEmbedder } from '../embedding/profile.ts';
 import { type ChangeRow, changesSince, storeReembedded, textsOf } from '../profiles/store.ts';
@@ -16,7 +16,7 @@ export const SYNC_PAGE = 5000;
 
 /** Applies the tenant's changes since its last sync; returns how many rows were read and re-embedded. */
 export async function syncTenant(
-  tx: EntityManager,
+  tx: Sql,
   state: TenantState,
   embedder: ProfileEmbedder,
   pageSize = SYNC_PAGE,
@@ -71,7 +71,7 @@ function toChange(row: ChangeRow, dims: number, fresh: EmbeddedProfile | undefin
  * (never mixed: the index refuses them) and stored back with this model's id.
  */
 async function reembedStale(
-  tx: EntityManager,
+  tx: Sql,
   page: ChangeRow[],
   embedder: ProfileEmbedder,
 ): Promise<Map<string, EmbeddedProfile>> {

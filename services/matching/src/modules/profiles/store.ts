@@ -1,6 +1,6 @@
 // The profiles module's data access: every statement on posting and
 // candidate rows, and the tenant lock that orders their changes.
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import type { EmbeddedProfile } from '../embedding/profile.ts';
 import { encodeVector } from './vectors.ts';
 
@@ -15,13 +15,13 @@ const TENANT_LOCK_CLASS = 0x6d617463;
  * the commit order, and a computation holding it sees every committed change
  * below the values it draws.
  */
-export async function lockTenant(tx: EntityManager, tenantId: string): Promise<void> {
+export async function lockTenant(tx: Sql, tenantId: string): Promise<void> {
   await tx.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [TENANT_LOCK_CLASS, tenantId]);
 }
 
 /** A job.posted.v1 as matching keeps it, to be embedded and computed. False when the posting was known. */
 export async function insertPosting(
-  em: EntityManager,
+  em: Sql,
   posting: {
     postingId: string;
     tenantId: string;
@@ -52,7 +52,7 @@ export async function insertPosting(
 
 /** A candidate.registered.v1, without name or email. False when the candidate was known. */
 export async function insertCandidate(
-  em: EntityManager,
+  em: Sql,
   candidate: { candidateId: string; tenantId: string; headline: string; skills: string[]; eventId: string },
 ): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
@@ -78,7 +78,7 @@ export async function insertCandidate(
  * never computed. False when nothing changed.
  */
 export async function closePosting(
-  tx: EntityManager,
+  tx: Sql,
   close: { postingId: string; tenantId: string; closedAt: string },
 ): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
@@ -102,11 +102,7 @@ export interface PostingRow {
   skills: string[];
 }
 
-export async function findPosting(
-  em: EntityManager,
-  tenantId: string,
-  id: string,
-): Promise<PostingRow | undefined> {
+export async function findPosting(em: Sql, tenantId: string, id: string): Promise<PostingRow | undefined> {
   const rows = await em.execute<PostingRow[]>(
     'SELECT id, status, title, description, skills FROM posting WHERE tenant_id = ? AND id = ?',
     [tenantId, id],
@@ -122,7 +118,7 @@ export interface CandidateRow {
 }
 
 export async function findCandidate(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   id: string,
 ): Promise<CandidateRow | undefined> {
@@ -141,7 +137,7 @@ export async function findCandidate(
  * it is one its computation searches.
  */
 export async function storeCandidateVector(
-  tx: EntityManager,
+  tx: Sql,
   tenantId: string,
   id: string,
   profile: EmbeddedProfile,
@@ -157,7 +153,7 @@ export async function storeCandidateVector(
   );
 }
 
-export async function markCandidateComputed(tx: EntityManager, id: string, at: Date): Promise<void> {
+export async function markCandidateComputed(tx: Sql, id: string, at: Date): Promise<void> {
   await tx.execute('UPDATE candidate SET computed_at = ?, updated_at = now() WHERE id = ?', [at, id]);
 }
 
@@ -167,7 +163,7 @@ export async function markCandidateComputed(tx: EntityManager, id: string, at: D
  * the postings a new candidate is searched against.
  */
 export async function openPosting(
-  tx: EntityManager,
+  tx: Sql,
   tenantId: string,
   id: string,
   profile: EmbeddedProfile,
@@ -199,7 +195,7 @@ export interface ChangeRow {
 
 /** The tenant's changes after `afterSeq`, in sequence order, at most `limit`. */
 export function changesSince(
-  em: EntityManager,
+  em: Sql,
   tenantId: string,
   afterSeq: bigint,
   limit: number,
@@ -218,7 +214,7 @@ export function changesSince(
 
 /** The texts of rows to re-embed (a stored vector of another model). */
 export function textsOf(
-  em: EntityManager,
+  em: Sql,
   kind: 'candidate' | 'posting',
   ids: string[],
 ): Promise<{ id: string; title: string; description: string; headline: string; skills: string[] }[]> {
@@ -236,7 +232,7 @@ export function textsOf(
  * value: during a rolling deploy, two models never make each other reload.
  */
 export async function storeReembedded(
-  em: EntityManager,
+  em: Sql,
   kind: 'candidate' | 'posting',
   id: string,
   profile: EmbeddedProfile,
@@ -251,7 +247,7 @@ export async function storeReembedded(
 
 /** Postings and candidates still uncomputed `olderThanMs` after they arrived, oldest first. */
 export function uncomputed(
-  em: EntityManager,
+  em: Sql,
   options: { olderThanMs: number; limit: number },
 ): Promise<{ kind: 'candidate' | 'posting'; id: string; tenant_id: string; event_id: string }[]> {
   return em.execute(

@@ -1,5 +1,5 @@
 import { apiKeyEventSigned, type CloudEvent } from '@hireflow/contracts';
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { handleOnce } from '@hireflow/idempotency';
 import { type EventHandlers, PermanentError } from '@hireflow/messaging';
 import { applyIssued, applyRevoked } from './store.ts';
@@ -19,7 +19,7 @@ export interface ApiKeyHandlerOptions {
  * writes are order-independent upserts, so an announcement of a key media
  * already knows (`pnpm cli api-key announce`) changes nothing.
  */
-export function apiKeyHandlers(orm: MikroORM, options: ApiKeyHandlerOptions = {}): EventHandlers {
+export function apiKeyHandlers(orm: Database, options: ApiKeyHandlerOptions = {}): EventHandlers {
   const { eventKey } = options;
   const checkSigned = (event: CloudEvent<'apikey.issued.v1'> | CloudEvent<'apikey.revoked.v1'>) => {
     if (eventKey && !apiKeyEventSigned(eventKey, event)) {

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { HttpProblem } from '@hireflow/runtime';
 import type { FastifyInstance } from 'fastify';
 import { describeKey } from './store.ts';
@@ -9,7 +9,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Admin port: whether media's projection knows a key. `pnpm start` asks it
  * for the demo key and announces the keys again when media is behind.
  */
-export function registerApiKeyInternalRoutes(admin: FastifyInstance, options: { orm: MikroORM }): void {
+export function registerApiKeyInternalRoutes(admin: FastifyInstance, options: { orm: Database }): void {
   admin.get<{ Params: { keyId: string } }>('/internal/api-keys/:keyId', async (request) => {
     const { keyId } = request.params;
     const known = UUID.test(keyId) ? await describeKey(options.orm.em.fork(), keyId) : null;

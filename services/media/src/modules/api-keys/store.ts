@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import type { ApiPrincipal } from '@hireflow/runtime';
 
 // The projection of jobs' API keys. Events may arrive in any order and more
@@ -6,7 +6,7 @@ import type { ApiPrincipal } from '@hireflow/runtime';
 // applying either twice changes nothing.
 
 export async function applyIssued(
-  em: EntityManager,
+  em: Sql,
   key: { keyId: string; tenantId: string; keyHash: string; issuedAt: string },
 ): Promise<void> {
   await em.execute(
@@ -18,7 +18,7 @@ export async function applyIssued(
 }
 
 export async function applyRevoked(
-  em: EntityManager,
+  em: Sql,
   key: { keyId: string; tenantId: string; revokedAt: string },
 ): Promise<void> {
   await em.execute(
@@ -30,7 +30,7 @@ export async function applyRevoked(
 }
 
 /** The active key with this hash (issued, not revoked). */
-export async function findActiveKey(em: EntityManager, keyHash: string): Promise<ApiPrincipal | null> {
+export async function findActiveKey(em: Sql, keyHash: string): Promise<ApiPrincipal | null> {
   const rows = await em.execute<{ key_id: string; tenant_id: string }[]>(
     'SELECT key_id, tenant_id FROM api_key WHERE key_hash = ? AND revoked_at IS NULL',
     [keyHash],
@@ -41,7 +41,7 @@ export async function findActiveKey(em: EntityManager, keyHash: string): Promise
 
 /** What the projection knows of a key (the launcher asks whether media has caught up). */
 export async function describeKey(
-  em: EntityManager,
+  em: Sql,
   keyId: string,
 ): Promise<{ keyId: string; tenantId: string; active: boolean } | null> {
   const rows = await em.execute<{ key_id: string; tenant_id: string; active: boolean }[]>(

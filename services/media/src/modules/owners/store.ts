@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import type { OwnerType, StoredVariant } from '../../db/upload-types.ts';
 
 // media's projection of the owners an upload may name: the postings
@@ -32,7 +32,7 @@ const ATTACHED_COLUMNS = 'id, tenant_id, owner_type, owner_id, status, variants,
  * caller's transaction (which announces the ready ones: `announceAttached`).
  * Applying it again changes nothing. Returns the uploads it attached.
  */
-export async function recordOwner(em: EntityManager, owner: OwnerRef): Promise<AttachedUpload[]> {
+export async function recordOwner(em: Sql, owner: OwnerRef): Promise<AttachedUpload[]> {
   await em.execute(
     `INSERT INTO known_owner (tenant_id, owner_type, owner_id) VALUES (?, ?, ?)
      ON CONFLICT (tenant_id, owner_type, owner_id) DO NOTHING`,
@@ -54,7 +54,7 @@ export async function recordOwner(em: EntityManager, owner: OwnerRef): Promise<A
  * upload is attached, never removed. In the caller's transaction, like
  * `recordOwner`.
  */
-export function attachKnownOwners(em: EntityManager): Promise<AttachedUpload[]> {
+export function attachKnownOwners(em: Sql): Promise<AttachedUpload[]> {
   return em.execute<AttachedUpload[]>(
     `UPDATE upload u SET owner_pending = false
        FROM known_owner o

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { type Logger, PermanentError } from '@hireflow/messaging';
 import { createTaskWorker, type TaskWorker, type TaskWorkerOptions } from '@hireflow/messaging/tasks';
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -27,7 +27,7 @@ export interface ResizeOptions {
   tenantConcurrency?: number;
   /** Slots beyond the concurrency for a resize that jumps a line (docs/fairness.md). */
   headroom?: number;
-  orm: MikroORM;
+  orm: Database;
   store: MediaStore;
   limiter: ImageLimiter;
   limits: ImageLimits;

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { enqueueResize, type ResizeQueue, resizeIntent } from '../uploads/resize-queue.ts';
 import { finishFailed } from '../uploads/service.ts';
 import { findUploadById, stalePendingUploads } from '../uploads/store.ts';
@@ -14,7 +14,7 @@ export const GAVE_UP_REASON =
  * event. Tasks waiting, running or delayed for a retry are left alone.
  */
 export async function sweepPendingUploads(
-  em: EntityManager,
+  em: Sql,
   queue: ResizeQueue,
   options: { olderThanMs: number; limit?: number },
 ): Promise<{ requeued: string[]; failed: string[] }> {

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { VARIANT_SPECS } from '../images/variants.ts';
 import { attachKnownOwners } from '../owners/store.ts';
 import { type MediaStore, originalKey, variantKey } from '../storage/index.ts';
@@ -27,7 +27,7 @@ export interface ExpiryResult {
  * run; a crash after the bytes went leaves a row the next run removes.
  */
 export async function expireUnattachedUploads(
-  em: EntityManager,
+  em: Sql,
   store: MediaStore,
   options: { olderThanMs: number; publicUrl: string; limit?: number },
 ): Promise<ExpiryResult> {

@@ -1,5 +1,5 @@
 import type { CloudEvent } from '@hireflow/contracts';
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { handleOnce } from '@hireflow/idempotency';
 import type { EventHandlers } from '@hireflow/messaging';
 import { type OwnerRef, recordOwner } from '../owners/store.ts';
@@ -13,7 +13,7 @@ import { announceAttached } from './service.ts';
  * owner media knows changes nothing. The uploads it attaches that are ready
  * are announced again, now with their owner (`publicUrl`: MEDIA_PUBLIC_URL).
  */
-export function ownerHandlers(orm: MikroORM, publicUrl: string): EventHandlers {
+export function ownerHandlers(orm: Database, publicUrl: string): EventHandlers {
   const apply = (event: { id: string }, owner: OwnerRef) =>
     handleOnce(orm, event, async (em) => {
       const attached = await recordOwner(em, owner);

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
 import {
   HttpProblem,
@@ -20,7 +20,7 @@ import { acceptUpload, StorageQuotaError, toUploadView } from './service.ts';
 import { findUpload } from './store.ts';
 
 export interface UploadRoutesOptions {
-  orm: MikroORM;
+  orm: Database;
   store: MediaStore;
   queue: ResizeQueue;
   limits: ImageLimits;

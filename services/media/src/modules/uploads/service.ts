@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent } from '@hireflow/contracts';
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import { idFromKey } from '@hireflow/idempotency';
 import { enqueueEvents, type Logger, outboxInsertStatement } from '@hireflow/messaging';
 import type { OwnerType, StoredVariant } from '../../db/upload-types.ts';
@@ -21,7 +21,7 @@ export interface AcceptUploadInput {
 }
 
 export interface UploadDeps {
-  em: EntityManager;
+  em: Sql;
   store: MediaStore;
   queue: ResizeQueue;
   limits: ImageLimits;
@@ -142,7 +142,7 @@ function processedEvent(
  * or candidate never shows an image that is going to expire.
  */
 export function finishReady(
-  em: EntityManager,
+  em: Sql,
   upload: Upload,
   variants: StoredVariant[],
   publicUrl: string,
@@ -169,7 +169,7 @@ export function finishReady(
  * one has nothing to show.
  */
 export async function announceAttached(
-  em: EntityManager,
+  em: Sql,
   attached: AttachedUpload[],
   publicUrl: string,
 ): Promise<void> {
@@ -187,7 +187,7 @@ export async function announceAttached(
 }
 
 /** Marks a pending upload failed with a reason a client may read, and announces `media.failed.v1`. */
-export function finishFailed(em: EntityManager, upload: Upload, reason: string): Promise<boolean> {
+export function finishFailed(em: Sql, upload: Upload, reason: string): Promise<boolean> {
   const event = createEvent(
     'media.failed.v1',
     { uploadId: upload.id, tenantId: upload.tenantId, reason },

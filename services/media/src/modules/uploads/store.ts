@@ -1,4 +1,4 @@
-import { type EntityManager, toDate } from '@hireflow/db';
+import { type Sql, toDate } from '@hireflow/db';
 import type { OwnerType, StoredVariant } from '../../db/upload-types.ts';
 
 // The uploads module's data access: every statement on `upload` lives here.
@@ -70,7 +70,7 @@ export interface NewUpload {
  * exists already (it derives from an Idempotency-Key: a retry after the
  * key's lease) keeps its row: false.
  */
-export async function insertUpload(em: EntityManager, row: NewUpload): Promise<boolean> {
+export async function insertUpload(em: Sql, row: NewUpload): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
     `INSERT INTO upload (id, tenant_id, status, owner_type, owner_id, owner_pending, content_type, size_bytes, width, height, created_at)
      VALUES (?, ?, 'pending', ?, ?,
@@ -99,7 +99,7 @@ export async function insertUpload(em: EntityManager, row: NewUpload): Promise<b
 }
 
 /** Bytes of the tenant's stored originals (every upload it still has). */
-export async function tenantStoredBytes(em: EntityManager, tenantId: string): Promise<number> {
+export async function tenantStoredBytes(em: Sql, tenantId: string): Promise<number> {
   const rows = await em.execute<{ bytes: string }[]>(
     'SELECT coalesce(sum(size_bytes), 0)::text AS bytes FROM upload WHERE tenant_id = ?',
     [tenantId],
@@ -108,7 +108,7 @@ export async function tenantStoredBytes(em: EntityManager, tenantId: string): Pr
 }
 
 /** The tenant's upload (another tenant's id is not found). */
-export async function findUpload(em: EntityManager, tenantId: string, id: string): Promise<Upload | null> {
+export async function findUpload(em: Sql, tenantId: string, id: string): Promise<Upload | null> {
   const rows = await em.execute<UploadRecord[]>(
     `SELECT ${UPLOAD_COLUMNS} FROM upload WHERE id = ? AND tenant_id = ? LIMIT 1`,
     [id, tenantId],
@@ -117,7 +117,7 @@ export async function findUpload(em: EntityManager, tenantId: string, id: string
 }
 
 /** Any tenant's upload: the worker acts on the id in its job. */
-export async function findUploadById(em: EntityManager, id: string): Promise<Upload | null> {
+export async function findUploadById(em: Sql, id: string): Promise<Upload | null> {
   const rows = await em.execute<UploadRecord[]>(`SELECT ${UPLOAD_COLUMNS} FROM upload WHERE id = ? LIMIT 1`, [
     id,
   ]);
@@ -125,7 +125,7 @@ export async function findUploadById(em: EntityManager, id: string): Promise<Upl
 }
 
 /** The tenant of a ready upload (the public variant route serves nothing else). */
-export async function readyUploadTenant(em: EntityManager, id: string): Promise<string | undefined> {
+export async function readyUploadTenant(em: Sql, id: string): Promise<string | undefined> {
   const rows = await em.execute<{ tenant_id: string }[]>(
     "SELECT tenant_id FROM upload WHERE id = ? AND status = 'ready'",
     [id],
@@ -145,7 +145,7 @@ export type Outcome = { status: 'ready'; variants: StoredVariant[] } | { status:
  * nothing and emits nothing: false.
  */
 export async function finishUpload(
-  em: EntityManager,
+  em: Sql,
   id: string,
   outcome: Outcome,
   outbox: { sql: string; params: unknown[] }[],
@@ -171,7 +171,7 @@ export async function finishUpload(
 }
 
 /** Uploads pending for longer than `olderThanMs`, oldest first (the sweep checks their tasks). */
-export function stalePendingUploads(em: EntityManager, olderThanMs: number, limit: number) {
+export function stalePendingUploads(em: Sql, olderThanMs: number, limit: number) {
   return em.execute<{ id: string; tenant_id: string }[]>(
     `SELECT id, tenant_id FROM upload
       WHERE status = 'pending' AND created_at < now() - make_interval(secs => ?::double precision / 1000)
@@ -186,7 +186,7 @@ export function stalePendingUploads(em: EntityManager, olderThanMs: number, limi
  * resize would write variants after the removal); the resize sweep ends any
  * pending upload that cannot.
  */
-export function expirableUploads(em: EntityManager, olderThanMs: number, limit: number) {
+export function expirableUploads(em: Sql, olderThanMs: number, limit: number) {
   return em.execute<{ id: string; tenant_id: string }[]>(
     `SELECT id, tenant_id FROM upload
       WHERE (owner_id IS NULL OR owner_pending) AND status <> 'pending'
@@ -202,7 +202,7 @@ export function expirableUploads(em: EntityManager, olderThanMs: number, limit: 
  * owner's event arriving meanwhile waits and then finds no upload to attach,
  * and an owner known by now keeps its upload. False when it no longer expires.
  */
-export async function deleteExpiredUpload(em: EntityManager, id: string): Promise<boolean> {
+export async function deleteExpiredUpload(em: Sql, id: string): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
     `DELETE FROM upload u
       WHERE u.id = ? AND (u.owner_id IS NULL OR u.owner_pending) AND u.status <> 'pending'

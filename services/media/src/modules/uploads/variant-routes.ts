@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { HttpProblem } from '@hireflow/runtime';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -25,7 +25,7 @@ const MAX_CACHED = 10_000;
  */
 export function registerVariantRoutes(
   app: FastifyInstance,
-  options: { orm: MikroORM; store: MediaStore },
+  options: { orm: Database; store: MediaStore },
 ): void {
   // A ready upload stays ready under the same tenant: its lookup can be kept.
   const tenants = new Map<string, string>();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { IdempotencyInProgressError, IdempotencyLeaseLostError, startHeartbeat } from '@hireflow/idempotency';
 import { fullJitter, isPermanent, type Logger, PermanentError, retryLaterOf } from '@hireflow/messaging';
 import { createTaskWorker, type TaskWorker, type TaskWorkerOptions } from '@hireflow/messaging/tasks';
@@ -56,7 +56,7 @@ export interface EmailWorkerOptions {
   tenantConcurrency?: number;
   /** Slots beyond `concurrency` for an email that jumps a line (docs/fairness.md). */
   headroom?: number;
-  orm: MikroORM;
+  orm: Database;
   mailer: Mailer;
   /** Redis URL: the worker opens (and quits) its own blocking connection. */
   connection: string;
@@ -255,7 +255,7 @@ const isUnsent = (status: Sendable['status']) => status === 'queued' || status =
  * `graceMs` has passed. Returns what the log says last.
  */
 async function awaitPreviousHolder(
-  em: EntityManager,
+  em: Sql,
   key: string,
   seen: Sendable,
   graceMs: number,

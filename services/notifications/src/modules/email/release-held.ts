@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import type { EmailQueue } from '../intents/email-queue.ts';
 import { heldIntents, setIntentStatus } from '../intents/store.ts';
 import { pruneDailyCounters, takeDailyQuota, takeRecipientCap } from '../quotas/store.ts';
@@ -14,7 +14,7 @@ class OverCap extends Error {}
  * a contact's confirmation just moved to held). Returns the keys released.
  */
 export async function releaseHeldEmails(
-  orm: MikroORM,
+  orm: Database,
   emails: EmailQueue,
   options: { tenantDailyQuota: number; recipientDailyCap: number; limit?: number; keys?: string[] },
 ): Promise<string[]> {

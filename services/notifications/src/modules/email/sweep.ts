@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import type { EmailQueue } from '../intents/email-queue.ts';
 import { stuckIntents } from '../intents/store.ts';
 
@@ -14,7 +14,7 @@ import { stuckIntents } from '../intents/store.ts';
  * task another sweeper just re-added may be removed and added once more).
  */
 export async function requeueStuckEmails(
-  em: EntityManager,
+  em: Sql,
   emails: EmailQueue,
   options: { olderThanMs: number; limit?: number },
 ): Promise<string[]> {

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import type { Logger } from '@hireflow/messaging';
 import { type AdmissionCheck, returnDailyQuota } from '../quotas/store.ts';
 import { type EmailIntent, recordAndCheck } from './store.ts';
@@ -40,7 +40,7 @@ const admissionLimits = (policy: AdmissionPolicy) => ({
  * decided now.
  */
 export async function recordAndAdmit(
-  em: EntityManager,
+  em: Sql,
   intent: EmailIntent,
   policy: AdmissionPolicy,
   log: Logger,
@@ -52,7 +52,7 @@ export async function recordAndAdmit(
 }
 
 async function refusalOf(
-  em: EntityManager,
+  em: Sql,
   intent: Pick<EmailIntent, 'key' | 'tenantId' | 'template'>,
   check: AdmissionCheck,
   policy: AdmissionPolicy,

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@hireflow/contracts';
-import type { EntityManager, MikroORM } from '@hireflow/db';
+import type { Database, Sql } from '@hireflow/db';
 import { HANDLER_LEASE_MS, IdempotentBatcher, idempotencyKey } from '@hireflow/idempotency';
 import {
   backoffBound,
@@ -26,7 +26,7 @@ import { intentKeepUntil } from './retention.ts';
 import { type EmailIntent, intentStatus, recordIntent, setIntentStatus } from './store.ts';
 
 export interface NotificationHandlersOptions {
-  orm: MikroORM;
+  orm: Database;
   emails: EmailQueue;
   /** How long an event waits for a candidate or posting it has not seen (ms): base, doubling up to cap. */
   wait: { baseMs: number; capMs: number };
@@ -72,7 +72,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   const handle = async (
     event: Pick<CloudEvent, 'id' | 'lane'>,
     context: MessageContext,
-    work: (em: EntityManager, refused: Decided['refused']) => Promise<EmailRequest[]>,
+    work: (em: Sql, refused: Decided['refused']) => Promise<EmailRequest[]>,
   ): Promise<void> => {
     const decided = await once(batcher, event.id, async (em) => {
       const refused: Decided['refused'] = [];
@@ -86,7 +86,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   };
 
   const intend = async (
-    em: EntityManager,
+    em: Sql,
     refused: Decided['refused'],
     intent: Omit<EmailIntent, 'keepUntil'>,
     postedAt?: Date,
@@ -115,7 +115,7 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
   };
 
   const awaitConfirmation = async (
-    em: EntityManager,
+    em: Sql,
     refused: Decided['refused'],
     summary: Omit<EmailIntent<'job-matched'>, 'keepUntil'>,
     postedAt: Date,
@@ -268,7 +268,7 @@ export function dependencyWaitMs(
 async function once<T extends object>(
   batcher: IdempotentBatcher,
   eventId: string,
-  work: (em: EntityManager) => Promise<T>,
+  work: (em: Sql) => Promise<T>,
 ): Promise<T & { fresh: boolean }> {
   // Each run of the work marks its result: the stored one is this call's own
   // when it carries the mark of this call's last run (a batch rolled back and

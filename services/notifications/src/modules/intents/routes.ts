@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import { type HttpServer, pageLimit, problemSchema } from '@hireflow/runtime';
 import { z } from 'zod';
 import { NOTIFICATION_STATUSES, TEMPLATES } from '../../db/notification-log.ts';
@@ -36,7 +36,7 @@ const notification = z.object({
  * behind ADMIN_TOKEN when set, never on the service port. Support tooling and
  * tests read the log through it.
  */
-export function registerInternalRoutes(admin: HttpServer, options: { orm: MikroORM }): void {
+export function registerInternalRoutes(admin: HttpServer, options: { orm: Database }): void {
   admin.get(
     '/internal/notifications',
     {

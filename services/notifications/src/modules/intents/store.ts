@@ -1,5 +1,5 @@
 // The notification log's data access: every statement on notification_log.
-import { type EntityManager, executePrepared } from '@hireflow/db';
+import { executePrepared, type Sql } from '@hireflow/db';
 import { IdempotencyInProgressError } from '@hireflow/idempotency';
 import type { NotificationStatus, TemplateName } from '../../db/notification-log.ts';
 import {
@@ -62,7 +62,7 @@ export const intentParams = (intent: EmailIntent): unknown[] => [
  * through recordAndCheck). A welcome email first takes its address's lock,
  * in the same statement. True when this call recorded it.
  */
-export async function recordIntent(em: EntityManager, intent: EmailIntent): Promise<boolean> {
+export async function recordIntent(em: Sql, intent: EmailIntent): Promise<boolean> {
   const welcome = intent.template === 'welcome';
   // Prepared (one text per lock clause).
   const rows = await executePrepared<{ inserted: boolean }>(em, intentInsert(welcome ? ADDRESS_LOCK : ''), [
@@ -94,7 +94,7 @@ export interface AdmissionLimits {
  * this takes the lock first, in a statement of its own.
  */
 export async function recordAndCheck(
-  em: EntityManager,
+  em: Sql,
   intent: EmailIntent,
   limits: AdmissionLimits,
   options: { addressLocked?: boolean } = {},
@@ -117,11 +117,11 @@ export async function recordAndCheck(
 }
 
 /** Takes the address's lock (ADDRESS_LOCK) until the transaction ends. */
-async function lockAddress(em: EntityManager, address: string): Promise<void> {
+async function lockAddress(em: Sql, address: string): Promise<void> {
   await executePrepared(em, `SELECT 1 ${ADDRESS_LOCK}`, [address]);
 }
 
-export async function intentStatus(em: EntityManager, key: string): Promise<NotificationStatus | undefined> {
+export async function intentStatus(em: Sql, key: string): Promise<NotificationStatus | undefined> {
   const rows = await em.execute<{ status: NotificationStatus }[]>(
     'SELECT status FROM notification_log WHERE key = ?',
     [key],
@@ -131,7 +131,7 @@ export async function intentStatus(em: EntityManager, key: string): Promise<Noti
 
 /** Moves an intent that was not sent to `suppressed` (never sent) or `held` (over quota), with why. */
 export async function setIntentStatus(
-  em: EntityManager,
+  em: Sql,
   key: string,
   status: 'suppressed' | 'held' | 'queued' | 'unconfirmed',
   reason: string | null,
@@ -147,11 +147,7 @@ export async function setIntentStatus(
  * moved to `held`: from there they go out as the tenant's quota and the
  * address's cap allow (release-held). Returns their keys.
  */
-export async function releaseUnconfirmed(
-  em: EntityManager,
-  tenantId: string,
-  address: string,
-): Promise<string[]> {
+export async function releaseUnconfirmed(em: Sql, tenantId: string, address: string): Promise<string[]> {
   const rows = await em.execute<{ key: string }[]>(
     `UPDATE notification_log SET status = 'held', error = NULL, updated_at = now()
       WHERE tenant_id = ? AND lower(recipient) = lower(?) AND status = 'unconfirmed'
@@ -163,7 +159,7 @@ export async function releaseUnconfirmed(
 
 /** Held intents, oldest first: what a new day's quota and cap may release. */
 export function heldIntents(
-  em: EntityManager,
+  em: Sql,
   limit: number,
   keys?: string[],
 ): Promise<{ key: string; tenant_id: string; recipient: string; template: TemplateName }[]> {
@@ -176,7 +172,7 @@ export function heldIntents(
 
 /** Intents still queued `olderThanMs` after their last change, oldest first. */
 export function stuckIntents(
-  em: EntityManager,
+  em: Sql,
   options: { olderThanMs: number; limit: number },
 ): Promise<{ key: string; template: TemplateName; tenant_id: string }[]> {
   return em.execute<{ key: string; template: TemplateName; tenant_id: string }[]>(
@@ -223,7 +219,7 @@ function sendableOf(row: SendableRow): Sendable {
   };
 }
 
-export async function findSendable(em: EntityManager, key: string): Promise<Sendable | undefined> {
+export async function findSendable(em: Sql, key: string): Promise<Sendable | undefined> {
   const [row] = await em.execute<SendableRow[]>(
     `SELECT n.tenant_id, n.status, n.recipient, n.template, n.params, n.message_id, n.provider_message_id,
             EXISTS (SELECT 1 FROM suppression s WHERE s.address = lower(n.recipient)) AS suppressed
@@ -307,7 +303,7 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * transaction has the row locked: held, come back later (not an attempt).
  */
 export async function claimSend(
-  em: EntityManager,
+  em: Sql,
   key: string,
   token: string,
   leaseMs: number,
@@ -332,12 +328,7 @@ export async function claimSend(
 }
 
 /** Pushes the send's lease `leaseMs` past now; false when `token` no longer holds it. */
-export async function renewSend(
-  em: EntityManager,
-  key: string,
-  token: string,
-  leaseMs: number,
-): Promise<boolean> {
+export async function renewSend(em: Sql, key: string, token: string, leaseMs: number): Promise<boolean> {
   const rows = await executePrepared<{ held: number }>(
     em,
     `UPDATE notification_log SET send_lease_until = clock_timestamp() + ?::float8 * interval '1 millisecond'
@@ -348,7 +339,7 @@ export async function renewSend(
 }
 
 /** Gives the send up without recording anything (nothing was sent): the next run claims it at once. */
-export async function releaseSend(em: EntityManager, key: string, token: string): Promise<void> {
+export async function releaseSend(em: Sql, key: string, token: string): Promise<void> {
   await executePrepared(
     em,
     `UPDATE notification_log SET send_token = NULL, send_lease_until = NULL
@@ -365,7 +356,7 @@ export async function releaseSend(em: EntityManager, key: string, token: string)
  * new holder's claim to it); false when `token` no longer held it.
  */
 export async function markSent(
-  em: EntityManager,
+  em: Sql,
   key: string,
   token: string,
   accepted: AcceptedEmail,
@@ -392,7 +383,7 @@ export async function markSent(
  * the key has no row or was sent meanwhile.
  */
 export async function markAttemptFailed(
-  em: EntityManager,
+  em: Sql,
   key: string,
   error: string,
   final: boolean,
@@ -421,7 +412,7 @@ export async function markAttemptFailed(
  * Returns how many rows were scrubbed and deleted.
  */
 export async function pruneNotificationLog(
-  em: EntityManager,
+  em: Sql,
   options: { olderThanMs: number; batchSize?: number },
 ): Promise<{ scrubbed: number; deleted: number }> {
   const batchSize = options.batchSize ?? 1000;
@@ -488,7 +479,7 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 
 /** A recipient's notifications, newest first (case-insensitive address), keyset-paged by row id. */
 export async function listByRecipient(
-  em: EntityManager,
+  em: Sql,
   query: {
     recipient: string;
     status?: NotificationStatus | undefined;

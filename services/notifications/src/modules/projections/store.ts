@@ -1,5 +1,5 @@
 import type { EventData } from '@hireflow/contracts';
-import { type EntityManager, executePrepared, toDate } from '@hireflow/db';
+import { executePrepared, type Sql, toDate } from '@hireflow/db';
 import { ADDRESS_DIGEST, ADDRESS_LOCK } from '../quotas/store.ts';
 
 // The service's own copies of what other services own (docs/design.md: a consumer
@@ -14,7 +14,7 @@ import { ADDRESS_DIGEST, ADDRESS_LOCK } from '../quotas/store.ts';
  * start after the lock is held. One round trip for both.
  */
 export async function upsertCandidateLockingAddress(
-  em: EntityManager,
+  em: Sql,
   data: EventData<'candidate.registered.v1'>,
 ): Promise<void> {
   await executePrepared(
@@ -37,7 +37,7 @@ export interface PostingProjectionRow {
   postedAt: string;
 }
 
-export async function upsertPosting(em: EntityManager, posting: PostingProjectionRow): Promise<void> {
+export async function upsertPosting(em: Sql, posting: PostingProjectionRow): Promise<void> {
   await em.execute(
     `INSERT INTO posting_projection (id, tenant_id, title, contact_email, contact_verified, posted_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, now())
@@ -63,7 +63,7 @@ export interface CandidateProjection {
   email: string;
 }
 
-export async function findCandidate(em: EntityManager, id: string): Promise<CandidateProjection | null> {
+export async function findCandidate(em: Sql, id: string): Promise<CandidateProjection | null> {
   const rows = await em.execute<{ id: string; tenant_id: string; name: string; email: string }[]>(
     'SELECT id, tenant_id, name, email FROM candidate_projection WHERE id = ? LIMIT 1',
     [id],
@@ -82,7 +82,7 @@ export interface PostingProjection {
   postedAt: Date;
 }
 
-export async function findPosting(em: EntityManager, id: string): Promise<PostingProjection | null> {
+export async function findPosting(em: Sql, id: string): Promise<PostingProjection | null> {
   const rows = await em.execute<
     {
       id: string;
@@ -110,11 +110,7 @@ export async function findPosting(em: EntityManager, id: string): Promise<Postin
 }
 
 /** Whether the tenant confirmed this address as a posting contact (compared lowercased, as a digest). */
-export async function isConfirmedContact(
-  em: EntityManager,
-  tenantId: string,
-  address: string,
-): Promise<boolean> {
+export async function isConfirmedContact(em: Sql, tenantId: string, address: string): Promise<boolean> {
   const rows = await em.execute<{ found: boolean }[]>(
     `SELECT EXISTS (SELECT 1 FROM verified_contact WHERE tenant_id = ? AND address_digest = ${ADDRESS_DIGEST}) AS found`,
     [tenantId, address],
@@ -123,11 +119,7 @@ export async function isConfirmedContact(
 }
 
 /** Records that the tenant's contact address confirmed (through its confirmation link). */
-export async function recordConfirmedContact(
-  em: EntityManager,
-  tenantId: string,
-  address: string,
-): Promise<void> {
+export async function recordConfirmedContact(em: Sql, tenantId: string, address: string): Promise<void> {
   await em.execute(
     `INSERT INTO verified_contact (tenant_id, address_digest) VALUES (?, ${ADDRESS_DIGEST})
      ON CONFLICT DO NOTHING`,

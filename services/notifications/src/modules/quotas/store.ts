@@ -1,6 +1,6 @@
 // The abuse controls' data (docs/security.md, API6): the admission check of
 // a new intent, each tenant's quota and each address's cap, per UTC day.
-import type { EntityManager } from '@hireflow/db';
+import type { Sql } from '@hireflow/db';
 import type { TemplateName } from '../../db/notification-log.ts';
 
 /** The lowercase address's SHA-256, as the per-address cap keeps it (a statement fragment, one parameter). */
@@ -9,7 +9,7 @@ export const ADDRESS_DIGEST = "sha256(convert_to(lower(?::text), 'UTF8'))";
 export const TODAY = "(now() AT TIME ZONE 'utc')::date";
 
 /** Gives back one email of the tenant's quota for today (taken for an intent that was then held). */
-export async function returnDailyQuota(em: EntityManager, tenantId: string): Promise<void> {
+export async function returnDailyQuota(em: Sql, tenantId: string): Promise<void> {
   await em.execute(
     `UPDATE tenant_email_quota SET used = used - 1 WHERE tenant_id = ? AND day = ${TODAY} AND used > 0`,
     [tenantId],
@@ -17,7 +17,7 @@ export async function returnDailyQuota(em: EntityManager, tenantId: string): Pro
 }
 
 /** Takes one email of the tenant's quota for today (UTC); false when today's quota is used up. */
-export async function takeDailyQuota(em: EntityManager, tenantId: string, quota: number): Promise<boolean> {
+export async function takeDailyQuota(em: Sql, tenantId: string, quota: number): Promise<boolean> {
   const rows = await em.execute<{ used: number }[]>(
     `INSERT INTO tenant_email_quota (tenant_id, day, used) VALUES (?, ${TODAY}, 1)
      ON CONFLICT (tenant_id, day) DO UPDATE SET used = tenant_email_quota.used + 1
@@ -29,7 +29,7 @@ export async function takeDailyQuota(em: EntityManager, tenantId: string, quota:
 }
 
 /** Takes one email of the address's cap for today (UTC), whatever the tenant; false when it is used up. */
-export async function takeRecipientCap(em: EntityManager, recipient: string, cap: number): Promise<boolean> {
+export async function takeRecipientCap(em: Sql, recipient: string, cap: number): Promise<boolean> {
   const rows = await em.execute<{ used: number }[]>(
     `INSERT INTO recipient_email_quota (address_digest, day, used) VALUES (${ADDRESS_DIGEST}, ${TODAY}, 1)
      ON CONFLICT (address_digest, day) DO UPDATE SET used = recipient_email_quota.used + 1
@@ -41,7 +41,7 @@ export async function takeRecipientCap(em: EntityManager, recipient: string, cap
 }
 
 /** Forgets the per-day counters of days before yesterday (UTC): nothing reads them any more. */
-export async function pruneDailyCounters(em: EntityManager): Promise<void> {
+export async function pruneDailyCounters(em: Sql): Promise<void> {
   await em.execute(`DELETE FROM recipient_email_quota WHERE day < ${TODAY} - 1`);
   await em.execute(`DELETE FROM tenant_email_quota WHERE day < ${TODAY} - 1`);
 }

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@hireflow/db';
+import type { Database } from '@hireflow/db';
 import type { HttpServer } from '@hireflow/runtime';
 import { z } from 'zod';
 import { confirmPage, donePage, invalidPage, PAGE_CSP } from './page.ts';
@@ -16,7 +16,7 @@ const query = z.object({ token: z.string().max(2000).optional() });
  */
 export function registerUnsubscribeRoutes(
   app: HttpServer,
-  options: { orm: MikroORM; tokens: UnsubscribeTokens },
+  options: { orm: Database; tokens: UnsubscribeTokens },
 ): void {
   // Mail clients post a form; a small parser keeps the body bounded.
   app.addContentTypeParser(
