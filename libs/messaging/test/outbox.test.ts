@@ -269,6 +269,24 @@ describe('transactional outbox', () => {
     );
   });
 
+  it("dates a row when it is written, not when its transaction began (the relay's backlog age counts from the write)", async () => {
+    const event = jobPosted();
+    const { began } = await em().transactional(async (tx) => {
+      // The transaction's start, then a write 200 ms later (a long computation before it).
+      const [began] = await tx.execute<{ now: string }[]>('SELECT now()::text AS now');
+      await tx.execute('SELECT pg_sleep(0.2)');
+      await enqueueEvent(tx, event);
+      return { began: began!.now };
+    });
+    const [row] = await em().execute<{ after_ms: number }[]>(
+      'SELECT extract(epoch FROM created_at - ?::timestamptz) * 1000 AS after_ms FROM outbox WHERE event_id = ?',
+      [began, event.id],
+    );
+    // Not for the relays of the tests after this one (they share the outbox).
+    await em().execute('DELETE FROM outbox WHERE event_id = ?', [event.id]);
+    expect(Number(row!.after_ms)).toBeGreaterThanOrEqual(200);
+  });
+
   it('composes the outbox row into the state change as one statement (outboxInsertStatement)', async () => {
     const topo = await testTopology(env.aws, 'outbox-sql', smallTopology());
     await em().execute('CREATE TABLE IF NOT EXISTS thing (id uuid PRIMARY KEY)');

@@ -49,11 +49,15 @@ const valuesOf = (row: OutboxRow): unknown[] => [
 /**
  * Inserts outbox rows on `em` in one statement, in their order (their ids
  * ascend as they are listed), as MikroORM's unit of work batched them.
+ * `created_at` is when the row is written (`clock_timestamp()`), not when
+ * its transaction began (the column's `now()`), as MikroORM's flush wrote it:
+ * the relay's backlog age (`oldestUnsentAgeSeconds`, its alert) counts from
+ * the write, not from a long transaction's start.
  */
 export async function insertRows(em: SqlScope, rows: readonly OutboxRow[]): Promise<void> {
   await em.execute(
-    `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage)
-     VALUES ${rows.map(() => '(?::uuid, ?, ?, ?::jsonb, ?, ?, ?)').join(', ')}`,
+    `INSERT INTO outbox (event_id, topic, type, payload, traceparent, tracestate, baggage, created_at)
+     VALUES ${rows.map(() => '(?::uuid, ?, ?, ?::jsonb, ?, ?, ?, clock_timestamp())').join(', ')}`,
     rows.flatMap(valuesOf),
   );
 }
