@@ -247,7 +247,10 @@ export function notificationHandlers(options: NotificationHandlersOptions): Even
  * `deferredCount`-th time: half fixed, half jitter (duplicates spread out,
  * and no draw comes back at once) under a bound that doubles from `baseMs`
  * up to `capMs`. Most waits are a lost race with an event in flight beside
- * it (docs/notifications.md), so the first is short.
+ * it (docs/notifications.md), so the first is short: with the default 1 s
+ * base, SQS's whole-second delays make every first wait 1 s (no jitter) and
+ * the second 1 or 2 s; two copies of one event that come back together are
+ * told apart by idempotency ("in progress": the retry-later rule).
  */
 export function dependencyWaitMs(
   deferredCount: number,
