@@ -489,15 +489,20 @@ async function startPeer(options: {
     },
   });
 
-  // Per event, once (Powertools keyed by the event id): what the email needs.
-  const decide = makeIdempotent(
-    async (event: CloudEvent): Promise<WelcomeJob> => {
-      if (event.type !== 'candidate.registered.v1') throw new Error(`unexpected ${event.type}`);
-      const data = event.data as { candidateId: string; name: string; email: string };
-      return { key: idempotencyKey('welcome-email', data.candidateId), to: data.email, name: data.name };
-    },
-    { persistenceStore: persistenceOf(), config: configFor('id'), keyPrefix: `${prefix}-events` },
-  );
+  // Per event, once (Powertools keyed by the event id): what the email needs. The ceiling
+  // has it once from its Postgres claim (recordBatch), so no Redis record beside it.
+  const decideOnce = async (event: CloudEvent): Promise<WelcomeJob> => {
+    if (event.type !== 'candidate.registered.v1') throw new Error(`unexpected ${event.type}`);
+    const data = event.data as { candidateId: string; name: string; email: string };
+    return { key: idempotencyKey('welcome-email', data.candidateId), to: data.email, name: data.name };
+  };
+  const decide = durable
+    ? decideOnce
+    : makeIdempotent(decideOnce, {
+        persistenceStore: persistenceOf(),
+        config: configFor('id'),
+        keyPrefix: `${prefix}-events`,
+      });
   const consumer = Consumer.create({
     queueUrl: QueueUrl!,
     sqs,
@@ -529,7 +534,8 @@ async function startPeer(options: {
     maxConnections: POOL,
     maxMessages: 1000,
   });
-  // Per send, once (Powertools keyed by the intent key); the ceiling claims and records it in Postgres too.
+  // Per send, once (Powertools keyed by the intent key); the ceiling claims and records it in
+  // Postgres instead (its claim is what makes a send once: no Redis record beside it).
   const deliver = async (job: WelcomeJob) => {
     const unsubscribeUrl = `${UNSUBSCRIBE_BASE}${randomBytes(48).toString('base64url')}`;
     const content = render('welcome', { name: job.name }, { unsubscribeUrl });
@@ -546,10 +552,13 @@ async function startPeer(options: {
     });
     return { messageId: info.messageId, response: String(info.response) };
   };
-  const send = makeIdempotent(
-    durable ? (job: WelcomeJob) => durable.send(job.key, () => deliver(job)) : deliver,
-    { persistenceStore: persistenceOf(), config: configFor('key'), keyPrefix: `${prefix}-sends` },
-  );
+  const send = durable
+    ? (job: WelcomeJob) => durable.send(job.key, () => deliver(job))
+    : makeIdempotent(deliver, {
+        persistenceStore: persistenceOf(),
+        config: configFor('key'),
+        keyPrefix: `${prefix}-sends`,
+      });
   const workerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const worker = new Worker<WelcomeJob>('welcome', (job) => send(job.data), {
     connection: workerConnection,
