@@ -1,5 +1,6 @@
 import { type Sql, toDate } from '@hireflow/db';
 import type { MediaImage } from '../../db/media-image.ts';
+import { newestFirstRows } from '../../db/store.ts';
 import { keysetAfter, newestFirstPage } from '../../http/pagination.ts';
 
 // The candidates module's data access.
@@ -98,12 +99,13 @@ export async function candidatesPage(
   tenantId: string,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: Candidate[]; nextCursor: string | null }> {
-  const after = keysetAfter(query.cursor);
-  const rows = await em.execute<CandidateRecord[]>(
-    `SELECT ${CANDIDATE_COLUMNS} FROM candidate
-      WHERE tenant_id = ? ${after ? 'AND (created_at < ? OR (created_at = ? AND id < ?))' : ''}
-      ORDER BY created_at DESC, id DESC LIMIT ?`,
-    [tenantId, ...(after ? [after.at, after.at, after.id] : []), query.limit + 1],
+  const source = { table: 'candidate', columns: CANDIDATE_COLUMNS, timeColumn: 'created_at' };
+  const rows = await newestFirstRows<CandidateRecord>(
+    em,
+    source,
+    tenantId,
+    keysetAfter(query.cursor),
+    query.limit,
   );
   return newestFirstPage(rows.map(candidateOf), query.limit, (c) => ({ at: c.createdAt, id: c.id }));
 }

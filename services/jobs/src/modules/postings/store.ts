@@ -1,5 +1,6 @@
 import { executePrepared, type Sql, toDate, toDateOrNull } from '@hireflow/db';
 import type { MediaImage } from '../../db/media-image.ts';
+import { newestFirstRows } from '../../db/store.ts';
 import { decodeMatchCursor, encodeMatchCursor, keysetAfter, newestFirstPage } from '../../http/pagination.ts';
 
 // The postings module's data access: every statement on job_posting and
@@ -150,12 +151,13 @@ export async function postingsPage(
   tenantId: string,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: Posting[]; nextCursor: string | null }> {
-  const after = keysetAfter(query.cursor);
-  const rows = await em.execute<PostingRecord[]>(
-    `SELECT ${POSTING_COLUMNS} FROM job_posting
-      WHERE tenant_id = ? ${after ? 'AND (posted_at < ? OR (posted_at = ? AND id < ?))' : ''}
-      ORDER BY posted_at DESC, id DESC LIMIT ?`,
-    [tenantId, ...(after ? [after.at, after.at, after.id] : []), query.limit + 1],
+  const source = { table: 'job_posting', columns: POSTING_COLUMNS, timeColumn: 'posted_at' };
+  const rows = await newestFirstRows<PostingRecord>(
+    em,
+    source,
+    tenantId,
+    keysetAfter(query.cursor),
+    query.limit,
   );
   return newestFirstPage(rows.map(postingOf), query.limit, (p) => ({ at: p.postedAt, id: p.id }));
 }
