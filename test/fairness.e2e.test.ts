@@ -178,19 +178,12 @@ async function matchedPhases(postingId: string, started: number, postedAt: numbe
  * email queue's (the intent written → SMTP accept).
  */
 async function recordedAt(keys: string[]): Promise<number> {
-  const client = new pg.Client({
-    connectionString: `postgres://postgres@127.0.0.1:5432/hireflow_${instance}_notifications`,
-  });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ at: Date | null }>(
-      'SELECT max(created_at) AS at FROM notification_log WHERE key = ANY($1)',
-      [keys],
-    );
-    return rows[0]?.at?.getTime() ?? Number.NaN;
-  } finally {
-    await client.end();
-  }
+  const { at } = await serviceTimes(
+    'notifications',
+    'SELECT max(created_at) AS at FROM notification_log WHERE key = ANY($1)',
+    [keys],
+  );
+  return at ?? Number.NaN;
 }
 
 /** Tenant B registers 5 people and posts a role; until the posting is `matched` and its 5 match emails are accepted. */
