@@ -68,7 +68,10 @@ FROM base AS runtime
 # Node's compile cache, filled at build below (V8 code and the type-stripped
 # TypeScript), so a service never loads the type stripper (docs/performance.md,
 # "Footprint"); read-only at run time, a miss only costs a compile.
-ENV NODE_ENV=production HOST=0.0.0.0 NODE_COMPILE_CACHE=/app/.node-compile-cache
+# MALLOC_ARENA_MAX: two glibc malloc arenas, not one per allocating thread
+# (SERVICE_MALLOC_ARENA_MAX in libs/runtime/src/process-args.ts; the launcher
+# gives the services the same).
+ENV NODE_ENV=production HOST=0.0.0.0 NODE_COMPILE_CACHE=/app/.node-compile-cache MALLOC_ARENA_MAX=2
 
 # `hireflow start` runs $SERVICE (its port: PORT, else its port in
 # libs/contracts, the one definition); `hireflow health live|ready` probes it

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SERVICE_NAMES, servicePort } from '@hireflow/contracts';
-import { SERVICE_NODE_FLAGS } from '@hireflow/runtime/process';
+import { SERVICE_MALLOC_ARENA_MAX, SERVICE_NODE_FLAGS } from '@hireflow/runtime/process';
 import { describe, expect, it } from 'vitest';
 import { installOf, parseDockerfile, pnpmSelection, stagesOf } from './dockerfile.ts';
 
@@ -162,12 +162,13 @@ describe('Dockerfile', () => {
     expect(startScript).toContain('/health/$probe');
   });
 
-  it('starts a service with the flags and the compile cache the launcher gives it (issue 31)', () => {
+  it('starts a service with the flags, the compile cache and the malloc arenas the launcher gives it (issue 31)', () => {
     const start = /exec node (.*)"\$dir\/src\/main\.ts"/.exec(startScript)?.[1] ?? '';
     for (const flag of SERVICE_NODE_FLAGS) expect(start).toContain(flag);
     const env = runtime.find((i) => i.keyword === 'ENV' && /NODE_COMPILE_CACHE=/.test(i.args))?.args ?? '';
     const cache = /NODE_COMPILE_CACHE=(\S+)/.exec(env)?.[1];
     expect(cache).toMatch(/^\/app\//);
+    expect(/MALLOC_ARENA_MAX=(\S+)/.exec(env)?.[1]).toBe(SERVICE_MALLOC_ARENA_MAX);
     // Filled at build, by a RUN after the install is copied in: each service's
     // definition and its worker (which the definition imports only in a worker process).
     const runs = runtime.filter((i) => i.keyword === 'RUN').map((i) => i.args);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serviceFolder, serviceNodeArgs } from './process-args.ts';
+import { serviceFolder, serviceNodeArgs, serviceProcessEnv } from './process-args.ts';
 
 // A workspace of its own: the four's layout, a subscriber `crm` generated with
 // `--dir services/crm-sync`, and a folder named `billing` whose package is another.
@@ -34,4 +34,17 @@ describe('serviceFolder', () => {
 
 it('serviceNodeArgs starts the entry point of the folder found', () => {
   expect(serviceNodeArgs(root, 'crm').at(-1)).toBe(join(root, 'services', 'crm-sync', 'src/main.ts'));
+});
+
+describe('serviceProcessEnv', () => {
+  it('gives a service the compile cache and two malloc arenas', () => {
+    expect(serviceProcessEnv(root, {})).toEqual({
+      NODE_COMPILE_CACHE: join(root, 'node_modules/.cache/hireflow-node'),
+      MALLOC_ARENA_MAX: '2',
+    });
+  });
+
+  it("keeps an operator's own MALLOC_ARENA_MAX", () => {
+    expect(serviceProcessEnv(root, { MALLOC_ARENA_MAX: '4' }).MALLOC_ARENA_MAX).toBe('4');
+  });
 });

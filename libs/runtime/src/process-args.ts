@@ -69,7 +69,24 @@ export function serviceNodeArgs(root: string, service: string): string[] {
   ];
 }
 
-/** The environment a service's process adds to its own: the compile cache. */
-export function serviceProcessEnv(root: string): Record<string, string> {
-  return { NODE_COMPILE_CACHE: compileCacheDir(root) };
+/**
+ * glibc's malloc arenas for a service's process (`MALLOC_ARENA_MAX`). By
+ * default glibc gives each thread that allocates an arena of its own, up to
+ * 8 per core: V8's GC helpers and libuv's pool each keep pages of theirs
+ * resident after the start, ~3.5 MB of an idle worker on the 2-core machine
+ * (docs/performance.md, "Eighth pass"). JavaScript runs on one thread, V8's
+ * heap does not use malloc, so two arenas lose no throughput the benches see.
+ * An operator's own value wins.
+ */
+export const SERVICE_MALLOC_ARENA_MAX = '2';
+
+/** The environment a service's process adds to its own: the compile cache, the malloc arenas. */
+export function serviceProcessEnv(
+  root: string,
+  inherited: Record<string, string | undefined> = process.env,
+): Record<string, string> {
+  return {
+    NODE_COMPILE_CACHE: compileCacheDir(root),
+    MALLOC_ARENA_MAX: inherited.MALLOC_ARENA_MAX ?? SERVICE_MALLOC_ARENA_MAX,
+  };
 }
