@@ -6,9 +6,12 @@
 // image library in any process at start (media loads it on its first image),
 // no S3 client outside media, no mailer outside notifications' worker,
 // no API document UI in a worker, no gRPC, no BullMQ in a service that queues
-// no task, no ORM (MikroORM and its query builder, Kysely: the services run
-// on @hireflow/db's pg implementation, issue 31 slice 3), and one copy of the
-// OpenTelemetry API (its ESM build only).
+// no task nor in any API process (the queue gauges are sampled where the
+// worker runs, Bull Board makes its queue handles on its first request, and
+// an API that enqueues loads BullMQ on its first task), no ORM (MikroORM and
+// its query builder, Kysely: the services run on @hireflow/db's pg
+// implementation, issue 31 slice 3), and one copy of the OpenTelemetry API
+// (its ESM build only).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,6 +28,7 @@ type Role = 'api' | 'worker';
 const ROLES: [ServiceName, Role][] = [
   ['jobs', 'api'],
   ['jobs', 'worker'],
+  ['matching', 'api'],
   ['matching', 'worker'],
   ['notifications', 'api'],
   ['notifications', 'worker'],
@@ -68,7 +72,10 @@ function notIn(service: ServiceName, role: Role): string[] {
   if (role === 'worker') out.push('@fastify/swagger-ui');
   // jobs queues no task: its processes import @hireflow/messaging's index, not
   // its BullMQ task queues (`@hireflow/messaging/tasks`), and make no queue handles.
-  if (service === 'jobs') out.push('bullmq', 'bullmq-otel');
+  // An API process loads BullMQ on its first task (media's upload, a
+  // notifications contact's confirmation), never at start: no queue handles,
+  // no queue sampler (samplesQueues), no task queue made eagerly.
+  if (service === 'jobs' || role === 'api') out.push('bullmq', 'bullmq-otel');
   return out;
 }
 

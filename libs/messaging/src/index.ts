@@ -1,6 +1,7 @@
 // BullMQ's task queues and workers are `@hireflow/messaging/tasks` (src/tasks.ts):
 // this index loads no BullMQ, so a process that never queues a task does not
-// carry it (issue 31).
+// carry it, and one that queues one now and then (an API process) loads it on
+// its first task: `lazyTaskQueue` (issue 31).
 export type { StringAttribute } from './attributes.ts';
 export { eventAttributes } from './attributes.ts';
 export type { BackoffOptions, RandomSource } from './backoff.ts';
@@ -8,6 +9,8 @@ export { backoffBound, fullJitter } from './backoff.ts';
 export type { RedisConnection } from './bullmq/connection.ts';
 export type { Fairness, FairnessOptions, FairTask, Lane } from './bullmq/fair.ts';
 export { LANE_SPAN, LANES, laneOfPriority, priorityOf, tenantBacklogs } from './bullmq/fair.ts';
+export type { LazyTaskQueue } from './bullmq/lazy-queue.ts';
+export { lazyTaskQueue } from './bullmq/lazy-queue.ts';
 export { dropRetiredQueue } from './bullmq/retired.ts';
 export { taskIdFor } from './bullmq/task-id.ts';
 export { isDependencyUnavailable, isPermanent, MessagingError, PermanentError } from './errors.ts';

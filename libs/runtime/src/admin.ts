@@ -61,8 +61,8 @@ export function createAdminServer(
       reply.type(metrics.contentType).send(await metrics.text()),
     );
   }
-  if (queues && queues.length > 0) {
-    // Registered now, loaded by ready(): read-only unless a token guards the port.
+  if (queues && queues.names.length > 0) {
+    // Registered now, loaded (with the queue handles) on its first request: read-only unless a token guards the port.
     void admin.register(async (scope) => registerBullBoard(scope, { queues, readOnly: !config.ADMIN_TOKEN }));
   }
   return admin;

@@ -8,10 +8,10 @@ import {
   migrateDatabase,
   type SqlMigration,
 } from '@hireflow/db';
-import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type AwsSettings, awsSettings, createSnsClient, createSqsClient } from './aws.ts';
 import type { Logger } from './logger.ts';
+import { type QueueHandles, queueHandles } from './metrics/queue-handles.ts';
 import { createMetrics, type ServiceMetrics } from './metrics/registry.ts';
 import { closeRedis } from './redis.ts';
 import type { ServiceConfig } from './service-config.ts';
@@ -28,8 +28,11 @@ export interface ServiceDeps {
   aws: AwsSettings;
   /** The process's metrics (the admin port's `/metrics`). */
   metrics: ServiceMetrics;
-  /** Handles on the service's BullMQ queues, to observe them (metrics, Bull Board). */
-  queues: Queue[];
+  /**
+   * The service's BullMQ queues, to observe them (the queue sampler, Bull
+   * Board): their handles are made on first use, not at start.
+   */
+  queues: QueueHandles;
   /** Full names of the service's inbox queue (and its bulk lane's), publish topic and bucket (prefix applied). */
   names: {
     inbox?: string | undefined;
@@ -81,12 +84,12 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
   const channels = serviceChannels(options.service);
   const prefix = config.HIREFLOW_TOPOLOGY_PREFIX;
   const metrics = createMetrics(options.service);
-  const queues = await queueHandles(options.queues ?? [], redis, config.REDIS_PREFIX);
-  for (const queue of queues) {
-    queue.on('error', (error) =>
-      options.log.warn({ err: error, queue: queue.name }, 'queue connection error'),
-    );
-  }
+  const queues = queueHandles({
+    names: options.queues ?? [],
+    redis,
+    prefix: config.REDIS_PREFIX,
+    log: options.log,
+  });
   return {
     service: options.service,
     log: options.log,
@@ -105,22 +108,11 @@ export async function connectDeps(config: ServiceConfig, options: ConnectOptions
     },
     close: async () => {
       metrics.close();
-      await Promise.all(queues.map((queue) => queue.close().catch(() => undefined)));
+      await queues.close();
       sqs.destroy();
       sns.destroy();
       await closeRedis(redis);
       await orm.close();
     },
   };
-}
-
-/**
- * Handles on the service's BullMQ queues. BullMQ is imported only by a
- * service that has queues: jobs has none, and its processes do not load it
- * (~8 MB of RSS; issue 31, test/role-modules.test.ts).
- */
-async function queueHandles(names: string[], redis: Redis, prefix: string): Promise<Queue[]> {
-  if (names.length === 0) return [];
-  const { Queue } = await import('bullmq');
-  return names.map((name) => new Queue(name, { connection: redis, prefix }));
 }

@@ -26,6 +26,7 @@ export type {
   DeadLetterAlarms,
   OutboxStats,
   QueueGauges,
+  QueueHandles,
   QueueSamplerOptions,
   ServiceMetrics,
 } from './metrics/index.ts';
@@ -33,6 +34,7 @@ export {
   BULL_BOARD_PATH,
   createMetrics,
   deadLetterAlarms,
+  queueHandles,
   registerBullBoard,
   sampleQueues,
   startQueueSampler,

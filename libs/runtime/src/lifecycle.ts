@@ -42,13 +42,21 @@ export interface ServiceDefinition<C extends ServiceConfig> {
   buildAdmin?(config: C, deps: ServiceDeps): Promise<FastifyInstance>;
   /** The worker role; closed in the order returned. */
   startWorker(config: C, deps: ServiceDeps): Promise<Closeable[]>;
-  /** The service's BullMQ queues (names), for metrics, Bull Board and dead-letter alarms. */
+  /**
+   * The service's BullMQ queues (names), for metrics, Bull Board and
+   * dead-letter alarms: names only, importable without BullMQ (an API process
+   * does not load it at start; issue 31).
+   */
   queues?: string[];
   /** The outbox's backlog, for services that publish (`outboxStats` of @hireflow/messaging). */
   outboxStats?(deps: ServiceDeps): Promise<OutboxStats>;
 }
 
-/** The queue gauges and dead-letter alarms of the service, sampled by this process. */
+/**
+ * The queue gauges and dead-letter alarms of the service, sampled by this
+ * process while it holds the lease: by default a process that runs the
+ * worker (`samplesQueues`), whose BullMQ handles are made on its first round.
+ */
 async function startSampler<C extends ServiceConfig>(
   definition: ServiceDefinition<C>,
   config: C,
@@ -62,7 +70,7 @@ async function startSampler<C extends ServiceConfig>(
     inboxes: [inbox, bulkInbox].flatMap((q) =>
       q ? [{ logicalName: q.logicalName, url: q.url, dlqUrl: q.dlq.url }] : [],
     ),
-    queues: deps.queues,
+    queues: () => deps.queues.get(),
     outbox: definition.outboxStats && (() => definition.outboxStats!(deps)),
     lease: samplerLease({
       redis: deps.redis,

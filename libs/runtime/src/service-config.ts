@@ -100,9 +100,9 @@ export function serviceConfigSchema(service: ConsumerName) {
       ),
     QUEUE_METRICS: z
       .enum(['on', 'off'], { message: 'must be one of on, off' })
-      .default('on')
+      .optional()
       .describe(
-        "Sample the service's queue gauges (inbox, DLQ, BullMQ, outbox) and watch its dead letters: of the processes with it on, one at a time does (a lease in Redis).",
+        "Sample the service's queue gauges (inbox, DLQ, BullMQ, outbox) and watch its dead letters: of the processes with it on, one at a time does (a lease in Redis). Unset: on where the worker runs (ROLE worker or all), off in an API process, which loads no BullMQ.",
       ),
     QUEUE_METRICS_INTERVAL_MS: z.coerce
       .number({ message: 'must be a number' })
@@ -211,7 +211,13 @@ export function trustProxyOf(
   return value.split(',');
 }
 
-/** Whether this process may sample its service's queue gauges (QUEUE_METRICS): one such process at a time does. */
-export function samplesQueues(config: Pick<ServiceConfig, 'QUEUE_METRICS'>): boolean {
-  return config.QUEUE_METRICS === 'on';
+/**
+ * Whether this process may sample its service's queue gauges (QUEUE_METRICS):
+ * one such process at a time does. Unset, the processes that run the worker
+ * do, not an API process: the gauges include BullMQ's, and an API process
+ * does not load BullMQ (issue 31). Set to `on`, an API process samples too,
+ * and loads BullMQ for its first round.
+ */
+export function samplesQueues(config: Pick<ServiceConfig, 'QUEUE_METRICS' | 'ROLE'>): boolean {
+  return (config.QUEUE_METRICS ?? (config.ROLE === 'api' ? 'off' : 'on')) === 'on';
 }

@@ -2,12 +2,19 @@
 // admin server's hooks guard it as any route, the page and its JSON API
 // answer through the board's own Fastify instance, and an action (pausing a
 // queue, which a read-only board refuses) reaches the real queue in Redis.
+// The queue handles it shows are made on that first request too.
 import { uniqueName } from '@hireflow/testing';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BULL_BOARD_PATH, createAdminServer, createLogger } from '../src/index.ts';
+import {
+  BULL_BOARD_PATH,
+  createAdminServer,
+  createLogger,
+  type QueueHandles,
+  queueHandles,
+} from '../src/index.ts';
 
 const TOKEN = 'a-token-of-the-bull-board-test-0123456789';
 const log = createLogger('runtime-test', 'silent');
@@ -20,18 +27,35 @@ describe('Bull Board on the admin port', () => {
   let queue: Queue;
   let admin: FastifyInstance;
   let readOnly: FastifyInstance;
+  let handles: QueueHandles[] = [];
+  let gets = 0;
+  /** The service's handles on the queue, as connectDeps makes them, their first uses counted. */
+  const handlesOnQueue = (): QueueHandles => {
+    const made = queueHandles({ names: [name], redis, prefix, log });
+    handles.push(made);
+    return {
+      names: made.names,
+      get: () => {
+        gets += 1;
+        return made.get();
+      },
+      close: () => made.close(),
+    };
+  };
 
   beforeAll(async () => {
     redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     queue = new Queue(name, { connection: redis, prefix });
     await queue.add('one', { n: 1 });
-    admin = createAdminServer({ ADMIN_TOKEN: TOKEN }, { log, queues: [queue] });
-    readOnly = createAdminServer({}, { log, queues: [queue] });
+    admin = createAdminServer({ ADMIN_TOKEN: TOKEN }, { log, queues: handlesOnQueue() });
+    readOnly = createAdminServer({}, { log, queues: handlesOnQueue() });
     await Promise.all([admin.ready(), readOnly.ready()]);
   });
   afterAll(async () => {
     await admin.close();
     await readOnly.close();
+    await Promise.all(handles.map((made) => made.close()));
+    handles = [];
     await queue.obliterate({ force: true });
     await queue.close();
     await redis.quit();
@@ -43,9 +67,12 @@ describe('Bull Board on the admin port', () => {
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
-  it('serves its page and lists the queue with its job', async () => {
+  it('serves its page and lists the queue with its job, its handles made on that first request', async () => {
+    // Ready and listening (and asked without the token) is no use of the board.
+    expect(gets).toBe(0);
     const page = await admin.inject({ method: 'GET', url: BULL_BOARD_PATH, headers: auth });
     expect(page.statusCode).toBe(200);
+    expect(gets).toBe(1);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     // The page's scripts and styles come from the board too.
     const asset = /src="([^"]*static\/js\/[^"]+)"/.exec(page.body)?.[1];

@@ -3,7 +3,7 @@ import type { ServiceDefinition } from '@hireflow/runtime';
 import { buildAdmin, buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { migrations } from './db/schema.ts';
-import { MATCH_QUEUE } from './modules/matches/queue.ts';
+import { MATCH_QUEUE } from './modules/matches/queue-name.ts';
 
 /** The matching service as `runService` runs it. */
 export const matchingService: ServiceDefinition<Config> = {

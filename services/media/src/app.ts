@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import { idempotencyPlugin } from '@hireflow/idempotency';
-import { registerEventLogRoutes } from '@hireflow/messaging';
+import { lazyTaskQueue, registerEventLogRoutes } from '@hireflow/messaging';
 import {
   type AppState,
   createAdminServer,
@@ -19,7 +19,7 @@ import { mediaOpenApi } from './http/openapi.ts';
 import { registerApiKeyInternalRoutes } from './modules/api-keys/routes.ts';
 import { findActiveKey } from './modules/api-keys/store.ts';
 import { createMediaStore } from './modules/storage/index.ts';
-import { createResizeQueue } from './modules/uploads/resize-queue.ts';
+import { type ResizeTask, resizeTaskOptions } from './modules/uploads/resize-queue.ts';
 import { uploadRoutes } from './modules/uploads/routes.ts';
 import { registerVariantRoutes } from './modules/uploads/variant-routes.ts';
 
@@ -78,12 +78,15 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
   });
   await app.register(idempotencyPlugin, { orm: deps.orm, scope: (request) => request.principal?.tenantId });
 
-  const queue = createResizeQueue({
-    connection: deps.redis,
-    prefix: config.REDIS_PREFIX,
-    attempts: config.RESIZE_ATTEMPTS,
-    backoff: { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS },
-  });
+  // BullMQ is loaded on the first upload's resize task, not at start (issue 31).
+  const queue = lazyTaskQueue<ResizeTask>(
+    resizeTaskOptions({
+      connection: deps.redis,
+      prefix: config.REDIS_PREFIX,
+      attempts: config.RESIZE_ATTEMPTS,
+      backoff: { base: config.RESIZE_BACKOFF_BASE_MS, cap: config.RESIZE_BACKOFF_CAP_MS },
+    }),
+  );
   app.addHook('onClose', async () => queue.close());
   await registerOpenApi(app, mediaOpenApi);
   await app.register(uploadRoutes, {

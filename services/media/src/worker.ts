@@ -1,4 +1,5 @@
 import type { MessageObserver } from '@hireflow/messaging';
+import { createTaskQueue } from '@hireflow/messaging/tasks';
 import { type Closeable, type ServiceDeps, startInbox } from '@hireflow/runtime';
 import { createS3Client } from '@hireflow/runtime/s3';
 import { bucketOf } from './app.ts';
@@ -10,7 +11,7 @@ import { sweepPendingUploads } from './modules/resize/sweep.ts';
 import { createMediaStore } from './modules/storage/index.ts';
 import { expireUnattachedUploads } from './modules/uploads/expiry.ts';
 import { ownerHandlers } from './modules/uploads/owner-consumers.ts';
-import { createResizeQueue } from './modules/uploads/resize-queue.ts';
+import { type ResizeTask, resizeTaskOptions } from './modules/uploads/resize-queue.ts';
 
 /** Observers a test or benchmark attaches (dependency overrides, not mocks). */
 export interface WorkerHooks {
@@ -49,12 +50,14 @@ export async function startWorker(
     backoff,
     ...(hooks.onResized ? { onFinished: hooks.onResized } : {}),
   });
-  const queue = createResizeQueue({
-    connection: deps.redis,
-    prefix: config.REDIS_PREFIX,
-    attempts: config.RESIZE_ATTEMPTS,
-    backoff,
-  });
+  const queue = createTaskQueue<ResizeTask>(
+    resizeTaskOptions({
+      connection: deps.redis,
+      prefix: config.REDIS_PREFIX,
+      attempts: config.RESIZE_ATTEMPTS,
+      backoff,
+    }),
+  );
   const inbox = await startInbox(deps, {
     handlers: {
       ...apiKeyHandlers(deps.orm, { eventKey: config.APIKEY_EVENT_KEY }),

@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '@hireflow/media/config';
 import { createMediaStore, type MediaStore } from '@hireflow/media/storage';
 import { startWorker } from '@hireflow/media/worker';
 import { SnsPublisher, taskIdFor } from '@hireflow/messaging';
+import { createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
 import { HandlerSpy } from '@hireflow/messaging/testing';
 import type { ProvisionedTopology } from '@hireflow/ops';
 import { type Closeable, hashApiKey, type ServiceDeps } from '@hireflow/runtime';
@@ -17,7 +18,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { migrations } from '../src/db/schema.ts';
 import { applyIssued } from '../src/modules/api-keys/store.ts';
 import type { ResizeOutcome } from '../src/modules/resize/processor.ts';
-import { createResizeQueue, type ResizeQueue, resizeIntent } from '../src/modules/uploads/resize-queue.ts';
+import { type ResizeTask, resizeIntent, resizeTaskOptions } from '../src/modules/uploads/resize-queue.ts';
 
 export const PUBLIC_URL = 'http://media.test:8080';
 
@@ -47,7 +48,7 @@ export interface MediaHarness {
   /** The harness's S3 client (the one its store uses). */
   s3: S3Client;
   /** The resize queue, for inspection and re-adding jobs. */
-  queue: ResizeQueue;
+  queue: TaskQueue<ResizeTask>;
   tenants: { a: Tenant; b: Tenant };
   spy: HandlerSpy;
   resized: ResizeOutcome[];
@@ -128,12 +129,14 @@ export async function startMediaHarness(label: string, envOverrides: Record<stri
   const admin = await buildAdmin(config, deps);
   const s3 = createS3Client(deps.aws);
   const store = createMediaStore(s3, deps.names.bucket!);
-  const queue = createResizeQueue({
-    connection: deps.redis,
-    prefix: config.REDIS_PREFIX,
-    attempts: 1,
-    backoff: { base: 100, cap: 100 },
-  });
+  const queue = createTaskQueue<ResizeTask>(
+    resizeTaskOptions({
+      connection: deps.redis,
+      prefix: config.REDIS_PREFIX,
+      attempts: 1,
+      backoff: { base: 100, cap: 100 },
+    }),
+  );
   const publisher = new SnsPublisher(deps.sns);
   const spy = new HandlerSpy();
   const resized: ResizeOutcome[] = [];

@@ -1,9 +1,10 @@
+import { lazyTaskQueue } from '@hireflow/messaging';
 import { type AppState, createAdminServer, createServiceServer, type ServiceDeps } from '@hireflow/runtime';
 import type { Config } from './config.ts';
 import { registerContactRoutes } from './modules/contacts/routes.ts';
 import { confirmationTokens } from './modules/contacts/token.ts';
 import { releaseHeldEmails } from './modules/email/release-held.ts';
-import { createEmailQueue } from './modules/intents/email-queue.ts';
+import { createEmailQueue, type EmailTask, emailTaskOptions } from './modules/intents/email-queue.ts';
 import { registerInternalRoutes } from './modules/intents/routes.ts';
 import { releaseUnconfirmed } from './modules/intents/store.ts';
 import { recordConfirmedContact } from './modules/projections/store.ts';
@@ -23,13 +24,10 @@ export async function buildApp(config: Config, deps: ServiceDeps, state?: AppSta
       tokens: unsubscribeTokens(config.UNSUBSCRIBE_SIGNING_KEY),
     });
     // A confirmation sends the summaries that waited for it at once (within
-    // the tenant's quota and the address's cap), not at the next sweep.
-    const emails = createEmailQueue({
-      connection: deps.redis,
-      prefix: config.REDIS_PREFIX,
-      attempts: config.EMAIL_ATTEMPTS,
-      backoff: { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS },
-    });
+    // the tenant's quota and the address's cap), not at the next sweep. A rare
+    // path: BullMQ is loaded on the first confirmation that releases an
+    // email, not at start (issue 31).
+    const emails = createEmailQueue(lazyTaskQueue<EmailTask>(emailTaskOptions(deps.redis, config)));
     app.addHook('onClose', () => emails.close());
     registerContactRoutes(app, {
       tokens: confirmationTokens(config.UNSUBSCRIBE_SIGNING_KEY),

@@ -1,4 +1,5 @@
 import type { MessageObserver } from '@hireflow/messaging';
+import { createTaskQueue } from '@hireflow/messaging/tasks';
 import { type Closeable, type ServiceDeps, startInbox } from '@hireflow/runtime';
 import { type Config, SEND_RECORD_GRACE_MS } from './config.ts';
 import { confirmationTokens } from './modules/contacts/token.ts';
@@ -7,7 +8,7 @@ import { type SentEmail, startEmailWorker } from './modules/email/processor.ts';
 import { releaseHeldEmails } from './modules/email/release-held.ts';
 import { requeueStuckEmails } from './modules/email/sweep.ts';
 import { notificationHandlers } from './modules/intents/consumers.ts';
-import { createEmailQueue } from './modules/intents/email-queue.ts';
+import { createEmailQueue, type EmailTask, emailTaskOptions } from './modules/intents/email-queue.ts';
 import { pruneNotificationLog } from './modules/intents/store.ts';
 import { unsubscribeTokens } from './modules/suppression/token.ts';
 
@@ -31,13 +32,7 @@ export async function startWorker(
   const backoff = { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS };
   const emailCloseMs = config.SMTP_TIMEOUT_MS + SEND_RECORD_GRACE_MS;
 
-  const emails = createEmailQueue({
-    connection: deps.redis,
-    prefix: config.REDIS_PREFIX,
-    attempts: config.EMAIL_ATTEMPTS,
-    backoff,
-    logger: log,
-  });
+  const emails = createEmailQueue(createTaskQueue<EmailTask>(emailTaskOptions(deps.redis, config, log)));
   const mailer = createMailer({
     url: config.SMTP_URL,
     from: config.EMAIL_FROM,

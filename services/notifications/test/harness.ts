@@ -5,6 +5,7 @@ import type { Topology } from '@hireflow/contracts';
 import { type CloudEvent, type EventType, topicOf } from '@hireflow/contracts';
 import { idempotencyKey } from '@hireflow/idempotency';
 import { SnsPublisher, taskIdFor } from '@hireflow/messaging';
+import { createTaskQueue } from '@hireflow/messaging/tasks';
 import { HandlerSpy } from '@hireflow/messaging/testing';
 import { buildAdmin, buildApp } from '@hireflow/notifications';
 import { type Config, loadConfig } from '@hireflow/notifications/config';
@@ -24,7 +25,12 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { migrations } from '../src/db/schema.ts';
 import type { Mailer } from '../src/modules/email/mailer.ts';
 import { emailProcessor, type SentEmail } from '../src/modules/email/processor.ts';
-import { createEmailQueue, type EmailQueue } from '../src/modules/intents/email-queue.ts';
+import {
+  createEmailQueue,
+  type EmailQueue,
+  type EmailTask,
+  emailTaskOptions,
+} from '../src/modules/intents/email-queue.ts';
 import { recordIntent } from '../src/modules/intents/store.ts';
 import { startWorker } from '../src/worker.ts';
 
@@ -130,12 +136,7 @@ export async function startNotificationsHarness(
   });
   const app = await buildApp(config, deps);
   const admin = await buildAdmin(config, deps);
-  const emails = createEmailQueue({
-    connection: deps.redis,
-    prefix: config.REDIS_PREFIX,
-    attempts: config.EMAIL_ATTEMPTS,
-    backoff: { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS },
-  });
+  const emails = createEmailQueue(createTaskQueue<EmailTask>(emailTaskOptions(deps.redis, config)));
   const publisher = new SnsPublisher(deps.sns);
   const spy = new HandlerSpy();
   const sent: SentEmail[] = [];

@@ -107,7 +107,7 @@ export interface Autoscaler {
  */
 export function startAutoscaler(options: {
   pools: WorkerPool[];
-  /** Each service's API process admin listener (it may be the one sampling). */
+  /** Each service's API process admin listener, scraped with its workers (one of which samples the queue gauges). */
   apiAdmin: Record<string, string>;
   /** The admin ports' token (pnpm start generates one). */
   adminToken?: string | undefined;

@@ -1,5 +1,5 @@
-import type { Queue } from 'bullmq';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { QueueHandles } from './queue-handles.ts';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
@@ -13,7 +13,9 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'co
  *
  * Loaded on its first request, not at start (issue 31): Bull Board and its
  * Fastify adapter are ~7 MB of every service process's memory (4.5 MB of V8
- * heap, bench/footprint-imports.ts) for a page someone opens now and then.
+ * heap, bench/footprint-imports.ts) for a page someone opens now and then, and
+ * the queue handles it shows are made then too (an API process, which
+ * samples no queue, loads BullMQ only for it).
  * The admin server routes `/admin/queues` and everything under it to a
  * Fastify instance of the board's own, made then, through `inject` (its
  * routes cannot be added to a server that is already listening); the admin
@@ -21,7 +23,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'co
  */
 export async function registerBullBoard(
   admin: FastifyInstance,
-  options: { queues: Queue[]; readOnly: boolean },
+  options: { queues: Pick<QueueHandles, 'get'>; readOnly: boolean },
 ): Promise<void> {
   let board: Promise<FastifyInstance> | undefined;
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -52,16 +54,20 @@ export async function registerBullBoard(
 }
 
 /** The board itself, on a Fastify instance of its own that never listens. */
-async function createBoard(options: { queues: Queue[]; readOnly: boolean }): Promise<FastifyInstance> {
-  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
+async function createBoard(options: {
+  queues: Pick<QueueHandles, 'get'>;
+  readOnly: boolean;
+}): Promise<FastifyInstance> {
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }, queues] = await Promise.all([
     import('@bull-board/api'),
     import('@bull-board/api/bullMQAdapter'),
     import('@bull-board/fastify'),
+    options.queues.get(),
   ]);
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: options.queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: options.readOnly })),
+    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: options.readOnly })),
     serverAdapter,
   });
   // The board's routes use Fastify's default JSON-schema compilers, not zod.

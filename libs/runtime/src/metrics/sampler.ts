@@ -17,8 +17,8 @@ export interface QueueSamplerOptions {
   sqs: SQSClient;
   /** The service's inbox queues (both lanes' when it has lanes) and their DLQs (logical names for the labels). */
   inboxes: { logicalName: string; url: string; dlqUrl: string }[];
-  /** The service's BullMQ queues (logical names). */
-  queues: Queue[];
+  /** Handles on the service's BullMQ queues (logical names), made on the first round that samples them. */
+  queues: () => Promise<Queue[]>;
   outbox?: (() => Promise<OutboxStats>) | undefined;
   alarms: DeadLetterAlarms;
   /** Of the processes that may sample, the holder of this lease does; the others export no queue gauges. */
@@ -84,7 +84,7 @@ export async function sampleQueues(
     gauges.deadLetters.set({ queue: inbox.logicalName, kind: 'sqs' }, depth);
     await options.alarms.observe('sqs', inbox.logicalName, depth);
   }
-  for (const queue of options.queues) {
+  for (const queue of await options.queues()) {
     const counts = await queue.getJobCounts(...BULLMQ_STATES, 'prioritized');
     // A fair queue's tasks wait by priority (docs/fairness.md): still waiting, for the autoscaler too.
     counts.waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);

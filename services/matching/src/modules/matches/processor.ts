@@ -1,7 +1,8 @@
 // The `match` BullMQ worker: one computation per task (service.ts).
 import { type Logger, laneOfPriority, PermanentError, type RedisConnection } from '@hireflow/messaging';
 import { createTaskWorker, type TaskWorker } from '@hireflow/messaging/tasks';
-import { fromStoredTask, MATCH_QUEUE, type StoredMatchTask } from './queue.ts';
+import { fromStoredTask, type StoredMatchTask } from './queue.ts';
+import { MATCH_QUEUE } from './queue-name.ts';
 import { type Computation, computeCandidate, computePosting, type MatchingContext } from './service.ts';
 
 export interface MatchWorkerOptions {

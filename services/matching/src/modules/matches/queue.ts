@@ -5,8 +5,7 @@
 import { idempotencyKey } from '@hireflow/idempotency';
 import type { Lane, Logger, RedisConnection } from '@hireflow/messaging';
 import { createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
-
-export const MATCH_QUEUE = 'match';
+import { MATCH_QUEUE } from './queue-name.ts';
 
 export type MatchTask =
   | { kind: 'posting'; tenantId: string; postingId: string }

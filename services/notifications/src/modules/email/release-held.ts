@@ -1,5 +1,5 @@
 import type { Database } from '@hireflow/db';
-import type { EmailQueue } from '../intents/email-queue.ts';
+import type { EmailQueue, EmailTasks } from '../intents/email-queue.ts';
 import { heldIntents, setIntentStatus } from '../intents/store.ts';
 import { pruneDailyCounters, takeDailyQuota, takeRecipientCap } from '../quotas/store.ts';
 
@@ -15,7 +15,7 @@ class OverCap extends Error {}
  */
 export async function releaseHeldEmails(
   orm: Database,
-  emails: EmailQueue,
+  emails: EmailQueue<EmailTasks>,
   options: { tenantDailyQuota: number; recipientDailyCap: number; limit?: number; keys?: string[] },
 ): Promise<string[]> {
   if (options.keys?.length === 0) return [];

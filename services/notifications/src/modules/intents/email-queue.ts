@@ -1,5 +1,10 @@
-import type { Lane, Logger, RedisConnection } from '@hireflow/messaging';
-import { type BulkTask, createTaskQueue, type TaskQueue } from '@hireflow/messaging/tasks';
+// The email queue: its name, tasks and the batching of adds. Only types come
+// from `@hireflow/messaging/tasks`: the API process, which enqueues on a
+// contact's confirmation only, imports this module without loading BullMQ
+// (issue 31); it makes its queue with `lazyTaskQueue`, the worker with
+// `createTaskQueue`, both from `emailTaskOptions`.
+import type { Lane, LazyTaskQueue, Logger, RedisConnection } from '@hireflow/messaging';
+import type { BulkTask, TaskQueue, TaskQueueOptions } from '@hireflow/messaging/tasks';
 import { context } from '@opentelemetry/api';
 import type { TemplateName } from '../../db/notification-log.ts';
 
@@ -25,8 +30,11 @@ export interface EmailRequest {
   lane?: Lane;
 }
 
-export interface EmailQueue {
-  readonly tasks: TaskQueue<EmailTask>;
+/** What the batching needs of a task queue: the worker's (`createTaskQueue`) or the API's (`lazyTaskQueue`). */
+export type EmailTasks = LazyTaskQueue<EmailTask>;
+
+export interface EmailQueue<Tasks extends EmailTasks = TaskQueue<EmailTask>> {
+  readonly tasks: Tasks;
   /**
    * Adds one task per request, its id derived from the intent key: adding a
    * key twice is a no-op. The requests of every call made in one turn of the
@@ -38,23 +46,31 @@ export interface EmailQueue {
   close(): Promise<void>;
 }
 
-export function createEmailQueue(options: {
-  connection: RedisConnection;
-  prefix: string;
-  attempts: number;
-  backoff: { base: number; cap: number };
-  logger?: Logger;
-}): EmailQueue {
-  const tasks = createTaskQueue<EmailTask>({
+/** The email queue's settings from the service's, for `createTaskQueue` or `lazyTaskQueue`. */
+export function emailTaskOptions(
+  connection: RedisConnection,
+  config: {
+    REDIS_PREFIX: string;
+    EMAIL_ATTEMPTS: number;
+    EMAIL_BACKOFF_BASE_MS: number;
+    EMAIL_BACKOFF_CAP_MS: number;
+  },
+  logger?: Logger,
+): TaskQueueOptions {
+  return {
     name: EMAIL_QUEUE,
-    connection: options.connection,
-    prefix: options.prefix,
-    attempts: options.attempts,
-    backoff: options.backoff,
+    connection,
+    prefix: config.REDIS_PREFIX,
+    attempts: config.EMAIL_ATTEMPTS,
+    backoff: { base: config.EMAIL_BACKOFF_BASE_MS, cap: config.EMAIL_BACKOFF_CAP_MS },
     tracerName: '@hireflow/notifications',
     fair: true,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+    ...(logger ? { logger } : {}),
+  };
+}
+
+/** The email queue over its task queue (made with `emailTaskOptions`). */
+export function createEmailQueue<Tasks extends EmailTasks>(tasks: Tasks): EmailQueue<Tasks> {
   let pending: { tasks: BulkTask<EmailTask>[]; resolve(): void; reject(error: unknown): void }[] = [];
   const flush = () => {
     const calls = pending;

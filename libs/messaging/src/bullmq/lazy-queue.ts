@@ -1,0 +1,47 @@
+// A task queue that loads BullMQ on its first use (issue 31): for a process
+// that may enqueue now and then but must not carry BullMQ (~10 MB of RSS,
+// 171 modules) from its start, such as an API process that queues a task
+// after an upload or a confirmation. Only types are imported from queue.ts:
+// this module, and the package's index that exports it, load no BullMQ.
+import type { TaskQueue, TaskQueueOptions } from './queue.ts';
+
+/** A task queue whose BullMQ queue is made on first use: `TaskQueue` without the BullMQ handle. */
+export type LazyTaskQueue<Data> = Omit<TaskQueue<Data>, 'queue'>;
+
+/**
+ * `createTaskQueue` deferred to the first call of any method: then BullMQ is
+ * imported and one task queue made, whatever the number of calls waiting for
+ * it (they share it). Each call behaves as the task queue's own (its add
+ * timeout, its producer spans in the caller's trace); an error on the way to
+ * it (the import, the queue's construction) rejects the calls that waited,
+ * and the next call tries again. `close` before any use loads nothing.
+ */
+export function lazyTaskQueue<Data>(options: TaskQueueOptions): LazyTaskQueue<Data> {
+  let made: Promise<TaskQueue<Data>> | undefined;
+  let closed = false;
+  const tasks = (): Promise<TaskQueue<Data>> => {
+    if (closed) return Promise.reject(new Error(`the task queue ${options.name} is closed`));
+    if (!made) {
+      const making = import('./queue.ts').then(({ createTaskQueue }) => createTaskQueue<Data>(options));
+      made = making;
+      making.catch(() => {
+        if (made === making) made = undefined;
+      });
+    }
+    return made;
+  };
+  return {
+    add: async (name, data, addOptions) => (await tasks()).add(name, data, addOptions),
+    addBulk: async (jobs) => (jobs.length === 0 ? [] : (await tasks()).addBulk(jobs)),
+    makeRoom: async (intentKey) => (await tasks()).makeRoom(intentKey),
+    retryDeadLetter: async (intentKey) => (await tasks()).retryDeadLetter(intentKey),
+    deadLetterCount: async () => (await tasks()).deadLetterCount(),
+    deadLetters: async (start, end) => (await tasks()).deadLetters(start, end),
+    async close() {
+      closed = true;
+      const making = made;
+      made = undefined;
+      await (await making?.catch(() => undefined))?.close();
+    },
+  };
+}
