@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type ConsumerName, serviceChannels } from '@hireflow/contracts';
@@ -8,13 +9,18 @@ import {
   migrateDatabase,
   type SqlMigration,
 } from '@hireflow/db';
-import { Redis } from 'ioredis';
+import type * as IORedis from 'ioredis';
 import { type AwsSettings, awsSettings, createSnsClient, createSqsClient } from './aws.ts';
 import type { Logger } from './logger.ts';
 import { type QueueHandles, queueHandles } from './metrics/queue-handles.ts';
 import { createMetrics, type ServiceMetrics } from './metrics/registry.ts';
 import { closeRedis } from './redis.ts';
 import type { ServiceConfig } from './service-config.ts';
+
+// `require`d, not imported, for the telemetry preload's ioredis instrumentation
+// (as in @hireflow/messaging's bullmq/connection.ts).
+const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+type Redis = IORedis.Redis;
 
 /** The connections a service's API and worker roles share, and its one logger. */
 export interface ServiceDeps {

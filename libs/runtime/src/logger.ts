@@ -1,5 +1,14 @@
+import { createRequire } from 'node:module';
 import { scrubUrl } from '@hireflow/telemetry';
-import { type Logger, type LoggerOptions, pino } from 'pino';
+import type * as Pino from 'pino';
+import type { Logger, LoggerOptions } from 'pino';
+
+// `require`d, not imported: the telemetry preload's pino instrumentation puts
+// the active span's `trace_id` and `span_id` on each line by replacing pino's
+// factory, which require-in-the-middle hands to a `require`. An ESM import
+// would get the factory unpatched: the preload's ESM hook wraps no package
+// (docs/tracing.md, "What a process loads").
+const { pino } = createRequire(import.meta.url)('pino') as typeof Pino;
 
 export type { Logger };
 

@@ -145,18 +145,20 @@ export function instrumentedModules(instrumentations: Instrumentation[]): string
 }
 
 /**
- * The ESM loader hook's `include` list: the modules an instrumentation
- * patches, by name where Node has it built in (`http`), any file of the
- * package otherwise (`/node_modules/pg/`). Only those are wrapped; wrapping
- * every module (the hook's default: each of a service's own files, MikroORM,
- * BullMQ …) cost every process memory and start time.
+ * The ESM loader hook's `include` list: the built-in modules an instrumentation
+ * patches (`http`, `https`), nothing else. A built-in's exports are read from
+ * the module itself; wrapping a package's file meant lexing its source, which
+ * instantiated import-in-the-middle's WebAssembly lexers (cjs-module-lexer for
+ * CommonJS, es-module-lexer for ESM), ~3.5 MB of each process's RSS for the
+ * five files it wrapped (pg, ioredis and pino's entries). The packages are
+ * patched through require-in-the-middle instead, as they are `require`d: pg
+ * requires its client and pg-pool, the AWS SDK's CommonJS clients their
+ * middleware stack and client; ioredis and pino, which only ESM imports reached,
+ * are `require`d by the modules that use them (`libs/messaging`'s and
+ * `libs/runtime`'s), see docs/tracing.md ("What a process loads").
  */
-export function loaderHookInclude(modules: string[]): (string | RegExp)[] {
-  return modules.map((name) =>
-    builtinModules.includes(name)
-      ? name
-      : new RegExp(`/node_modules/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`),
-  );
+export function loaderHookInclude(modules: string[]): string[] {
+  return modules.filter((name) => builtinModules.includes(name));
 }
 
 /**

@@ -9,9 +9,12 @@
 // hook runs synchronously on the application thread: the asynchronous
 // `module.register` hook runs on a loader thread and paid a blocking message
 // round trip per module resolved, which tripled a traced service's start.
-// It wraps only the modules an instrumentation patches: by default it wrapped
-// every module imported (each of a service's own files included), which cost
-// a traced process ~40 MB and part of a second of start.
+// It wraps only the built-in modules an instrumentation patches (`http`,
+// `https`): by default it wrapped every module imported (each of a service's
+// own files included), which cost a traced process ~40 MB and part of a second
+// of start; wrapping a package's files (pg, ioredis, pino) still started its
+// WebAssembly lexers, ~3.5 MB. The packages are patched as they are `require`d
+// (`loaderHookInclude` says how).
 import { register } from 'node:module';
 import { register as registerInThread, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';
 import { loadOneCopyOfTheApi } from './one-copy.ts';

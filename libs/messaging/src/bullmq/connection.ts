@@ -1,4 +1,12 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type * as IORedis from 'ioredis';
+
+// `require`d, not imported: the telemetry preload's ioredis instrumentation
+// patches the class's prototype as require-in-the-middle sees ioredis
+// `require`d; an ESM import (BullMQ's own included) then shares that class.
+// The preload's ESM hook wraps no package (docs/tracing.md, "What a process loads").
+const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+type Redis = IORedis.Redis;
 
 /** A Redis URL (the factory opens and quits its own connection) or an ioredis instance (the caller's to quit). */
 export type RedisConnection = string | Redis;
