@@ -50,11 +50,20 @@ interface ClaimRow {
   claimable: boolean | null;
 }
 
-// A claim first takes a transaction-scoped advisory lock on the key. Outside
-// a transaction it lasts one statement; in transactional mode it is held until
-// the holder commits, while its claim row is invisible to others, so they
-// hear "in progress" at once instead of queueing on the unique index behind an
+// A claim first looks the key up (`existing`, in the statement's snapshot). A
+// key stored and not claimable (completed within its retention, or a holder's
+// lease still running) is settled by that look alone: the other CTEs produce
+// no rows, so no setting is changed, no lock tried, no fencing token drawn
+// and no insert tried (a replay is one read by primary key).
+//
+// Otherwise (no row, or one whose lease or retention has run out) the claim
+// takes a transaction-scoped advisory lock on the key. Outside a transaction
+// it lasts one statement; in transactional mode it is held until the holder
+// commits, while its claim row is invisible to others, so they hear "in
+// progress" at once instead of queueing on the unique index behind an
 // uncommitted insert. A (64-bit hash) collision only makes a caller retry.
+// Only with no row in the snapshot does it insert; a claimable row is taken
+// over by TAKE_OVER_SQL, which needs the lock's answer.
 //
 // The `session` CTE makes the server end a transactional holder that idles
 // longer than its lease (a stalled process), which rolls its claim back; the
@@ -62,14 +71,24 @@ interface ClaimRow {
 // taken. Outside a transaction it expires with the statement.
 //
 // The same statement reports what stood in the way when it inserted nothing:
-// its last SELECT reads the snapshot from before the statement (the stored
-// row, if any) and whether the lock was free. A new key and a duplicate of a
-// completed key each cost this one statement (one round trip).
+// its last SELECT reads `existing` (the snapshot from before the statement,
+// which never shows this statement's insert) and whether the lock was free. A
+// new key and a duplicate of a completed key each cost this one statement
+// (one round trip).
 //
 // All times come from the database clock, statement_timestamp() rather than
 // now(), which a long transaction freezes.
 const CLAIM_SQL = (status: 'in_progress' | 'completed') => `
-WITH session AS (SELECT set_config('idle_in_transaction_session_timeout', ?::text, true)),
+WITH existing AS MATERIALIZED (
+  SELECT status, result, fingerprint, lease_expires_at,
+         CASE WHEN status = 'completed' THEN expires_at <= statement_timestamp()
+              ELSE lease_expires_at <= statement_timestamp() END AS claimable
+  FROM processed_message WHERE key = ?::text
+),
+session AS (
+  SELECT set_config('idle_in_transaction_session_timeout', ?::text, true)
+  WHERE NOT EXISTS (SELECT 1 FROM existing WHERE claimable IS NOT TRUE)
+),
 lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended(?::text, 0)) AS locked FROM session),
 inserted AS (
   INSERT INTO processed_message (key, status, fencing_token, lease_expires_at, result, fingerprint, created_at,
@@ -80,15 +99,15 @@ inserted AS (
          statement_timestamp(), ${status === 'completed' ? 'statement_timestamp()' : 'NULL::timestamptz'},
          statement_timestamp() + ?::float8 * interval '1 millisecond'
   FROM lock
-  WHERE lock.locked
+  WHERE lock.locked AND NOT EXISTS (SELECT 1 FROM existing)
   ON CONFLICT (key) DO NOTHING
   RETURNING fencing_token::text AS token
 )
-SELECT (SELECT token FROM inserted) AS token, lock.locked, pm.status, pm.result, pm.fingerprint,
-       greatest(0, extract(epoch FROM pm.lease_expires_at - statement_timestamp()) * 1000)::float8 AS remaining_ms,
-       CASE WHEN pm.status = 'completed' THEN pm.expires_at <= statement_timestamp()
-            ELSE pm.lease_expires_at <= statement_timestamp() END AS claimable
-FROM lock LEFT JOIN processed_message pm ON pm.key = ?::text`;
+SELECT (SELECT token FROM inserted) AS token, coalesce((SELECT locked FROM lock), false) AS locked,
+       e.status, e.result, e.fingerprint,
+       greatest(0, extract(epoch FROM e.lease_expires_at - statement_timestamp()) * 1000)::float8 AS remaining_ms,
+       e.claimable
+FROM (VALUES (1)) AS one (n) LEFT JOIN existing e ON true`;
 export const CLAIM_IN_PROGRESS_SQL = CLAIM_SQL('in_progress');
 // In a transaction the claim row is invisible until the work commits with
 // it, so it is written completed at once (result null, retention from now):
@@ -101,8 +120,8 @@ export function claimParams(request: ClaimRequest): unknown[] {
   const { key, fingerprint, leaseMs, ttlMs } = request;
   const idleTimeout = asSetting(leaseMs);
   return request.inTransaction
-    ? [idleTimeout, key, key, fingerprint, ttlMs, key]
-    : [idleTimeout, key, key, leaseMs, fingerprint, ttlMs, key];
+    ? [key, idleTimeout, key, key, fingerprint, ttlMs]
+    : [key, idleTimeout, key, key, leaseMs, fingerprint, ttlMs];
 }
 
 // Taking over a key whose holder's lease ran out (or whose retention passed)
