@@ -170,6 +170,14 @@ describe.each(ROLES)('%s %s', (service, role) => {
       /\/@opentelemetry\/(api|semantic-conventions)\/.*\.cjs$/.test(url),
     );
     expect(secondCopy).toEqual([]);
+    // A process that runs BullMQ loads the classes it uses, not its index: no
+    // PostgreSQL backend, no other Redis clients (libs/messaging/src/bullmq/classes.ts).
+    const bullmqIndexOnly = modules.filter((url) =>
+      /\/bullmq\/dist\/cjs\/(index\.js|postgres\/|classes\/(valkey-glide-client|flow-producer)\.js)/.test(
+        url,
+      ),
+    );
+    expect(bullmqIndexOnly).toEqual([]);
     // An API process does not load its service's worker (consumers, processors): the definition imports it lazily.
     const worker = `/services/${service}/src/worker.ts`;
     expect(modules.some((url) => url.endsWith(worker))).toBe(role === 'worker');

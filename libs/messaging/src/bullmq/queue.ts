@@ -1,9 +1,10 @@
 import type { Context } from '@opentelemetry/api';
-import { type JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import type { BackoffOptions } from '../backoff.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { untraced } from '../quiet.ts';
 import { withTimeout } from '../timeout.ts';
+import { Queue as QueueClass } from './classes.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_ATTEMPTS, DEFAULT_TASK_BACKOFF, defaultJobOptions, telemetry } from './defaults.ts';
 import {
@@ -103,7 +104,7 @@ export function createTaskQueue<Data>(options: TaskQueueOptions): TaskQueue<Data
   const connection = openConnection(options.connection, false);
   const addTimeoutMs = options.addTimeoutMs ?? DEFAULT_ADD_TIMEOUT_MS;
   const tracing = telemetry(options.tracerName);
-  const queue = new Queue<Data>(options.name, {
+  const queue = new QueueClass<Data>(options.name, {
     connection: connection.redis,
     prefix: options.prefix,
     telemetry: tracing,

@@ -4,8 +4,9 @@
 // takes the next. The running set is a sorted set of task ids scored by when
 // their hold ends: a worker that dies holding one frees it when the hold
 // expires, so a crash or a lost Redis write cannot wedge a tenant.
-import { DelayedError, type Job, type Processor } from 'bullmq';
+import type { Job, Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { DelayedError } from './classes.ts';
 
 export interface TenantLimit<Data> {
   /** Tasks of one tenant running at once in this queue, across all workers. */

@@ -1,10 +1,11 @@
 import { signals } from '@hireflow/contracts/signals';
-import { DelayedError, type Job, type Processor, Worker } from 'bullmq';
+import type { Job, Processor, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type BackoffOptions, fullJitter, type RandomSource } from '../backoff.ts';
 import { isDependencyUnavailable, isPermanent } from '../errors.ts';
 import { type Logger, resolveLogger } from '../logger.ts';
 import { retryLaterDelayMs, retryLaterOf } from '../retry-later.ts';
+import { DelayedError, Worker as WorkerClass } from './classes.ts';
 import { openConnection, type RedisConnection } from './connection.ts';
 import { DEFAULT_TASK_BACKOFF, telemetry } from './defaults.ts';
 import { type Headroom, openHeadroom } from './headroom.ts';
@@ -109,21 +110,25 @@ export function createTaskWorker<Data, Result = unknown>(
     throw new Error('worker not built yet');
   };
   const rules = { redis: connection.redis, keyOf: (id: string) => keyOf(id), log, capMs: cap };
-  const worker = new Worker<Data, Result>(options.name, comingBackLater({ ...options, processor }, rules), {
-    connection: connection.redis,
-    prefix: options.prefix,
-    concurrency,
-    ...(options.limiter ? { limiter: options.limiter } : {}),
-    ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
-    ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
-    maxStalledCount: JOB_MAX_STALLED,
-    telemetry: telemetry(options.tracerName),
-    settings: {
-      // Called for every non-builtin backoff type; attemptsMade is 1 after the first failure.
-      backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { opts: Job['opts'] }) =>
-        fullJitter(attemptsMade - 1, { base: backoffBaseOf(job), cap }, options.random),
+  const worker = new WorkerClass<Data, Result>(
+    options.name,
+    comingBackLater({ ...options, processor }, rules),
+    {
+      connection: connection.redis,
+      prefix: options.prefix,
+      concurrency,
+      ...(options.limiter ? { limiter: options.limiter } : {}),
+      ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
+      ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
+      maxStalledCount: JOB_MAX_STALLED,
+      telemetry: telemetry(options.tracerName),
+      settings: {
+        // Called for every non-builtin backoff type; attemptsMade is 1 after the first failure.
+        backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { opts: Job['opts'] }) =>
+          fullJitter(attemptsMade - 1, { base: backoffBaseOf(job), cap }, options.random),
+      },
     },
-  });
+  );
   keyOf = (id) => worker.toKey(id);
   if ((options.headroom ?? 0) > 0)
     headroom = openHeadroom(worker, connection.redis, { concurrency, slots: options.headroom!, log });

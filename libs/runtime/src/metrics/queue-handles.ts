@@ -33,7 +33,7 @@ export function queueHandles(options: {
   let made: Promise<Queue[]> | undefined;
   let closed = false;
   const make = async (): Promise<Queue[]> => {
-    const { Queue } = await import('bullmq');
+    const { Queue } = await import('@hireflow/messaging/bullmq');
     return names.map((name) => {
       const queue = new Queue(name, { connection: options.redis, prefix: options.prefix });
       queue.on('error', (error) => options.log.warn({ err: error, queue: name }, 'queue connection error'));
