@@ -74,7 +74,7 @@ export function serviceNodeArgs(root: string, service: string): string[] {
  * default glibc gives each thread that allocates an arena of its own, up to
  * 8 per core: V8's GC helpers and libuv's pool each keep pages of theirs
  * resident after the start, ~3.5 MB of an idle worker on the 2-core machine
- * (docs/performance.md, "Eighth pass"). JavaScript runs on one thread, V8's
+ * (docs/performance.md, "Ninth pass"). JavaScript runs on one thread, V8's
  * heap does not use malloc, so two arenas lose no throughput the benches see.
  * An operator's own value wins.
  */
