@@ -97,7 +97,10 @@ console.log(refused.includes('data.tenantId') ? 'poison refused' : 'poison accep
 const QUEUE_CONSUMER = `import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type CloudEvent, subscriberInbox } from '@hireflow/contracts';
 import { type MessageRecord, SqsConsumer } from '@hireflow/messaging';
+// BullMQ's classes, required by path from its build inside the package (issue 31).
+import { Queue } from '@hireflow/messaging/bullmq';
 
+if (typeof Queue !== 'function') throw new Error('@hireflow/messaging/bullmq has no Queue');
 const prefix = process.env.HIREFLOW_TOPOLOGY_PREFIX ?? '';
 const name = \`\${prefix}\${subscriberInbox(process.argv[2]!)}\`;
 const sqs = new SQSClient({

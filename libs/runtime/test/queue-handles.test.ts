@@ -36,7 +36,11 @@ describe('queue handles', () => {
     const none = queueHandles({ names: [], redis, prefix: 'test:none', log });
     expect(await none.get()).toEqual([]);
     await none.close();
-    const unused = queueHandles({ names: [uniqueName('unused')], redis, prefix: 'test:unused', log });
+    const prefix = `test:${uniqueName('unused')}`;
+    const unused = queueHandles({ names: [uniqueName('unused')], redis, prefix, log });
     await unused.close();
+    // No queue was made: a Queue writes its settings under the prefix when made.
+    expect(await redis.keys(`${prefix}:*`)).toEqual([]);
+    await expect(unused.get()).rejects.toThrow(/closed/);
   });
 });

@@ -3,6 +3,7 @@
 // 171 modules) from its start, such as an API process that queues a task
 // after an upload or a confirmation. Only types are imported from queue.ts:
 // this module, and the package's index that exports it, load no BullMQ.
+import { untraced } from '../quiet.ts';
 import type { TaskQueue, TaskQueueOptions } from './queue.ts';
 
 /** A task queue whose BullMQ queue is made on first use: `TaskQueue` without the BullMQ handle. */
@@ -13,8 +14,9 @@ export type LazyTaskQueue<Data> = Omit<TaskQueue<Data>, 'queue'>;
  * imported and one task queue made, whatever the number of calls waiting for
  * it (they share it). Each call behaves as the task queue's own (its add
  * timeout, its producer spans in the caller's trace); an error on the way to
- * it (the import, the queue's construction) rejects the calls that waited,
- * and the next call tries again. `close` before any use loads nothing.
+ * it rejects the calls that waited, and the next call tries again (a failed
+ * construction is retried; a module that failed to load stays failed, as Node
+ * caches it). `close` before any use loads nothing.
  */
 export function lazyTaskQueue<Data>(options: TaskQueueOptions): LazyTaskQueue<Data> {
   let made: Promise<TaskQueue<Data>> | undefined;
@@ -22,7 +24,11 @@ export function lazyTaskQueue<Data>(options: TaskQueueOptions): LazyTaskQueue<Da
   const tasks = (): Promise<TaskQueue<Data>> => {
     if (closed) return Promise.reject(new Error(`the task queue ${options.name} is closed`));
     if (!made) {
-      const making = import('./queue.ts').then(({ createTaskQueue }) => createTaskQueue<Data>(options));
+      // Made outside the first caller's trace, as one made at start would be: the
+      // connection's set-up and the queue's timers belong to no request.
+      const making = import('./queue.ts').then(({ createTaskQueue }) =>
+        untraced(() => createTaskQueue<Data>(options)),
+      );
       made = making;
       making.catch(() => {
         if (made === making) made = undefined;

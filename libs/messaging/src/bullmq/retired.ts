@@ -44,7 +44,7 @@ export async function dropRetiredQueue(options: {
   try {
     const base = `${options.prefix ?? 'bull'}:${options.name}`;
     if ((await connection.redis.exists(...QUEUE_KEYS.map((key) => `${base}:${key}`))) === 0) return 0;
-    const { Queue } = await import('bullmq');
+    const { Queue } = await import('./classes.ts');
     // skipMetasUpdate: a Queue writes its settings into Redis when made, which would bring the queue back.
     const queue = new Queue(options.name, {
       connection: connection.redis,

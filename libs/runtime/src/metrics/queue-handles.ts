@@ -1,3 +1,4 @@
+import { untraced } from '@hireflow/messaging';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
@@ -34,11 +35,14 @@ export function queueHandles(options: {
   let closed = false;
   const make = async (): Promise<Queue[]> => {
     const { Queue } = await import('@hireflow/messaging/bullmq');
-    return names.map((name) => {
-      const queue = new Queue(name, { connection: options.redis, prefix: options.prefix });
-      queue.on('error', (error) => options.log.warn({ err: error, queue: name }, 'queue connection error'));
-      return queue;
-    });
+    // Outside the first caller's trace (Bull Board's first request): a handle's set-up belongs to no request.
+    return untraced(() =>
+      names.map((name) => {
+        const queue = new Queue(name, { connection: options.redis, prefix: options.prefix });
+        queue.on('error', (error) => options.log.warn({ err: error, queue: name }, 'queue connection error'));
+        return queue;
+      }),
+    );
   };
   return {
     names,
