@@ -22,6 +22,17 @@ describe('ServiceSignal', () => {
     expect(seen.jobs).toBe(5);
   });
 
+  it('says when no process exported the inbox gauges, so the backlog is unknown rather than 0', () => {
+    const signal = new ServiceSignal(['media-inbox']);
+    expect(signal.read([scrape(['hireflow_bullmq_jobs{queue="resize",state="waiting"} 0'])]).sampled).toBe(
+      false,
+    );
+    expect(
+      signal.read([scrape(['hireflow_sqs_messages{queue="media-inbox",state="visible"} 0'])]).sampled,
+    ).toBe(true);
+    expect(new ServiceSignal([]).read([[]]).sampled).toBe(true);
+  });
+
   it('reads the age of what the last receives of either lane had waited', () => {
     const signal = new ServiceSignal(['matching-inbox', 'matching-inbox-bulk']);
     const ages = (bulkOver30: number) =>

@@ -35,8 +35,16 @@ export class ServiceSignal {
     this.inboxes = inboxes;
   }
 
-  read(scrapes: Sample[][]): { inbox: number; jobs: number; oldestAgeSeconds: number } {
+  /**
+   * The backlog the scrapes show. `sampled` is false when no process exported
+   * the inbox's gauges: the sampling lease is between holders (one that
+   * crashed holds it until it expires, ~15 s) and the backlog is unknown, not 0.
+   */
+  read(scrapes: Sample[][]): { inbox: number; jobs: number; oldestAgeSeconds: number; sampled: boolean } {
     const all = scrapes.flat();
+    const sampled =
+      this.inboxes.length === 0 ||
+      this.inboxes.some((queue) => select(all, 'hireflow_sqs_messages', { queue }).length > 0);
     const inbox = this.inboxes.reduce(
       (sum, queue) =>
         sum + (select(all, 'hireflow_sqs_messages', { queue, state: 'visible' })[0]?.value ?? 0),
@@ -50,7 +58,7 @@ export class ServiceSignal {
       0,
       ...select(all, 'hireflow_bullmq_oldest_waiting_age_seconds').map((s) => s.value),
     );
-    return { inbox, jobs, oldestAgeSeconds: Math.max(jobAge, this.#receivedAge(scrapes)) };
+    return { inbox, jobs, oldestAgeSeconds: Math.max(jobAge, this.#receivedAge(scrapes)), sampled };
   }
 
   /**
@@ -128,9 +136,22 @@ export function startAutoscaler(options: {
 
   const roundFor = async (pool: WorkerPool) => {
     const urls = [options.apiAdmin[pool.service]!, ...pool.adminUrls()];
-    const seen = signals
+    const { sampled, ...seen } = signals
       .get(pool.service)!
       .read(await Promise.all(urls.map((url) => scrape(url, options.adminToken))));
+    if (!sampled) {
+      // No gauges this round (their sampler's lease is changing hands): hold, as a backlog of 0 would scale in.
+      const held: ScalingRecord = {
+        at: new Date().toISOString(),
+        service: pool.service,
+        ...seen,
+        workers: pool.size,
+        ready: pool.ready().length,
+        reason: 'held: no process exported the queue gauges',
+      };
+      await appendFile(options.recordTo, `${JSON.stringify(held)}\n`);
+      return;
+    }
     const state = { ...states.get(pool.service)!, workers: pool.size };
     const decision = decideWorkers(
       options.policies[pool.service]!,
