@@ -21,6 +21,8 @@ export {
 } from './event-log/prune.ts';
 export type { EventLogPage, LoggedEvent } from './event-log/routes.ts';
 export { EVENT_LOG_MAX_PAGE, registerEventLogRoutes } from './event-log/routes.ts';
+export type { FirstUse } from './first-use.ts';
+export { madeOnFirstUse } from './first-use.ts';
 export { laneOf } from './lane.ts';
 export type { Logger } from './logger.ts';
 export { enqueueEvent, enqueueEvents, outboxInsertStatement } from './outbox/enqueue.ts';

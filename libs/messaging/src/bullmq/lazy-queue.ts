@@ -3,6 +3,7 @@
 // 171 modules) from its start, such as an API process that queues a task
 // after an upload or a confirmation. Only types are imported from queue.ts:
 // this module, and the package's index that exports it, load no BullMQ.
+import { madeOnFirstUse } from '../first-use.ts';
 import { untraced } from '../quiet.ts';
 import type { TaskQueue, TaskQueueOptions } from './queue.ts';
 
@@ -19,35 +20,20 @@ export type LazyTaskQueue<Data> = Omit<TaskQueue<Data>, 'queue'>;
  * caches it). `close` before any use loads nothing.
  */
 export function lazyTaskQueue<Data>(options: TaskQueueOptions): LazyTaskQueue<Data> {
-  let made: Promise<TaskQueue<Data>> | undefined;
-  let closed = false;
-  const tasks = (): Promise<TaskQueue<Data>> => {
-    if (closed) return Promise.reject(new Error(`the task queue ${options.name} is closed`));
-    if (!made) {
-      // Made outside the first caller's trace, as one made at start would be: the
-      // connection's set-up and the queue's timers belong to no request.
-      const making = import('./queue.ts').then(({ createTaskQueue }) =>
-        untraced(() => createTaskQueue<Data>(options)),
-      );
-      made = making;
-      making.catch(() => {
-        if (made === making) made = undefined;
-      });
-    }
-    return made;
-  };
+  const queue = madeOnFirstUse(
+    // Made outside the first caller's trace, as one made at start would be: the
+    // connection's set-up and the queue's timers belong to no request.
+    () => import('./queue.ts').then(({ createTaskQueue }) => untraced(() => createTaskQueue<Data>(options))),
+    (tasks) => tasks.close(),
+    `the task queue ${options.name} is closed`,
+  );
   return {
-    add: async (name, data, addOptions) => (await tasks()).add(name, data, addOptions),
-    addBulk: async (jobs) => (jobs.length === 0 ? [] : (await tasks()).addBulk(jobs)),
-    makeRoom: async (intentKey) => (await tasks()).makeRoom(intentKey),
-    retryDeadLetter: async (intentKey) => (await tasks()).retryDeadLetter(intentKey),
-    deadLetterCount: async () => (await tasks()).deadLetterCount(),
-    deadLetters: async (start, end) => (await tasks()).deadLetters(start, end),
-    async close() {
-      closed = true;
-      const making = made;
-      made = undefined;
-      await (await making?.catch(() => undefined))?.close();
-    },
+    add: async (name, data, addOptions) => (await queue.get()).add(name, data, addOptions),
+    addBulk: async (jobs) => (jobs.length === 0 ? [] : (await queue.get()).addBulk(jobs)),
+    makeRoom: async (intentKey) => (await queue.get()).makeRoom(intentKey),
+    retryDeadLetter: async (intentKey) => (await queue.get()).retryDeadLetter(intentKey),
+    deadLetterCount: async () => (await queue.get()).deadLetterCount(),
+    deadLetters: async (start, end) => (await queue.get()).deadLetters(start, end),
+    close: () => queue.close(),
   };
 }

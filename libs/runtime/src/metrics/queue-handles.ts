@@ -1,4 +1,4 @@
-import { untraced } from '@hireflow/messaging';
+import { madeOnFirstUse, untraced } from '@hireflow/messaging';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
@@ -31,39 +31,25 @@ export function queueHandles(options: {
   log: Logger;
 }): QueueHandles {
   const { names } = options;
-  let made: Promise<Queue[]> | undefined;
-  let closed = false;
-  const make = async (): Promise<Queue[]> => {
-    const { Queue } = await import('@hireflow/messaging/bullmq');
-    // Outside the first caller's trace (Bull Board's first request): a handle's set-up belongs to no request.
-    return untraced(() =>
-      names.map((name) => {
-        const queue = new Queue(name, { connection: options.redis, prefix: options.prefix });
-        queue.on('error', (error) => options.log.warn({ err: error, queue: name }, 'queue connection error'));
-        return queue;
-      }),
-    );
-  };
-  return {
-    names,
-    get() {
-      if (closed) return Promise.reject(new Error('the queue handles are closed'));
-      if (names.length === 0) return Promise.resolve([]);
-      if (!made) {
-        const making = make();
-        made = making;
-        making.catch(() => {
-          if (made === making) made = undefined;
-        });
-      }
-      return made;
+  const handles = madeOnFirstUse(
+    async (): Promise<Queue[]> => {
+      if (names.length === 0) return [];
+      const { Queue } = await import('@hireflow/messaging/bullmq');
+      // Outside the first caller's trace (Bull Board's first request): a handle's set-up belongs to no request.
+      return untraced(() =>
+        names.map((name) => {
+          const queue = new Queue(name, { connection: options.redis, prefix: options.prefix });
+          queue.on('error', (error) =>
+            options.log.warn({ err: error, queue: name }, 'queue connection error'),
+          );
+          return queue;
+        }),
+      );
     },
-    async close() {
-      closed = true;
-      const making = made;
-      made = undefined;
-      const queues = (await making?.catch(() => undefined)) ?? [];
+    async (queues) => {
       await Promise.all(queues.map((queue) => queue.close().catch(() => undefined)));
     },
-  };
+    'the queue handles are closed',
+  );
+  return { names, get: () => handles.get(), close: () => handles.close() };
 }
