@@ -134,24 +134,8 @@ export function startAutoscaler(options: {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
-  const roundFor = async (pool: WorkerPool) => {
-    const urls = [options.apiAdmin[pool.service]!, ...pool.adminUrls()];
-    const { sampled, ...seen } = signals
-      .get(pool.service)!
-      .read(await Promise.all(urls.map((url) => scrape(url, options.adminToken))));
-    if (!sampled) {
-      // No gauges this round (their sampler's lease is changing hands): hold, as a backlog of 0 would scale in.
-      const held: ScalingRecord = {
-        at: new Date().toISOString(),
-        service: pool.service,
-        ...seen,
-        workers: pool.size,
-        ready: pool.ready().length,
-        reason: 'held: no process exported the queue gauges',
-      };
-      await appendFile(options.recordTo, `${JSON.stringify(held)}\n`);
-      return;
-    }
+  /** The policy's decision on what the pool's processes showed; the pool resized to it. */
+  const decide = (pool: WorkerPool, seen: { inbox: number; jobs: number; oldestAgeSeconds: number }) => {
     const state = { ...states.get(pool.service)!, workers: pool.size };
     const decision = decideWorkers(
       options.policies[pool.service]!,
@@ -165,13 +149,24 @@ export function startAutoscaler(options: {
       );
       void pool.resize(decision.state.workers).catch((error: Error) => options.log(error.message));
     }
+    return { workers: decision.state.workers, reason: decision.reason };
+  };
+
+  const roundFor = async (pool: WorkerPool) => {
+    const urls = [options.apiAdmin[pool.service]!, ...pool.adminUrls()];
+    const { sampled, ...seen } = signals
+      .get(pool.service)!
+      .read(await Promise.all(urls.map((url) => scrape(url, options.adminToken))));
+    // No gauges this round (their sampler's lease is changing hands): hold, as a backlog of 0 would scale in.
+    const outcome = sampled
+      ? decide(pool, seen)
+      : { workers: pool.size, reason: 'held: no process exported the queue gauges' };
     const record: ScalingRecord = {
       at: new Date().toISOString(),
       service: pool.service,
       ...seen,
-      workers: decision.state.workers,
+      ...outcome,
       ready: pool.ready().length,
-      reason: decision.reason,
     };
     await appendFile(options.recordTo, `${JSON.stringify(record)}\n`);
   };
